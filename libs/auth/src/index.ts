@@ -1,0 +1,3 @@
+export { generateApiKey, hashApiKey, isWellFormedApiKey, PREFIX_LENGTH } from './api-key';
+export { createApiKeyRepository, type ApiKeyRepository, type ApiKeyRecord, type Principal } from './api-key.repository';
+export { createApiKeyAuth, principalOf, type ApiKeyAuthDeps, type KeyLookup } from './auth.middleware';

@@ -1,0 +1,92 @@
+import Joi from 'joi';
+
+/** A configuration problem: names every offending variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Validates `env` against a joi object schema whose keys are environment variable names. Every key should carry
+ * `.description()`: it is what `describeConfig` prints and what the README's env tables are made from.
+ * Unknown variables are ignored; defaults and conversions apply.
+ */
+export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv | Record<string, string | undefined>): T {
+  const { value, error } = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
+  if (error) {
+    throw new ConfigError(error.details.map((d) => `${String(d.path.join('.'))}: ${d.message.replace(/^"[^"]*" /, '')}`));
+  }
+  return value as T;
+}
+
+/** One row per variable: name, required, default, description. */
+export interface ConfigVariable {
+  name: string;
+  required: boolean;
+  default?: unknown;
+  description: string;
+}
+
+/** Lists the variables a schema reads (for docs and `--help`). */
+export function describeConfig(schema: Joi.ObjectSchema): ConfigVariable[] {
+  const desc = schema.describe() as { keys?: Record<string, { flags?: Record<string, unknown> }> };
+  return Object.entries(desc.keys ?? {}).map(([name, d]) => ({
+    name,
+    required: d.flags?.presence === 'required',
+    default: d.flags?.default,
+    description: String(d.flags?.description ?? ''),
+  }));
+}
+
+/** Renders `describeConfig` as a markdown table. */
+export function configTable(schema: Joi.ObjectSchema): string {
+  const rows = describeConfig(schema).map(
+    (v) => `| \`${v.name}\` | ${v.required ? 'yes' : 'no'} | ${v.default === undefined ? '' : `\`${String(v.default)}\``} | ${v.description} |`,
+  );
+  return ['| Variable | Required | Default | Description |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/**
+ * Loads config or stops the process with a message naming each wrong or missing variable (no stack trace).
+ * Only for `main.ts`.
+ */
+export function loadConfigOrExit<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv, service: string): T {
+  try {
+    return loadConfig(schema, env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${service}: ${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+}
+
+/** Reusable variable definitions shared by every service. */
+export const commonEnv = {
+  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development').description('Runtime mode.'),
+  LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'debug').default('info').description('Minimum log level.'),
+  MONGODB_URI: Joi.string()
+    .uri({ scheme: ['mongodb', 'mongodb+srv'] })
+    .default('mongodb://127.0.0.1:27017')
+    .description('MongoDB (or FerretDB) connection string, without a database name.'),
+  AUTH_DB: Joi.string().default('auth').description('Database holding the shared API keys.'),
+  API_KEY_CACHE_TTL_MS: Joi.number()
+    .integer()
+    .min(0)
+    .max(30000)
+    .default(30000)
+    .description('How long a resolved API key is cached in-process; bounds how long a revoked key keeps working.'),
+  DB_SERVER_SELECTION_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(100)
+    .max(5000)
+    .default(3000)
+    .description('How long a database call waits for a reachable server before answering 503.'),
+  JSON_BODY_LIMIT: Joi.string().default('1mb').description('Largest JSON request body accepted (larger → 413).'),
+  SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).default(10000).description('How long SIGTERM waits for in-flight requests.'),
+} as const;
+
+export { Joi };

@@ -1,0 +1,129 @@
+import mongoose, { type Connection, type Model, type UpdateQuery } from 'mongoose';
+
+/**
+ * Atomic single-document updates on both servers we run on.
+ *
+ * MongoDB applies `findOneAndUpdate` atomically. FerretDB 1.24 (our development and test server) does not: it
+ * reads matching documents, applies the operators in process and writes the whole document back by `_id`, so two
+ * concurrent conditional updates can both "win" and two `$inc`s can lose one. Inserts into a unique index and
+ * deletes are atomic there, so on FerretDB every update claims the document's revision first by inserting
+ * `<collection>:<id>:<rev>` into `_revision_claims` (unique `_id`); only the claimant writes, bumping `_rev`.
+ * Every update of a collection that uses this must go through it. `_rev` lives outside the schemas (strict: false).
+ */
+export type AtomicStrategy = 'native' | 'claims';
+
+interface ClaimDoc {
+  _id: string;
+  at: Date;
+}
+
+const claimSchema = new mongoose.Schema<ClaimDoc>({ _id: String, at: Date }, { versionKey: false });
+const STALE_CLAIM_MS = 30_000;
+const strategies = new WeakMap<Connection, Promise<AtomicStrategy>>();
+
+/** 'claims' on FerretDB (detected by its buildInfo), 'native' on MongoDB. Cached per connection. */
+export function atomicStrategy(conn: Connection): Promise<AtomicStrategy> {
+  let s = strategies.get(conn);
+  if (!s) {
+    s = (async () => {
+      const db = conn.db;
+      if (!db) throw new Error('connection is not open');
+      const info = await db.admin().command({ buildInfo: 1 });
+      return 'ferretdbVersion' in info ? 'claims' : 'native';
+    })();
+    s.catch(() => strategies.delete(conn));
+    strategies.set(conn, s);
+  }
+  return s;
+}
+
+function isDuplicateKey(err: unknown): boolean {
+  return (err as { code?: unknown })?.code === 11000;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface AtomicUpdateOptions {
+  upsert?: boolean;
+  /** Attempts before giving up under heavy contention. */
+  attempts?: number;
+}
+
+/**
+ * Applies `update` to the first document matching `filter`, atomically, and returns the updated document
+ * (lean), or null when nothing matches. The filter is evaluated against the document actually updated.
+ */
+export async function atomicUpdateOne<T>(
+  model: Model<T>,
+  filter: Record<string, unknown>,
+  update: UpdateQuery<T>,
+  opts: AtomicUpdateOptions = {},
+): Promise<T | null> {
+  const conn = model.db;
+  if ((await atomicStrategy(conn)) === 'native') {
+    return model
+      .findOneAndUpdate(filter, { ...update, $inc: { ...(update.$inc ?? {}), _rev: 1 } } as UpdateQuery<T>, {
+        returnDocument: 'after',
+        upsert: opts.upsert ?? false,
+        strict: false,
+      })
+      .lean<T>();
+  }
+  const Claims = (conn.models._RevisionClaim as Model<ClaimDoc> | undefined) ??
+    conn.model<ClaimDoc>('_RevisionClaim', claimSchema, '_revision_claims');
+  const attempts = opts.attempts ?? 200;
+  for (let i = 0; i < attempts; i++) {
+    const doc = await model.findOne(filter).lean<{ _id: unknown; _rev?: number }>();
+    if (!doc) {
+      if (!opts.upsert) return null;
+      try {
+        await model.collection.insertOne(insertDocFor(filter, update));
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        continue; // a concurrent upsert inserted it first: update that one
+      }
+      return model.findOne(filter).lean<T>();
+    }
+    const rev = doc._rev ?? 0;
+    const claimId = `${model.collection.name}:${String(doc._id)}:${rev}`;
+    try {
+      await Claims.create({ _id: claimId, at: new Date() });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      await releaseIfStale(Claims, claimId);
+      await sleep(Math.random() * Math.min(2 + i, 20));
+      continue;
+    }
+    const inc = { ...((update.$inc as Record<string, number>) ?? {}), _rev: 1 };
+    await model.updateOne({ _id: doc._id }, { ...update, $inc: inc } as UpdateQuery<T>, { strict: false });
+    if (Math.random() < 0.01) void sweepClaims(Claims);
+    return model.findOne({ _id: doc._id }).lean<T>();
+  }
+  throw new Error(`atomic update of ${model.collection.name} kept conflicting`);
+}
+
+/** The document an upsert inserts: the filter's equality fields plus the update's values. */
+function insertDocFor(filter: Record<string, unknown>, update: UpdateQuery<unknown>): Record<string, unknown> {
+  const doc: Record<string, unknown> = { _rev: 0 };
+  for (const [k, v] of Object.entries(filter)) {
+    const isOperator = v !== null && typeof v === 'object' && !(v instanceof Date) && Object.keys(v).some((x) => x.startsWith('$'));
+    if (!k.startsWith('$') && !isOperator) doc[k] = v;
+  }
+  for (const [op, fields] of Object.entries(update)) {
+    for (const [k, v] of Object.entries((fields ?? {}) as Record<string, unknown>)) {
+      if (op === '$set' || op === '$setOnInsert' || op === '$inc') doc[k] = v;
+      else if (op === '$push') doc[k] = [v];
+      else throw new Error(`atomicUpdateOne upsert does not support ${op}`);
+    }
+  }
+  return doc;
+}
+
+/** A claimant that died between claiming and writing would block the document; after 30 s its claim goes. */
+async function releaseIfStale(Claims: Model<ClaimDoc>, claimId: string): Promise<void> {
+  await Claims.deleteOne({ _id: claimId, at: { $lt: new Date(Date.now() - STALE_CLAIM_MS) } });
+}
+
+async function sweepClaims(Claims: Model<ClaimDoc>): Promise<void> {
+  await Claims.deleteMany({ at: { $lt: new Date(Date.now() - 10 * 60_000) } }).catch(() => undefined);
+}

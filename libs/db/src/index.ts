@@ -1,0 +1,102 @@
+import mongoose, { type Connection, type Model } from 'mongoose';
+import type { Logger } from '@platform/logger';
+
+export { mongoose };
+export { atomicUpdateOne, atomicStrategy, type AtomicStrategy, type AtomicUpdateOptions } from './atomic';
+import { atomicUpdateOne } from './atomic';
+export type { Connection, Model };
+
+export interface MongoOptions {
+  uri: string;
+  dbName: string;
+  /** How long a call waits for a reachable server before failing (→ 503). At most 5 s. */
+  serverSelectionTimeoutMS?: number;
+  logger?: Logger;
+  appName?: string;
+}
+
+/**
+ * Opens a mongoose connection with command buffering off, so that a call made while the database is unreachable
+ * fails within `serverSelectionTimeoutMS` instead of queueing: the HTTP layer turns that into a 503.
+ * Models are compiled per connection by the caller (no global mongoose models).
+ */
+export async function connectMongo(opts: MongoOptions): Promise<Connection> {
+  const timeout = Math.min(opts.serverSelectionTimeoutMS ?? 3000, 5000);
+  const conn = mongoose.createConnection(opts.uri, {
+    dbName: opts.dbName,
+    bufferCommands: false,
+    autoIndex: true,
+    autoCreate: true,
+    serverSelectionTimeoutMS: timeout,
+    connectTimeoutMS: timeout,
+    socketTimeoutMS: 30000,
+    heartbeatFrequencyMS: 2000,
+    maxPoolSize: 20,
+    appName: opts.appName,
+  });
+  conn.on('disconnected', () => opts.logger?.warn('mongodb disconnected', { db: opts.dbName }));
+  conn.on('reconnected', () => opts.logger?.info('mongodb reconnected', { db: opts.dbName }));
+  await conn.asPromise();
+  return conn;
+}
+
+/** Waits for every model's indexes to exist; call once at start (and in tests) before serving. */
+export async function syncIndexes(conn: Connection): Promise<void> {
+  await Promise.all(Object.values(conn.models).map((m) => m.init()));
+}
+
+/** Pings the server; resolves false on any failure within `timeoutMs`. For readiness checks. */
+export async function pingMongo(conn: Connection, timeoutMs = 2000): Promise<boolean> {
+  const db = conn.db;
+  if (!db) return false;
+  const ping = db.admin().command({ ping: 1 }).then(
+    () => true,
+    () => false,
+  );
+  const timer = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+  return Promise.race([ping, timer]);
+}
+
+/** The connection's model `name`, compiled on first use (models live per connection, never globally). */
+export function modelFor<T>(conn: Connection, name: string, schema: mongoose.Schema<T>, collection: string): Model<T> {
+  const existing = conn.models[name] as Model<T> | undefined;
+  return existing ?? conn.model<T>(name, schema, collection);
+}
+
+const OBJECT_ID = /^[0-9a-f]{24}$/;
+
+/** True for a 24-character lowercase hex id, the contract's id format for stored objects. */
+export function isObjectIdHex(id: unknown): id is string {
+  return typeof id === 'string' && OBJECT_ID.test(id);
+}
+
+/** A new 24-char lowercase hex id. */
+export function newObjectId(): string {
+  return new mongoose.Types.ObjectId().toHexString();
+}
+
+interface CounterDoc {
+  _id: string;
+  seq: number;
+}
+
+const counterSchema = new mongoose.Schema<CounterDoc>({ _id: String, seq: { type: Number, required: true } }, { versionKey: false });
+
+/**
+ * A monotonically increasing integer sequence stored in the `counters` collection. Uses `atomicUpdateOne`
+ * because FerretDB's `$inc` is not atomic under concurrency. Used for integer ids such as agents'.
+ */
+export function createSequence(conn: Connection, name: string, start = 1): () => Promise<number> {
+  const Counter = modelFor(conn, 'Counter', counterSchema, 'counters');
+  return async () => {
+    const doc = await atomicUpdateOne(Counter, { _id: name }, { $inc: { seq: 1 } }, { upsert: true });
+    if (!doc) throw new Error(`sequence ${name} did not advance`);
+    return doc.seq + start - 1;
+  };
+}
+
+/** ISO 8601 UTC with `Z`, or null. */
+export function iso(value: Date | string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return new Date(value).toISOString();
+}

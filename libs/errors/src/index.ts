@@ -1,0 +1,133 @@
+/**
+ * The platform's one error vocabulary. Services throw these; the HTTP layer (libs/http) maps them to the
+ * contract's response shapes. No dependency on express or any driver.
+ */
+
+/** One invalid field, FastAPI style: `loc` starts with body, query, path or header. */
+export interface FieldError {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/** Base class: an error with an HTTP status and a client-safe `detail`. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: unknown,
+    options?: { cause?: unknown; headers?: Record<string, string> },
+  ) {
+    super(typeof detail === 'string' ? detail : `HTTP ${status}`, options?.cause ? { cause: options.cause } : undefined);
+    this.name = new.target.name;
+    this.headers = options?.headers ?? {};
+  }
+  readonly headers: Record<string, string>;
+}
+
+/** 404 `{"detail":"<Thing> not found"}`. */
+export class NotFoundError extends AppError {
+  constructor(thing: string) {
+    super(404, `${thing} not found`);
+  }
+}
+
+/** 422 with one entry per invalid field. */
+export class ValidationError extends AppError {
+  constructor(readonly errors: FieldError[]) {
+    super(422, errors);
+  }
+  /** A single-field validation error. */
+  static field(loc: (string | number)[], msg: string, type: string): ValidationError {
+    return new ValidationError([{ loc, msg, type }]);
+  }
+}
+
+/** 403 for missing or invalid credentials, and for acting outside one's permissions. */
+export class ForbiddenError extends AppError {
+  constructor(detail = 'Invalid Permission') {
+    super(403, detail);
+  }
+}
+
+/** 401: used by the webhook trigger's signature check. */
+export class UnauthorizedError extends AppError {
+  constructor(detail: string) {
+    super(401, detail);
+  }
+}
+
+/** 409: the request conflicts with the object's current state. */
+export class ConflictError extends AppError {
+  constructor(detail: string) {
+    super(409, detail);
+  }
+}
+
+/** 413 `{"detail":"Request body too large"}`. */
+export class PayloadTooLargeError extends AppError {
+  constructor(detail = 'Request body too large') {
+    super(413, detail);
+  }
+}
+
+/** 429 with `Retry-After` in seconds. */
+export class RateLimitedError extends AppError {
+  constructor(retryAfterSeconds: number, detail = 'Too many requests') {
+    super(429, detail, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+  }
+}
+
+/** 502: an upstream outside the product (LLM provider, tool API) failed. */
+export class BadGatewayError extends AppError {
+  constructor(detail: string, readonly upstreamStatus?: number) {
+    super(502, detail);
+  }
+}
+
+/** 503 `{"detail":"Service unavailable"}`: MongoDB, Redis or a sibling service cannot be reached. */
+export class ServiceUnavailableError extends AppError {
+  constructor(cause?: unknown, detail = 'Service unavailable') {
+    super(503, detail, { cause });
+  }
+}
+
+const UNAVAILABLE_NAMES = new Set([
+  'MongoServerSelectionError',
+  'MongooseServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoPoolClearedError',
+  'MaxRetriesPerRequestError',
+]);
+
+const UNAVAILABLE_MESSAGES = [
+  /before initial connection is complete/i,
+  /Connection is closed/i,
+  /connect ECONNREFUSED/i,
+  /Client must be connected/i,
+  /Topology is closed/i,
+  /Stream isn't writeable/i,
+];
+
+/**
+ * True when an error means a backing store (MongoDB, Redis) could not be reached, as opposed to a bug.
+ * Recognised by the drivers' error names and messages so that this package needs no driver dependency.
+ */
+export function isUnavailableError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if (err instanceof ServiceUnavailableError) return true;
+  if (UNAVAILABLE_NAMES.has(err.name)) return true;
+  if (err.name.startsWith('Mongo') || err.name.startsWith('Mongoose') || err.name === 'Error') {
+    if (UNAVAILABLE_MESSAGES.some((re) => re.test(err.message))) return true;
+  }
+  return false;
+}
+
+/** Converts anything thrown into an AppError: known ones pass through, infrastructure outages become 503. */
+export function toAppError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  if (isUnavailableError(err)) return new ServiceUnavailableError(err);
+  return undefined;
+}

@@ -1,0 +1,6 @@
+export { createHttpApp, requestContext, type HttpAppOptions, type ReadinessCheck } from './app';
+export { errorHandler, notFoundHandler } from './error-handler';
+export { createMetrics } from './metrics';
+export { listen, onShutdownSignal, type RunningServer } from './server';
+export { validate, toFieldErrors, type Location } from './validate';
+export { pageQuery, type Page } from './paging';

@@ -1,0 +1,41 @@
+import type { RequestHandler, Request } from 'express';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** A per-app registry with process metrics and HTTP request count/latency by route and status. */
+export function createMetrics(
+  service: string,
+  existing?: Registry,
+): { registry: Registry; middleware: RequestHandler } {
+  const registry = existing ?? new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by method, route and status.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const middleware: RequestHandler = (req, res, next) => {
+    const end = latency.startTimer();
+    res.on('finish', () => {
+      const labels = { method: req.method, route: routeOf(req), status: String(res.statusCode) };
+      requests.inc(labels);
+      end(labels);
+    });
+    next();
+  };
+  return { registry, middleware };
+}
+
+/** The matched route template (never the raw path, which would explode label cardinality). */
+function routeOf(req: Request): string {
+  const path = (req.route as { path?: string } | undefined)?.path;
+  return path === undefined ? 'unmatched' : `${req.baseUrl}${String(path)}`;
+}

@@ -1,0 +1,81 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import winston from 'winston';
+
+/** Per-request context carried through async calls so every log line names its request. */
+export interface LogContext {
+  requestId?: string;
+  [key: string]: unknown;
+}
+
+const contextStorage = new AsyncLocalStorage<LogContext>();
+
+/** Runs `fn` with `ctx` attached to every log line written inside it (including in awaited calls). */
+export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
+  return contextStorage.run({ ...contextStorage.getStore(), ...ctx }, fn);
+}
+
+/** The request id of the current async context, if any. */
+export function currentRequestId(): string | undefined {
+  return contextStorage.getStore()?.requestId;
+}
+
+export type Logger = winston.Logger;
+
+export interface LoggerOptions {
+  service: string;
+  level?: string;
+  /** Where lines go; defaults to stdout. Tests pass a stream to read the lines back. */
+  stream?: NodeJS.WritableStream;
+  silent?: boolean;
+}
+
+const SECRET_KEY = /(api[-_]?key|secret|password|passwd|token|authorization|credential|cookie|signature|private[-_]?key)/i;
+const KEY_LIKE_VALUE = /\b(sk|whsec|pk|rk)_[A-Za-z0-9+/=_-]{8,}/g;
+const REDACTED = '[REDACTED]';
+
+/** Replaces values under secret-looking keys, and key-looking substrings anywhere, with a marker. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 8) return value;
+  if (typeof value === 'string') return value.replace(KEY_LIKE_VALUE, REDACTED);
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  if (value instanceof Error) {
+    return { name: value.name, message: redact(value.message, depth + 1), stack: redact(value.stack, depth + 1) };
+  }
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = SECRET_KEY.test(k) && (typeof v === 'string' || (typeof v === 'object' && v !== null)) ? REDACTED : redact(v, depth + 1);
+    }
+    return out;
+  }
+  return value;
+}
+
+const redactFormat = winston.format((info) => {
+  const ctx = contextStorage.getStore();
+  const redacted = redact({ ...ctx, ...info }) as Record<string, unknown>;
+  for (const key of Object.keys(redacted)) (info as Record<string, unknown>)[key] = redacted[key];
+  return info;
+});
+
+/**
+ * A winston logger writing JSON lines. Every line carries `service`, `timestamp`, the current request id (when
+ * inside a request) and any child-logger fields; secret-looking fields and key-shaped strings are redacted.
+ */
+export function createLogger(opts: LoggerOptions): Logger {
+  const transport = opts.stream
+    ? new winston.transports.Stream({ stream: opts.stream })
+    : new winston.transports.Console();
+  return winston.createLogger({
+    level: opts.level ?? 'info',
+    silent: opts.silent ?? false,
+    defaultMeta: { service: opts.service },
+    format: winston.format.combine(
+      winston.format.timestamp(),
+      winston.format.errors({ stack: true }),
+      redactFormat(),
+      winston.format.json(),
+    ),
+    transports: [transport],
+  });
+}

@@ -1,0 +1,41 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/** Encrypts and decrypts small secrets at rest with AES-256-GCM. */
+export interface SecretBox {
+  encrypt(plaintext: string): string;
+  decrypt(sealed: string): string;
+}
+
+const VERSION = 'v1';
+
+/**
+ * Parses a 32-byte key given as 64 hex characters or base64. Throws a message fit for config errors.
+ */
+export function parseKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new Error('encryption key must be 32 bytes, as 64 hex characters or base64');
+  return key;
+}
+
+/** A SecretBox over one key. Output: `v1:<iv b64>:<tag b64>:<ciphertext b64>`. */
+export function createSecretBox(key: Buffer): SecretBox {
+  if (key.length !== 32) throw new Error('AES-256-GCM needs a 32-byte key');
+  return {
+    encrypt(plaintext) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), data.toString('base64')].join(':');
+    },
+    decrypt(sealed) {
+      const [version, iv, tag, data] = sealed.split(':');
+      if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('not a sealed secret');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+/** The value shown in place of a secret on read. */
+export const MASK = '***';

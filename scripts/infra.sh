@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Brings up what the platform needs locally: pnpm, PostgreSQL, FerretDB on it, Redis. Idempotent.
+source "$(dirname "$0")/lib.sh"
+
+need node "Install Node.js 20 (https://nodejs.org or the NodeSource packages)."
+need npm "npm ships with Node.js."
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' \
+  || die "Node.js >= 20.19 is required, found $(node --version)."
+
+if ! command -v pnpm >/dev/null 2>&1; then
+  log "installing pnpm"
+  npm install -g pnpm@10.34.8 >/dev/null 2>&1 || die "could not install pnpm with npm."
+fi
+
+# PostgreSQL (FerretDB's storage).
+need psql "Install PostgreSQL (Debian: apt-get install postgresql)."
+if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
+  if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+    log "starting PostgreSQL"
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -1)" main start || true
+  fi
+  for _ in $(seq 50); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 0.2; done
+  pg_isready -h 127.0.0.1 -p 5432 -q || die "PostgreSQL is not reachable on 127.0.0.1:5432 and could not be started."
+fi
+if ! psql "${PG_URL%/*}/postgres" -tAc "SELECT 1 FROM pg_database WHERE datname='ferretdb'" | grep -q 1; then
+  log "creating PostgreSQL database ferretdb"
+  psql "${PG_URL%/*}/postgres" -qc "CREATE DATABASE ferretdb" || die "could not create the ferretdb database."
+fi
+
+# FerretDB.
+bash "$ROOT/scripts/install-ferretdb.sh"
+if ! port_open "$FERRETDB_PORT"; then
+  log "starting FerretDB on 127.0.0.1:$FERRETDB_PORT"
+  mkdir -p "$RUN_DIR/ferretdb"
+  setsid nohup "$(ferretdb_bin)" --handler=postgresql --postgresql-url="$PG_URL" \
+    --listen-addr="127.0.0.1:$FERRETDB_PORT" --debug-addr=- --telemetry=disable \
+    --state-dir="$RUN_DIR/ferretdb" --log-level=WARN >"$RUN_DIR/ferretdb.log" 2>&1 &
+  echo $! >"$RUN_DIR/ferretdb.pid"
+  wait_port "$FERRETDB_PORT" FerretDB 150 || die "FerretDB did not start; see $RUN_DIR/ferretdb.log"
+fi
+
+# Redis.
+if ! (redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG); then
+  need redis-server "Install Redis (Debian: apt-get install redis-server)."
+  log "starting Redis on 127.0.0.1:$REDIS_PORT"
+  mkdir -p "$RUN_DIR/redis"
+  setsid redis-server --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
+    --dir "$RUN_DIR/redis" --logfile "$RUN_DIR/redis.log"
+  for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
+  redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG || die "Redis did not start; see $RUN_DIR/redis.log"
+fi
+log "ready: FerretDB 127.0.0.1:$FERRETDB_PORT, Redis 127.0.0.1:$REDIS_PORT"
