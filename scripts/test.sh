@@ -13,7 +13,7 @@ export REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
 RESULTS="$RUN_DIR/jest-results.json"
 rm -f "$RESULTS"
 set +e
-npx jest --maxWorkers=2 --json --outputFile="$RESULTS" "$@"
+npx jest --maxWorkers=2 --forceExit --json --outputFile="$RESULTS" "$@"
 status=$?
 set -e
 if [ ! -f "$RESULTS" ]; then

@@ -11,7 +11,8 @@ const USAGE = `usage:
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
+  const value = i >= 0 ? args[i + 1] : undefined;
+  return value?.startsWith('--') ? undefined : value;
 }
 
 function fail(message: string): never {

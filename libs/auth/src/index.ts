@@ -1,3 +1,3 @@
 export { generateApiKey, hashApiKey, isWellFormedApiKey, PREFIX_LENGTH } from './api-key';
 export { createApiKeyRepository, type ApiKeyRepository, type ApiKeyRecord, type Principal } from './api-key.repository';
-export { createApiKeyAuth, principalOf, type ApiKeyAuthDeps, type KeyLookup } from './auth.middleware';
+export { createApiKeyAuth, principalOf, type ApiKeyAuth, type ApiKeyAuthDeps, type KeyLookup } from './auth.middleware';

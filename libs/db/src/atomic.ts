@@ -76,13 +76,14 @@ export async function atomicUpdateOne<T>(
     const doc = await model.findOne(filter).lean<{ _id: unknown; _rev?: number }>();
     if (!doc) {
       if (!opts.upsert) return null;
+      const inserted = insertDocFor(filter, update);
       try {
-        await model.collection.insertOne(insertDocFor(filter, update));
+        await model.collection.insertOne(inserted);
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
         continue; // a concurrent upsert inserted it first: update that one
       }
-      return model.findOne(filter).lean<T>();
+      return inserted as T; // not re-read: a concurrent update may already have changed it
     }
     const rev = doc._rev ?? 0;
     const claimId = `${model.collection.name}:${String(doc._id)}:${rev}`;
@@ -95,9 +96,13 @@ export async function atomicUpdateOne<T>(
       continue;
     }
     const inc = { ...((update.$inc as Record<string, number>) ?? {}), _rev: 1 };
-    await model.updateOne({ _id: doc._id }, { ...update, $inc: inc } as UpdateQuery<T>, { strict: false });
+    // The claim makes this the only writer of revision `rev`; returning what it wrote (not a re-read, which a
+    // later writer may already have changed) keeps results such as sequence values unique.
+    const updated = await model
+      .findOneAndUpdate({ _id: doc._id }, { ...update, $inc: inc } as UpdateQuery<T>, { returnDocument: 'after', strict: false })
+      .lean<T>();
     if (Math.random() < 0.01) void sweepClaims(Claims);
-    return model.findOne({ _id: doc._id }).lean<T>();
+    if (updated) return updated;
   }
   throw new Error(`atomic update of ${model.collection.name} kept conflicting`);
 }

@@ -21,6 +21,8 @@ export interface HttpAppOptions {
   openapi?: Record<string, unknown>;
   /** Largest JSON body (bytes or a size string such as "1mb"); larger → 413. */
   jsonLimit?: string | number;
+  /** Authentication for the API paths; runs before the body is parsed, so unauthenticated bodies are never read. */
+  protect?: { paths: string[]; middleware: RequestHandler };
   /** Extra metrics registered by the service; the HTTP metrics are added to it. */
   registry?: Registry;
 }
@@ -68,7 +70,7 @@ export function createHttpApp(opts: HttpAppOptions): { app: Express; registry: R
   });
   app.get('/readyz', async (_req, res) => {
     const entries = await Promise.all(
-      Object.entries(opts.readiness ?? {}).map(async ([name, check]) => [name, await check().catch(() => false)] as const),
+      Object.entries(opts.readiness ?? {}).map(async ([name, check]) => [name, await Promise.resolve().then(check).catch(() => false)] as const),
     );
     const checks = Object.fromEntries(entries.map(([n, ok]) => [n, ok ? 'ok' : 'unavailable']));
     const ready = entries.every(([, ok]) => ok);
@@ -85,6 +87,7 @@ export function createHttpApp(opts: HttpAppOptions): { app: Express; registry: R
   app.get(['/docs', '/docs/'], swaggerUi.setup(openapi, { customSiteTitle: `${opts.service} API` }));
 
   for (const router of opts.rawRoutes ?? []) app.use(router);
+  if (opts.protect) app.use(opts.protect.paths, opts.protect.middleware);
   app.use(express.json({ limit: opts.jsonLimit ?? '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
   app.use(opts.routes);
   app.use(notFoundHandler);

@@ -29,8 +29,12 @@ export async function listen(app: Express, port: number, logger?: Logger, host?:
           server.closeAllConnections();
         }, graceMs);
         timer.unref();
+        // Keep-alive connections whose request finishes after close() would otherwise stay open until the grace.
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        sweep.unref();
         server.close(() => {
           clearTimeout(timer);
+          clearInterval(sweep);
           resolve();
         });
         server.closeIdleConnections();

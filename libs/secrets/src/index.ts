@@ -30,7 +30,7 @@ export function createSecretBox(key: Buffer): SecretBox {
     decrypt(sealed) {
       const [version, iv, tag, data] = sealed.split(':');
       if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('not a sealed secret');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'), { authTagLength: 16 });
       decipher.setAuthTag(Buffer.from(tag, 'base64'));
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
     },

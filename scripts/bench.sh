@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs every benchmark under bench/ (each bench/<name>/run.sh) against real local infrastructure, printing figures.
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+shopt -s nullglob
+runs=(bench/*/run.sh)
+if [ ${#runs[@]} -eq 0 ]; then
+  echo "no benchmarks yet (bench/<name>/run.sh)"
+  exit 0
+fi
+bash scripts/infra.sh
+pnpm run build >/dev/null
+for r in "${runs[@]}"; do
+  echo "== ${r%/run.sh}"
+  bash "$r"
+done

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs the whole platform locally: FerretDB, Redis and every service, in the foreground. Ctrl-C stops the services.
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+bash scripts/infra.sh
+pnpm install --frozen-lockfile --prefer-offline >/dev/null
+pnpm run build >/dev/null
+
+# Local secrets, made once and kept out of git.
+DEV_ENV="$RUN_DIR/dev.env"
+if [ ! -f "$DEV_ENV" ]; then
+  echo "CREDENTIALS_ENCRYPTION_KEY=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("hex"))')" >"$DEV_ENV"
+fi
+set -a
+# shellcheck disable=SC1090
+source "$DEV_ENV"
+MONGODB_URI="mongodb://127.0.0.1:${FERRETDB_PORT}"
+REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
+set +a
+
+# name:port of every service built so far.
+SERVICES=(agent:3002)
+PIDS=()
+stop() {
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap stop EXIT INT TERM
+
+for entry in "${SERVICES[@]}"; do
+  name="${entry%%:*}"
+  port="${entry##*:}"
+  if port_open "$port"; then die "port $port (service $name) is already in use"; fi
+  PORT="$port" node --enable-source-maps "services/$name/dist/main.js" >"$RUN_DIR/$name.log" 2>&1 &
+  PIDS+=("$!")
+done
+
+for entry in "${SERVICES[@]}"; do
+  name="${entry%%:*}"
+  port="${entry##*:}"
+  ok=""
+  for _ in $(seq 100); do
+    if curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; then ok=1; break; fi
+    sleep 0.2
+  done
+  [ -n "$ok" ] || { tail -20 "$RUN_DIR/$name.log" >&2; die "service $name did not become ready on port $port"; }
+  log "$name ready on http://127.0.0.1:$port (docs: /docs, log: .run/$name.log)"
+done
+log "platform is up; Ctrl-C stops it"
+wait -n "${PIDS[@]}" || true
+die "a service exited; see .run/*.log"

@@ -1,0 +1,57 @@
+import { Router } from 'express';
+import { principalOf } from '@platform/auth';
+import { validate } from '@platform/http';
+import { agentBody, listQuery, singleTaskBody } from './agent.schemas';
+import type { AgentService } from './agent.service';
+import type { AgentInput, AgentRecord } from './agent.types';
+
+/** The full record on read: ids as strings, as in paths and lists. */
+function present(agent: AgentRecord) {
+  return { ...agent, id: String(agent.id), agent_id: String(agent.id) };
+}
+
+/** /v3/agents routes. Handlers validate, call the service, respond. */
+export function createAgentRoutes(service: AgentService): Router {
+  const r = Router();
+
+  r.post('/v3/agents', async (req, res) => {
+    const input = validate<AgentInput>(agentBody, req.body, 'body');
+    const agent = await service.create(principalOf(req), 'agent', input);
+    res.status(201).json({ id: agent.id, agent_id: String(agent.id), message: 'Agent created successfully' });
+  });
+
+  r.get('/v3/agents', async (req, res) => {
+    const { skip, limit } = validate<{ skip: number; limit: number }>(listQuery, req.query, 'query');
+    const { items, total } = await service.list(principalOf(req), skip, limit);
+    res.json({ agents: items.map((a) => ({ id: String(a.id), name: a.name, description: a.description ?? '' })), total });
+  });
+
+  r.post('/v3/agents/template/single-task', async (req, res) => {
+    const input = validate<AgentInput>(singleTaskBody, req.body, 'body');
+    const agent = await service.create(principalOf(req), 'single_task', input);
+    res.status(201).json({ id: agent.id, message: 'Single-task agent created successfully' });
+  });
+
+  r.put('/v3/agents/template/single-task/:agentId', async (req, res) => {
+    const input = validate<AgentInput>(singleTaskBody, req.body, 'body');
+    await service.replace(principalOf(req), req.params.agentId, input, 'single_task');
+    res.json({ message: 'Single-task agent updated successfully' });
+  });
+
+  r.get('/v3/agents/:agentId', async (req, res) => {
+    res.json(present(await service.get(principalOf(req), req.params.agentId)));
+  });
+
+  r.put('/v3/agents/:agentId', async (req, res) => {
+    const input = validate<AgentInput>(agentBody, req.body, 'body');
+    await service.replace(principalOf(req), req.params.agentId, input);
+    res.json({ message: 'Agent updated successfully' });
+  });
+
+  r.delete('/v3/agents/:agentId', async (req, res) => {
+    await service.delete(principalOf(req), req.params.agentId);
+    res.status(204).end();
+  });
+
+  return r;
+}

@@ -1,0 +1,122 @@
+/** OpenAPI description of the agent service, served at /openapi.json and rendered at /docs. */
+const error = { $ref: '#/components/schemas/Error' };
+const validationError = { $ref: '#/components/schemas/ValidationError' };
+const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+const responses = (ok: Record<string, object>) => ({
+  ...ok,
+  '403': { description: 'API key missing or invalid', ...json(error) },
+  '422': { description: 'Validation error', ...json(validationError) },
+  '503': { description: 'Database unreachable', ...json(error) },
+});
+const agentId = { name: 'agent_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } };
+const credentialId = { name: 'credential_id', in: 'path', required: true, schema: { type: 'string' } };
+const paging = [
+  { name: 'skip', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+];
+const message = { type: 'object', properties: { message: { type: 'string' } } };
+const agentBody = { $ref: '#/components/schemas/AgentBody' };
+const notFound = { '404': { description: 'Agent not found', ...json(error) } };
+
+export const openapi = {
+  openapi: '3.0.3',
+  info: { title: 'Agent service', version: '1.0.0', description: 'Agents, single-task templates and provider credentials.' },
+  components: {
+    securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+    schemas: {
+      Error: { type: 'object', properties: { detail: { type: 'string' } } },
+      ValidationError: {
+        type: 'object',
+        properties: {
+          detail: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { loc: { type: 'array', items: {} }, msg: { type: 'string' }, type: { type: 'string' } },
+            },
+          },
+        },
+      },
+      Feature: {
+        type: 'object',
+        required: ['type'],
+        properties: { type: { type: 'string' }, config: { type: 'object' }, priority: { type: 'integer' } },
+      },
+      AgentBody: {
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: { type: 'string' },
+          description: { type: 'string', nullable: true },
+          system_prompt: { type: 'string', nullable: true },
+          features: { type: 'array', items: { $ref: '#/components/schemas/Feature' } },
+          tools: { type: 'array', items: { type: 'string' } },
+          llm_credential_id: { type: 'string', nullable: true },
+          provider_id: { type: 'string', nullable: true },
+          model: { type: 'string', nullable: true },
+          top_p: { type: 'number', minimum: 0, maximum: 1 },
+          temperature: { type: 'number', minimum: 0, maximum: 2 },
+          response_format: { type: 'object', nullable: true },
+          agent_role: { type: 'string', nullable: true },
+          agent_instructions: { type: 'string', nullable: true },
+          examples: { type: 'string', nullable: true },
+          tool: { type: 'string', nullable: true },
+          tool_usage_description: { type: 'string', nullable: true },
+        },
+      },
+      CredentialBody: {
+        type: 'object',
+        required: ['name', 'provider_id', 'credentials'],
+        properties: {
+          name: { type: 'string' },
+          provider_id: { type: 'string' },
+          credentials: {
+            type: 'object',
+            required: ['api_key'],
+            properties: { api_key: { type: 'string' }, base_url: { type: 'string', format: 'uri' } },
+          },
+        },
+      },
+    },
+  },
+  security: [{ apiKey: [] }],
+  paths: {
+    '/v3/agents/': {
+      post: { summary: 'Create an agent', requestBody: json(agentBody), responses: responses({ '201': { description: 'Created' } }) },
+      get: { summary: "List the caller's agents", parameters: paging, responses: responses({ '200': { description: 'Agents' } }) },
+    },
+    '/v3/agents/{agent_id}': {
+      get: { summary: 'Get an agent', parameters: [agentId], responses: responses({ '200': { description: 'Agent' }, ...notFound }) },
+      put: {
+        summary: 'Replace an agent',
+        parameters: [agentId],
+        requestBody: json(agentBody),
+        responses: responses({ '200': { description: 'Updated', ...json(message) }, ...notFound }),
+      },
+      delete: { summary: 'Delete an agent', parameters: [agentId], responses: responses({ '204': { description: 'Deleted' }, ...notFound }) },
+    },
+    '/v3/agents/template/single-task': {
+      post: { summary: 'Create a single-task agent', requestBody: json(agentBody), responses: responses({ '201': { description: 'Created' } }) },
+    },
+    '/v3/agents/template/single-task/{agent_id}': {
+      put: {
+        summary: 'Replace a single-task agent',
+        parameters: [agentId],
+        requestBody: json(agentBody),
+        responses: responses({ '200': { description: 'Updated', ...json(message) }, ...notFound }),
+      },
+    },
+    '/v3/providers/credentials': {
+      post: {
+        summary: 'Store a provider credential (encrypted at rest)',
+        requestBody: json({ $ref: '#/components/schemas/CredentialBody' }),
+        responses: responses({ '201': { description: 'Created' } }),
+      },
+      get: { summary: 'List credentials, secrets masked', parameters: paging, responses: responses({ '200': { description: 'Credentials' } }) },
+    },
+    '/v3/providers/credentials/{credential_id}': {
+      get: { summary: 'Get a credential, secret masked', parameters: [credentialId], responses: responses({ '200': { description: 'Credential' } }) },
+      delete: { summary: 'Delete a credential', parameters: [credentialId], responses: responses({ '204': { description: 'Deleted' } }) },
+    },
+  },
+};

@@ -1,0 +1,316 @@
+import request from 'supertest';
+import { agentBody, startAgentApp, type AgentTestApp } from './helpers';
+
+let t: AgentTestApp;
+let alice: string; // user alice in org acme
+let bob: string; // another user, same org
+let aliceElsewhere: string; // the same user id in another org
+
+beforeAll(async () => {
+  t = await startAgentApp();
+  alice = await t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
+  bob = await t.dbs.mintKey({ user_id: 'bob', org_id: 'acme' });
+  aliceElsewhere = await t.dbs.mintKey({ user_id: 'alice', org_id: 'globex' });
+});
+afterAll(() => t.close());
+
+const create = (key: string, body: object = agentBody()) =>
+  request(t.app).post('/v3/agents/').set('x-api-key', key).send(body);
+
+describe('create', () => {
+  it('answers 201 with the integer id, its string form and a message', async () => {
+    const res = await create(alice);
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ id: expect.any(Number), agent_id: String(res.body.id), message: 'Agent created successfully' });
+    expect(Number.isSafeInteger(res.body.id)).toBe(true);
+  });
+
+  it('stores every spec field, drops unknown ones and ignores server-owned ones', async () => {
+    const body = agentBody({
+      response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } },
+      features: [{ type: 'RAI', config: { policy_id: 'p1' }, priority: 2 }, { type: 'MEMORY' }],
+      agent_goal: 'help',
+      agent_context: null,
+      max_iterations: 5,
+      store_messages: true,
+      tool_configs: [{ tool_name: 't' }],
+      additional_model_params: { seed: 1 },
+      user_id: 'mallory',
+      org_id: 'evil',
+      id: 999,
+      created_at: '2000-01-01T00:00:00Z',
+      surprise: 'dropped',
+    });
+    const { body: created } = await create(alice, body);
+    const res = await request(t.app).get(`/v3/agents/${created.id}`).set('x-api-key', alice);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: String(created.id),
+      name: 'Support bot',
+      system_prompt: 'You are {{role}}.',
+      provider_id: 'OpenAI',
+      temperature: 0.7,
+      top_p: 0.9,
+      response_format: body.response_format,
+      features: [
+        { type: 'RAI', config: { policy_id: 'p1' }, priority: 2 },
+        { type: 'MEMORY', config: {}, priority: 0 },
+      ],
+      agent_goal: 'help',
+      agent_context: null,
+      max_iterations: 5,
+      store_messages: true,
+      tool_configs: [{ tool_name: 't' }],
+      additional_model_params: { seed: 1 },
+      user_id: 'alice',
+      org_id: 'acme',
+    });
+    expect(res.body).not.toHaveProperty('surprise');
+    expect(res.body).not.toHaveProperty('_id');
+    expect(res.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(res.body.created_at).not.toBe('2000-01-01T00:00:00.000Z');
+  });
+
+  it('accepts null for optional strings, as public clients send them', async () => {
+    const res = await create(alice, { name: 'n', description: null, system_prompt: null, llm_credential_id: null });
+    expect(res.status).toBe(201);
+  });
+
+  it('answers without the trailing slash too, with no redirect', async () => {
+    const res = await request(t.app).post('/v3/agents').set('x-api-key', alice).send(agentBody());
+    expect(res.status).toBe(201);
+  });
+});
+
+describe('validation', () => {
+  const cases: [string, object, (string | number)[], string][] = [
+    ['temperature 3', agentBody({ temperature: 3 }), ['body', 'temperature'], 'less_than_equal'],
+    ['temperature -0.1', agentBody({ temperature: -0.1 }), ['body', 'temperature'], 'greater_than_equal'],
+    ['temperature as a word', agentBody({ temperature: 'hot' }), ['body', 'temperature'], 'float_type'],
+    ['top_p 1.5', agentBody({ top_p: 1.5 }), ['body', 'top_p'], 'less_than_equal'],
+    ['name missing', { model: 'x' }, ['body', 'name'], 'missing'],
+    ['name a number', agentBody({ name: 42 }), ['body', 'name'], 'string_type'],
+    ['features not an array', agentBody({ features: 'MEMORY' }), ['body', 'features'], 'list_type'],
+    ['feature without type', agentBody({ features: [{ config: {} }] }), ['body', 'features', 0, 'type'], 'missing'],
+    ['feature priority a string', agentBody({ features: [{ type: 'X', priority: 'high' }] }), ['body', 'features', 0, 'priority'], 'float_type'],
+    ['response_format a string', agentBody({ response_format: 'json' }), ['body', 'response_format'], 'dict_type'],
+    ['tools with a number', agentBody({ tools: [1] }), ['body', 'tools', 0], 'string_type'],
+  ];
+  it.each(cases)('%s → 422 naming the field', async (_name, body, loc, type) => {
+    const res = await create(alice, body);
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual(expect.arrayContaining([{ loc, msg: expect.any(String), type }]));
+  });
+
+  it('lists every invalid field at once', async () => {
+    const res = await create(alice, { name: 7, temperature: 9, top_p: -1 });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(
+      expect.arrayContaining(['body.name', 'body.temperature', 'body.top_p']),
+    );
+  });
+
+  it('invalid JSON → 422 json_invalid', async () => {
+    const res = await request(t.app)
+      .post('/v3/agents/')
+      .set('x-api-key', alice)
+      .set('content-type', 'application/json')
+      .send('{"name": "x",');
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ detail: [{ loc: ['body'], msg: expect.any(String), type: 'json_invalid' }] });
+  });
+
+  it('a body that is not an object → 422', async () => {
+    const res = await create(alice, ['x']);
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].loc).toEqual(['body']);
+  });
+
+  it('a body over the JSON limit → 413', async () => {
+    const res = await create(alice, agentBody({ system_prompt: 'x'.repeat(1024 * 1024 + 10) }));
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ detail: 'Request body too large' });
+  });
+
+  it('bad paging → 422 in the query', async () => {
+    for (const q of ['limit=0', 'limit=101', 'skip=-1', 'limit=ten']) {
+      const res = await request(t.app).get(`/v3/agents/?${q}`).set('x-api-key', alice);
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0].loc[0]).toBe('query');
+    }
+  });
+});
+
+describe('list, get, update, delete', () => {
+  it('lists only the caller’s agents, newest first, with the total of all matches', async () => {
+    const key = await t.dbs.mintKey({ user_id: 'lister', org_id: 'acme' });
+    const ids: number[] = [];
+    for (const name of ['a', 'b', 'c']) ids.push((await create(key, agentBody({ name }))).body.id);
+    await create(bob, agentBody({ name: 'not yours' }));
+    const res = await request(t.app).get('/v3/agents?limit=2').set('x-api-key', key);
+    expect(res.status).toBe(200);
+    expect(res.body.total).toBe(3);
+    expect(res.body.agents).toEqual([
+      { id: String(ids[2]), name: 'c', description: 'Answers questions' },
+      { id: String(ids[1]), name: 'b', description: 'Answers questions' },
+    ]);
+    const page2 = await request(t.app).get('/v3/agents/?skip=2&limit=2').set('x-api-key', key);
+    expect(page2.body.agents.map((a: { name: string }) => a.name)).toEqual(['a']);
+  });
+
+  it('PUT replaces the configuration', async () => {
+    const { body } = await create(alice);
+    const res = await request(t.app)
+      .put(`/v3/agents/${body.id}`)
+      .set('x-api-key', alice)
+      .send(agentBody({ name: 'Renamed', temperature: 0.1 }));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ message: 'Agent updated successfully' });
+    const got = await request(t.app).get(`/v3/agents/${body.id}`).set('x-api-key', alice);
+    expect(got.body).toMatchObject({ name: 'Renamed', temperature: 0.1 });
+    expect(got.body.updated_at).toEqual(expect.any(String));
+  });
+
+  it('PUT validates like create', async () => {
+    const { body } = await create(alice);
+    const res = await request(t.app).put(`/v3/agents/${body.id}`).set('x-api-key', alice).send(agentBody({ temperature: 3 }));
+    expect(res.status).toBe(422);
+  });
+
+  it('DELETE answers 204, then the agent is gone', async () => {
+    const { body } = await create(alice);
+    const del = await request(t.app).delete(`/v3/agents/${body.id}`).set('x-api-key', alice);
+    expect(del.status).toBe(204);
+    expect((await request(t.app).get(`/v3/agents/${body.id}`).set('x-api-key', alice)).status).toBe(404);
+    expect((await request(t.app).delete(`/v3/agents/${body.id}`).set('x-api-key', alice)).status).toBe(404);
+  });
+
+  it('an id of the wrong format is not found', async () => {
+    for (const id of ['abc', '0', '-1', '1.5', '99999999999999999999']) {
+      const res = await request(t.app).get(`/v3/agents/${id}`).set('x-api-key', alice);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ detail: 'Agent not found' });
+    }
+  });
+});
+
+describe('single-task templates', () => {
+  const st = {
+    name: 'Summarizer',
+    description: null,
+    agent_role: 'Summarize',
+    agent_instructions: 'Be brief',
+    examples: null,
+    features: [],
+    tool: '',
+    tool_usage_description: '',
+    provider_id: 'openai',
+    model: 'gpt-4o-mini',
+    top_p: 1,
+    temperature: 0,
+    response_format: { type: 'text' },
+    template_type: 'single_task',
+    version: '3',
+  };
+
+  it('creates (201 {id, message}) and updates ({message})', async () => {
+    const res = await request(t.app).post('/v3/agents/template/single-task').set('x-api-key', alice).send(st);
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ id: expect.any(Number), message: expect.any(String) });
+    const upd = await request(t.app)
+      .put(`/v3/agents/template/single-task/${res.body.id}`)
+      .set('x-api-key', alice)
+      .send({ ...st, agent_instructions: 'Be very brief' });
+    expect(upd.status).toBe(200);
+    expect(upd.body).toEqual({ message: expect.any(String) });
+    const got = await request(t.app).get(`/v3/agents/${res.body.id}`).set('x-api-key', alice);
+    expect(got.body).toMatchObject({ kind: 'single_task', agent_role: 'Summarize', agent_instructions: 'Be very brief', version: '3' });
+  });
+
+  it('validates temperature and top_p', async () => {
+    const res = await request(t.app)
+      .post('/v3/agents/template/single-task')
+      .set('x-api-key', alice)
+      .send({ ...st, temperature: 2.5, top_p: 'x' });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toHaveLength(2);
+  });
+
+  it('the template update does not apply to a general agent', async () => {
+    const { body } = await create(alice);
+    const res = await request(t.app).put(`/v3/agents/template/single-task/${body.id}`).set('x-api-key', alice).send(st);
+    expect(res.status).toBe(404);
+  });
+});
+
+describe('isolation between owners', () => {
+  let id: number;
+  beforeAll(async () => {
+    id = (await create(alice)).body.id;
+  });
+  const routes: [string, (key: string) => request.Test][] = [
+    ['GET', (k) => request(t.app).get(`/v3/agents/${id}`).set('x-api-key', k)],
+    ['PUT', (k) => request(t.app).put(`/v3/agents/${id}`).set('x-api-key', k).send(agentBody())],
+    ['PUT single-task', (k) => request(t.app).put(`/v3/agents/template/single-task/${id}`).set('x-api-key', k).send({ name: 'x' })],
+    ['DELETE', (k) => request(t.app).delete(`/v3/agents/${id}`).set('x-api-key', k)],
+  ];
+  it.each(routes)('%s of another user’s agent → 404', async (_m, call) => {
+    const res = await call(bob);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: 'Agent not found' });
+  });
+  it.each(routes)('%s of the same user id in another org → 404', async (_m, call) => {
+    const res = await call(aliceElsewhere);
+    expect(res.status).toBe(404);
+  });
+  it('the agent is intact after all those attempts', async () => {
+    const res = await request(t.app).get(`/v3/agents/${id}`).set('x-api-key', alice);
+    expect(res.status).toBe(200);
+    expect(res.body.name).toBe('Support bot');
+  });
+  it('lists are per owner', async () => {
+    const res = await request(t.app).get('/v3/agents/').set('x-api-key', aliceElsewhere);
+    expect(res.body).toEqual({ agents: [], total: 0 });
+  });
+});
+
+describe('API key', () => {
+  const calls: [string, (r: request.Agent) => request.Test][] = [
+    ['POST /v3/agents/', (r) => r.post('/v3/agents/').send(agentBody())],
+    ['GET /v3/agents/', (r) => r.get('/v3/agents/')],
+    ['GET /v3/agents', (r) => r.get('/v3/agents')],
+    ['GET /v3/agents/1', (r) => r.get('/v3/agents/1')],
+    ['PUT /v3/agents/1', (r) => r.put('/v3/agents/1').send(agentBody())],
+    ['DELETE /v3/agents/1', (r) => r.delete('/v3/agents/1')],
+    ['POST single-task', (r) => r.post('/v3/agents/template/single-task').send({ name: 'x' })],
+    ['PUT single-task', (r) => r.put('/v3/agents/template/single-task/1').send({ name: 'x' })],
+    ['POST credentials', (r) => r.post('/v3/providers/credentials').send({})],
+    ['GET credentials', (r) => r.get('/v3/providers/credentials')],
+    ['GET a credential', (r) => r.get('/v3/providers/credentials/0123456789abcdef01234567')],
+    ['DELETE a credential', (r) => r.delete('/v3/providers/credentials/0123456789abcdef01234567')],
+  ];
+  it.each(calls)('%s without a key → 403 API key missing', async (_n, call) => {
+    const res = await call(request.agent(t.app));
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ detail: 'API key missing' });
+  });
+  it.each(calls)('%s with an invalid key → 403 Invalid Permission', async (_n, call) => {
+    for (const key of ['nope', 'sk_' + 'a'.repeat(40)]) {
+      const res = await call(request.agent(t.app).set('x-api-key', key));
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ detail: 'Invalid Permission' });
+    }
+  });
+  it('a key in the query string is not accepted', async () => {
+    const res = await request(t.app).get(`/v3/agents/?x-api-key=${alice}&api_key=${alice}`);
+    expect(res.status).toBe(403);
+  });
+  it('ops endpoints need no key', async () => {
+    for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json']) {
+      expect((await request(t.app).get(path)).status).toBe(200);
+    }
+    const docs = await request(t.app).get('/docs/');
+    expect(docs.status).toBe(200);
+    expect(docs.text).toContain('swagger');
+  });
+});

@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import type { Express } from 'express';
+import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
+import { pingMongo, syncIndexes } from '@platform/db';
+import { createSecretBox } from '@platform/secrets';
+import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
+import { createApp } from '../src/app';
+
+export interface AgentTestApp {
+  app: Express;
+  dbs: TestDatabases;
+  /** Every log line the app wrote. */
+  lines: string[];
+  close(): Promise<void>;
+}
+
+/** The real agent service app on a fresh database of the real server. */
+export async function startAgentApp(opts: { cacheTtlMs?: number; mongoUri?: string } = {}): Promise<AgentTestApp> {
+  const dbs = await createTestDatabases('agent', opts.mongoUri);
+  const { logger, lines } = captureLogger('agent');
+  const app = createApp({
+    logger,
+    db: dbs.conn,
+    auth: createApiKeyAuth({ keys: createApiKeyRepository(dbs.authConn), cacheTtlMs: opts.cacheTtlMs ?? 30_000 }),
+    box: createSecretBox(randomBytes(32)),
+    readiness: { mongodb: () => pingMongo(dbs.conn) },
+  });
+  await syncIndexes(dbs.conn);
+  return { app, dbs, lines, close: () => dbs.cleanup() };
+}
+
+/** A minimal valid general agent body. */
+export const agentBody = (over: Record<string, unknown> = {}) => ({
+  name: 'Support bot',
+  description: 'Answers questions',
+  system_prompt: 'You are {{role}}.',
+  provider_id: 'OpenAI',
+  model: 'gpt-4o-mini',
+  temperature: 0.7,
+  top_p: 0.9,
+  features: [{ type: 'MEMORY', config: { max_messages_context_count: 10 }, priority: 0 }],
+  tools: [],
+  response_format: { type: 'text' },
+  ...over,
+});

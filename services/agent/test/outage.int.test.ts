@@ -1,0 +1,54 @@
+import request from 'supertest';
+import { privateFerretDb, type PrivateFerretDb } from '@platform/testing';
+import { agentBody, startAgentApp, type AgentTestApp } from './helpers';
+
+// This file runs on a FerretDB process of its own, so stopping it disturbs no other test file.
+let db: PrivateFerretDb;
+let t: AgentTestApp;
+let key: string;
+
+beforeAll(async () => {
+  db = await privateFerretDb();
+  t = await startAgentApp({ mongoUri: db.uri });
+  key = await t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
+}, 60_000);
+afterAll(async () => {
+  await db.start().catch(() => undefined);
+  await t.close().catch(() => undefined);
+  await db.stop();
+}, 60_000);
+
+it('answers 503 within 5 s while the database is down, and recovers when it is back', async () => {
+  const created = await request(t.app).post('/v3/agents/').set('x-api-key', key).send(agentBody());
+  expect(created.status).toBe(201);
+  const id = created.body.id;
+
+  await db.stop();
+  const calls = [
+    () => request(t.app).get('/v3/agents/').set('x-api-key', key),
+    () => request(t.app).get(`/v3/agents/${id}`).set('x-api-key', key),
+    () => request(t.app).post('/v3/agents/').set('x-api-key', key).send(agentBody()),
+    () => request(t.app).put(`/v3/agents/${id}`).set('x-api-key', key).send(agentBody()),
+    () => request(t.app).delete(`/v3/agents/${id}`).set('x-api-key', key),
+  ];
+  for (const call of calls) {
+    const started = Date.now();
+    const res = await call();
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ detail: 'Service unavailable' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  }
+  const ready = await request(t.app).get('/readyz');
+  expect(ready.status).toBe(503);
+  expect(ready.body.checks).toEqual({ mongodb: 'unavailable' });
+  expect((await request(t.app).get('/healthz')).status).toBe(200);
+
+  await db.start();
+  let status = 0;
+  for (let i = 0; i < 60 && status !== 200; i++) {
+    status = (await request(t.app).get(`/v3/agents/${id}`).set('x-api-key', key)).status;
+    if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+  }
+  expect(status).toBe(200);
+  expect((await request(t.app).get('/readyz')).status).toBe(200);
+}, 60_000);
