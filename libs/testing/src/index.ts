@@ -161,3 +161,4 @@ export async function privateFerretDb(): Promise<PrivateFerretDb> {
   });
   return self;
 }
+export { startLocalServer, type LocalHandler, type LocalServer, type ReceivedRequest } from './local-server';

@@ -1,8 +1,9 @@
 import { Router, type Express } from 'express';
-import type { ApiKeyAuth } from '@platform/auth';
+import { withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
+import type { OutboundClient } from '@platform/outbound';
 import type { SecretBox } from '@platform/secrets';
 import { createAgentRepository } from './agents/agent.repository';
 import { createAgentRoutes } from './agents/agent.routes';
@@ -10,6 +11,12 @@ import { createAgentService } from './agents/agent.service';
 import { createCredentialRepository } from './credentials/credential.repository';
 import { createCredentialRoutes } from './credentials/credential.routes';
 import { createCredentialService } from './credentials/credential.service';
+import { createFeaturePipeline } from './inference/features/feature-pipeline';
+import { memoryFeature } from './inference/features/memory.feature';
+import { createInferenceRoutes } from './inference/inference.routes';
+import { createInferenceService } from './inference/inference.service';
+import { createMemoryRepository } from './inference/memory.repository';
+import { createProviderClient } from './inference/providers/provider-client';
 import { openapi } from './openapi';
 
 export interface AppDeps {
@@ -19,8 +26,16 @@ export interface AppDeps {
   auth: ApiKeyAuth;
   /** Seals provider credentials at rest. */
   box: SecretBox;
+  /** Every call to an LLM provider goes through it (address guard, time limit, size cap). */
+  outbound: OutboundClient;
   readiness: Record<string, ReadinessCheck>;
+  /** Time limit of one inference's provider call, retries included (default 60 s). */
+  providerTimeoutMs?: number;
+  /** Secret of the internal on-behalf-of path (the worker); unset disables that path. */
+  internalSecret?: string | null;
   clock?: () => Date;
+  /** Waits between provider retries. */
+  sleep?: (ms: number) => Promise<void>;
   jsonLimit?: string;
 }
 
@@ -29,16 +44,33 @@ export function createApp(deps: AppDeps): Express {
   const clock = deps.clock ?? (() => new Date());
   const agents = createAgentService({ repo: createAgentRepository(deps.db), clock });
   const credentials = createCredentialService({ repo: createCredentialRepository(deps.db), box: deps.box, clock });
+  const memory = createMemoryRepository(deps.db);
+  const inference = createInferenceService({
+    agents,
+    credentials,
+    memory,
+    features: createFeaturePipeline([memoryFeature(memory)], deps.logger),
+    providers: createProviderClient({
+      outbound: deps.outbound,
+      timeoutMs: deps.providerTimeoutMs ?? 60_000,
+      logger: deps.logger,
+      sleep: deps.sleep,
+    }),
+    clock,
+    logger: deps.logger,
+  });
 
   const routes = Router();
   routes.use(createAgentRoutes(agents));
   routes.use(createCredentialRoutes(credentials));
+  routes.use(createInferenceRoutes(inference));
 
+  const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
   return createHttpApp({
     service: 'agent',
     logger: deps.logger,
     routes,
-    protect: { paths: ['/v3'], middleware: deps.auth.middleware },
+    protect: { paths: ['/v3'], middleware: auth },
     readiness: deps.readiness,
     openapi,
     jsonLimit: deps.jsonLimit,

@@ -3,6 +3,7 @@ import { loadConfigOrExit } from '@platform/config';
 import { connectMongo, pingMongo, syncIndexes } from '@platform/db';
 import { listen, onShutdownSignal } from '@platform/http';
 import { createLogger } from '@platform/logger';
+import { createOutboundClient } from '@platform/outbound';
 import { createSecretBox, parseKey } from '@platform/secrets';
 import { createApp } from './app';
 import { configSchema, type AgentServiceConfig } from './config';
@@ -14,12 +15,16 @@ async function main(): Promise<void> {
   const db = await connectMongo({ ...mongo, dbName: config.MONGODB_DB, appName: 'agent' });
   const authDb = await connectMongo({ ...mongo, dbName: config.AUTH_DB, appName: 'agent-auth' });
   const keys = createApiKeyRepository(authDb);
+  const outbound = createOutboundClient({ allowHosts: config.OUTBOUND_ALLOW_HOSTS });
 
   const app = createApp({
     logger,
     db,
     auth: createApiKeyAuth({ keys, cacheTtlMs: config.API_KEY_CACHE_TTL_MS }),
     box: createSecretBox(parseKey(config.CREDENTIALS_ENCRYPTION_KEY)),
+    outbound,
+    providerTimeoutMs: config.PROVIDER_TIMEOUT_MS,
+    internalSecret: config.INTERNAL_SERVICE_SECRET || null,
     readiness: { mongodb: () => pingMongo(db) },
     jsonLimit: config.JSON_BODY_LIMIT,
   });
@@ -29,6 +34,7 @@ async function main(): Promise<void> {
   const server = await listen(app, config.PORT, logger);
   onShutdownSignal(logger, async () => {
     await server.close(config.SHUTDOWN_GRACE_MS);
+    outbound.close();
     await Promise.all([db.close(), authDb.close()]);
   });
 }

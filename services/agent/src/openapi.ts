@@ -20,7 +20,7 @@ const notFound = { '404': { description: 'Agent not found', ...json(error) } };
 
 export const openapi = {
   openapi: '3.0.3',
-  info: { title: 'Agent service', version: '1.0.0', description: 'Agents, single-task templates and provider credentials.' },
+  info: { title: 'Agent service', version: '1.0.0', description: 'Agents, single-task templates, provider credentials and inference.' },
   components: {
     securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
     schemas: {
@@ -64,6 +64,41 @@ export const openapi = {
           tool_usage_description: { type: 'string', nullable: true },
         },
       },
+      ChatBody: {
+        type: 'object',
+        required: ['agent_id', 'session_id', 'message'],
+        properties: {
+          agent_id: { oneOf: [{ type: 'string', pattern: '^[0-9]+$' }, { type: 'integer' }] },
+          session_id: { type: 'string', maxLength: 200 },
+          message: { type: 'string' },
+          system_prompt_variables: { type: 'object', nullable: true, description: 'Values for {{name}} placeholders.' },
+        },
+      },
+      ChatResponse: {
+        type: 'object',
+        properties: { response: { type: 'string' }, session_id: { type: 'string' }, agent_id: { type: 'string' } },
+      },
+      SessionMessages: {
+        type: 'object',
+        properties: {
+          total: { type: 'integer' },
+          messages: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' },
+                session_id: { type: 'string' },
+                agent_id: { type: 'string' },
+                role: { type: 'string', enum: ['user', 'assistant'] },
+                content: { type: 'string' },
+                created_at: { type: 'string', format: 'date-time' },
+                usage: { type: 'object', nullable: true },
+              },
+            },
+          },
+        },
+      },
       CredentialBody: {
         type: 'object',
         required: ['name', 'provider_id', 'credentials'],
@@ -104,6 +139,29 @@ export const openapi = {
         parameters: [agentId],
         requestBody: json(agentBody),
         responses: responses({ '200': { description: 'Updated', ...json(message) }, ...notFound }),
+      },
+    },
+    '/v3/inference/chat/': {
+      post: {
+        summary: 'Run an agent on a message (memory per session_id)',
+        description: 'Also callable by the worker with x-internal-secret + x-on-behalf-of-user/-org instead of a key.',
+        requestBody: json({ $ref: '#/components/schemas/ChatBody' }),
+        responses: responses({
+          '200': { description: 'The reply', ...json({ $ref: '#/components/schemas/ChatResponse' }) },
+          ...notFound,
+          '502': { description: 'LLM provider error', ...json(error) },
+        }),
+      },
+    },
+    '/v3/inference/sessions/{session_id}/messages': {
+      get: {
+        summary: "The caller's stored messages of a session, newest first",
+        parameters: [
+          { name: 'session_id', in: 'path', required: true, schema: { type: 'string' } },
+          ...paging,
+          { name: 'agent_id', in: 'query', schema: { type: 'string', pattern: '^[0-9]+$' } },
+        ],
+        responses: responses({ '200': { description: 'Messages', ...json({ $ref: '#/components/schemas/SessionMessages' }) } }),
       },
     },
     '/v3/providers/credentials': {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
+import { createOutboundClient } from '@platform/outbound';
 import { createSecretBox } from '@platform/secrets';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
 import { createApp } from '../src/app';
@@ -14,19 +15,42 @@ export interface AgentTestApp {
   close(): Promise<void>;
 }
 
+export interface AgentTestOptions {
+  cacheTtlMs?: number;
+  mongoUri?: string;
+  /** OUTBOUND_ALLOW_HOSTS for the app's outbound client: the local stand-ins for LLM providers. */
+  allowHosts?: string;
+  providerTimeoutMs?: number;
+  internalSecret?: string | null;
+  clock?: () => Date;
+}
+
 /** The real agent service app on a fresh database of the real server. */
-export async function startAgentApp(opts: { cacheTtlMs?: number; mongoUri?: string } = {}): Promise<AgentTestApp> {
+export async function startAgentApp(opts: AgentTestOptions = {}): Promise<AgentTestApp> {
   const dbs = await createTestDatabases('agent', opts.mongoUri);
   const { logger, lines } = captureLogger('agent');
+  const outbound = createOutboundClient({ allowHosts: opts.allowHosts ?? '' });
   const app = createApp({
     logger,
     db: dbs.conn,
     auth: createApiKeyAuth({ keys: createApiKeyRepository(dbs.authConn), cacheTtlMs: opts.cacheTtlMs ?? 30_000 }),
     box: createSecretBox(randomBytes(32)),
+    outbound,
+    providerTimeoutMs: opts.providerTimeoutMs,
+    internalSecret: opts.internalSecret,
+    clock: opts.clock,
     readiness: { mongodb: () => pingMongo(dbs.conn) },
   });
   await syncIndexes(dbs.conn);
-  return { app, dbs, lines, close: () => dbs.cleanup() };
+  return {
+    app,
+    dbs,
+    lines,
+    close: async () => {
+      outbound.close();
+      await dbs.cleanup();
+    },
+  };
 }
 
 /** A minimal valid general agent body. */

@@ -1,0 +1,163 @@
+import axios, { type AxiosResponse } from 'axios';
+import { blockedReason, isIpLiteral } from './address';
+import { isAllowed, parseAllowHosts, type AllowEntry } from './allow-list';
+import { createGuardedAgents } from './guard';
+import { OutboundBlockedError, OutboundError, OutboundNetworkError, OutboundTimeoutError, OutboundTooLargeError } from './errors';
+
+export interface OutboundClientOptions {
+  /** Hosts (or host:port pairs) that may be reached even though they are loopback or private: parsed entries or the raw env value. */
+  allowHosts?: AllowEntry[] | string;
+  /** Default time limit of one call, redirects included. */
+  timeoutMs?: number;
+  /** Default cap on a response body (after decompression). */
+  maxResponseBytes?: number;
+  /** Default number of redirects followed; each hop is checked like the first request. */
+  maxRedirects?: number;
+  userAgent?: string;
+}
+
+export interface OutboundRequest {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  /** A string or Buffer is sent as is; anything else as JSON. */
+  body?: unknown;
+  timeoutMs?: number;
+  maxResponseBytes?: number;
+  maxRedirects?: number;
+}
+
+/** Any status is a response (callers decide what a 4xx or 5xx means); failures to get one throw an OutboundError. */
+export interface OutboundResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: Buffer;
+  text: string;
+  /** Parsed JSON when the body is JSON, else the text. */
+  data: unknown;
+  /** The URL that answered, after redirects. */
+  url: string;
+}
+
+export interface OutboundClient {
+  request(req: OutboundRequest): Promise<OutboundResponse>;
+  /** Closes pooled keep-alive connections. */
+  close(): void;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
+
+/** Refuses a URL before any socket exists: wrong scheme, or a literal address that is not public and not allowed. */
+function checkUrl(url: URL, allow: AllowEntry[]): void {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundBlockedError(url.host, `scheme ${url.protocol} is not allowed`);
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  if (isAllowed(allow, url.hostname, port) || !isIpLiteral(url.hostname)) return;
+  const reason = blockedReason(url.hostname);
+  if (reason) throw new OutboundBlockedError(url.host, reason, url.hostname.replace(/^\[|\]$/g, ''));
+}
+
+function parseUrl(raw: string, base?: URL): URL {
+  try {
+    return new URL(raw, base);
+  } catch {
+    throw new OutboundError(`not a valid URL: ${raw.slice(0, 200)}`, 'BAD_URL');
+  }
+}
+
+function toError(err: unknown, timeoutMs: number, cap: number): Error {
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof OutboundError) return cause;
+  if (err instanceof OutboundError) return err;
+  if (axios.isCancel(err)) return new OutboundTimeoutError(timeoutMs);
+  const e = err as { code?: string; message?: string };
+  if (e.code === 'ECONNABORTED' || e.code === 'ETIMEDOUT') return new OutboundTimeoutError(timeoutMs);
+  if (/maxContentLength/.test(e.message ?? '')) return new OutboundTooLargeError(cap);
+  return new OutboundNetworkError(e.message ?? 'connection failed', e.code ?? 'NETWORK');
+}
+
+function plainHeaders(res: AxiosResponse): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers as Record<string, unknown>)) {
+    if (v !== undefined && v !== null) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+  }
+  return out;
+}
+
+function toResponse(res: AxiosResponse, url: URL): OutboundResponse {
+  const headers = plainHeaders(res);
+  const body = Buffer.isBuffer(res.data) ? res.data : Buffer.from(res.data as ArrayBuffer);
+  const text = body.toString('utf8');
+  let data: unknown = text;
+  if (/\bjson\b/i.test(headers['content-type'] ?? '')) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = text;
+    }
+  }
+  return { status: res.status, headers, body, text, data, url: url.href };
+}
+
+/** The request for the next hop: credentials never cross origins; 303 (and 301/302 after POST) become a GET. */
+function nextHop(status: number, from: URL, to: URL, method: string, headers: Record<string, string>, body: unknown) {
+  const crossOrigin = from.origin !== to.origin;
+  const toGet = status === 303 ? method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST';
+  const kept = Object.entries(headers).filter(([k]) => {
+    const name = k.toLowerCase();
+    if (crossOrigin && CREDENTIAL_HEADERS.has(name)) return false;
+    return !(toGet && (name === 'content-type' || name === 'content-length'));
+  });
+  return { method: toGet ? 'GET' : method, headers: Object.fromEntries(kept), body: toGet ? undefined : body };
+}
+
+/**
+ * An HTTP client for addresses outside the product: every connection and every redirect hop goes through the
+ * address guard, and every call has a time limit (redirects included) and a response size cap.
+ */
+export function createOutboundClient(opts: OutboundClientOptions = {}): OutboundClient {
+  const allow = typeof opts.allowHosts === 'string' || opts.allowHosts === undefined ? parseAllowHosts(opts.allowHosts) : opts.allowHosts;
+  const agents = createGuardedAgents(allow);
+  const instance = axios.create({
+    httpAgent: agents.http,
+    httpsAgent: agents.https,
+    proxy: false,
+    maxRedirects: 0,
+    validateStatus: () => true,
+    responseType: 'arraybuffer',
+    transformResponse: [(d: unknown) => d],
+    headers: { 'User-Agent': opts.userAgent ?? 'agent-platform/0.1' },
+  });
+
+  async function request(req: OutboundRequest): Promise<OutboundResponse> {
+    const timeoutMs = req.timeoutMs ?? opts.timeoutMs ?? 30_000;
+    const cap = req.maxResponseBytes ?? opts.maxResponseBytes ?? 5 * 1024 * 1024;
+    const maxRedirects = req.maxRedirects ?? opts.maxRedirects ?? 5;
+    const signal = AbortSignal.timeout(timeoutMs);
+    let url = parseUrl(req.url);
+    let hop = { method: (req.method ?? 'GET').toUpperCase(), headers: { ...req.headers }, body: req.body };
+    for (let redirects = 0; ; redirects++) {
+      checkUrl(url, allow);
+      const res = await instance
+        .request({ url: url.href, method: hop.method, headers: hop.headers, data: hop.body, signal, maxContentLength: cap })
+        .catch((err: unknown) => {
+          throw toError(err, timeoutMs, cap);
+        });
+      const location = res.headers.location as string | undefined;
+      if (!REDIRECTS.has(res.status) || !location) return toResponse(res, url);
+      if (redirects >= maxRedirects) throw new OutboundNetworkError(`more than ${maxRedirects} redirects`, 'TOO_MANY_REDIRECTS');
+      const next = parseUrl(location, url);
+      hop = nextHop(res.status, url, next, hop.method, hop.headers, hop.body);
+      url = next;
+    }
+  }
+
+  return {
+    request,
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}

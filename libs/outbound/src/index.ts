@@ -1,0 +1,17 @@
+export { blockedReason, isIpLiteral } from './address';
+export { isAllowed, parseAllowHosts, type AllowEntry } from './allow-list';
+export {
+  createOutboundClient,
+  type OutboundClient,
+  type OutboundClientOptions,
+  type OutboundRequest,
+  type OutboundResponse,
+} from './client';
+export {
+  OutboundBlockedError,
+  OutboundError,
+  OutboundNetworkError,
+  OutboundTimeoutError,
+  OutboundTooLargeError,
+} from './errors';
+export { createGuardedAgents, guardedLookup } from './guard';

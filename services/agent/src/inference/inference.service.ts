@@ -1,0 +1,118 @@
+import { ValidationError } from '@platform/errors';
+import type { Logger } from '@platform/logger';
+import type { AgentService } from '../agents/agent.service';
+import type { AgentRecord } from '../agents/agent.types';
+import type { CredentialService } from '../credentials/credential.service';
+import type { FeaturePipeline, FeatureRun } from './features/feature-pipeline';
+import type { ChatInput, ChatResult, InferenceContext, ModelReply, Owner } from './inference.types';
+import type { MemoryRepository } from './memory.repository';
+import type { ProviderClient } from './providers/provider-client';
+import { findProvider, SUPPORTED_PROVIDER_IDS } from './providers/provider-registry';
+import type { ProviderAdapter, ProviderTarget } from './providers/provider.types';
+import { composeSystemPrompt } from './system-prompt';
+
+export interface InferenceServiceDeps {
+  agents: AgentService;
+  credentials: CredentialService;
+  memory: MemoryRepository;
+  features: FeaturePipeline;
+  providers: ProviderClient;
+  clock: () => Date;
+  logger: Logger;
+}
+
+/** 422 on the body's agent_id: the agent exists but cannot run as configured. */
+const unusable = (msg: string, type: string) => ValidationError.field(['body', 'agent_id'], msg, type);
+
+/**
+ * Runs agents: agent and credential → features before the model → provider call → features after → stored turn.
+ */
+export function createInferenceService(deps: InferenceServiceDeps) {
+  /** Which protocol, where and with which key: from the agent's provider_id, model and llm_credential_id. */
+  async function targetFor(owner: Owner, agent: AgentRecord): Promise<{ adapter: ProviderAdapter; target: ProviderTarget; model: string }> {
+    const credentialId = agent.llm_credential_id;
+    if (!credentialId) {
+      throw unusable(`Agent ${agent.id} has no llm_credential_id: store a provider credential and set its id on the agent`, 'credential_missing');
+    }
+    const credential = await deps.credentials.open(owner, credentialId);
+    if (!credential) throw unusable(`Credential ${credentialId} of agent ${agent.id} not found`, 'credential_not_found');
+    const providerId = agent.provider_id ?? credential.provider_id;
+    const provider = findProvider(providerId);
+    if (!provider) {
+      throw unusable(`Provider "${providerId}" of agent ${agent.id} is not supported; use one of: ${SUPPORTED_PROVIDER_IDS.join(', ')}`, 'provider_unsupported');
+    }
+    if (!agent.model) throw unusable(`Agent ${agent.id} has no model`, 'model_missing');
+    const baseUrl = credential.base_url ?? provider.defaultBaseUrl;
+    if (!baseUrl) {
+      throw unusable(`Provider ${provider.id} needs a base_url on credential ${credentialId} (its server's address, e.g. http://host:8000/v1)`, 'base_url_missing');
+    }
+    return { adapter: provider.adapter, target: { providerId: provider.id, baseUrl, apiKey: credential.api_key }, model: agent.model };
+  }
+
+  /** Stores the turn (unless the agent opts out with store_messages: false) and logs it, without its text. */
+  async function record(ctx: InferenceContext, reply: ModelReply, providerId: string, model: string, startedAt: Date, run: FeatureRun) {
+    const finishedAt = deps.clock();
+    if (ctx.agent.store_messages !== false) {
+      await deps.memory.appendTurn(ctx.owner, {
+        agentId: ctx.agent.id,
+        sessionId: ctx.sessionId,
+        message: ctx.message,
+        reply: reply.text,
+        startedAt,
+        finishedAt,
+        usage: reply.usage,
+        providerId,
+        model,
+      });
+    }
+    deps.logger.info('inference completed', {
+      agent_id: ctx.agent.id,
+      session_id: ctx.sessionId,
+      provider: providerId,
+      model,
+      features: run.types,
+      history_messages: ctx.history.length,
+      duration_ms: finishedAt.getTime() - startedAt.getTime(),
+      usage: reply.usage,
+    });
+  }
+
+  return {
+    async chat(owner: Owner, input: ChatInput): Promise<ChatResult> {
+      const startedAt = deps.clock();
+      const agent = await deps.agents.get(owner, String(input.agent_id));
+      const { adapter, target, model } = await targetFor(owner, agent);
+      const run = deps.features.plan(agent);
+      const ctx: InferenceContext = {
+        owner,
+        agent,
+        sessionId: input.session_id,
+        message: input.message,
+        system: composeSystemPrompt(agent, input.system_prompt_variables),
+        history: [],
+      };
+      await run.beforeModel(ctx);
+      const reply = await deps.providers.complete(adapter, target, {
+        model,
+        system: ctx.system,
+        messages: [...ctx.history, { role: 'user', content: ctx.message }],
+        temperature: agent.temperature,
+        top_p: agent.top_p,
+        response_format: agent.response_format,
+        params: agent.additional_model_params ?? {},
+      });
+      ctx.reply = reply;
+      await run.afterModel(ctx);
+      await record(ctx, ctx.reply, target.providerId, model, startedAt, run);
+      return { response: ctx.reply.text, session_id: ctx.sessionId, agent_id: String(agent.id) };
+    },
+
+    /** The owner's stored messages of a session, newest first. Another owner's session is simply empty. */
+    messages(owner: Owner, sessionId: string, page: { skip: number; limit: number; agent_id?: string }) {
+      const agentId = page.agent_id === undefined ? undefined : Number(page.agent_id);
+      return deps.memory.list(owner, sessionId, { skip: page.skip, limit: page.limit, agentId });
+    },
+  };
+}
+
+export type InferenceService = ReturnType<typeof createInferenceService>;

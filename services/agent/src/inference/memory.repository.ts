@@ -1,0 +1,84 @@
+import { mongoose, type Connection } from '@platform/db';
+import { chatMessageModel, type ChatMessageDoc } from './memory.model';
+import type { ChatMessage, Owner, StoredMessage, Usage } from './inference.types';
+
+/** A finished turn: the user's message and the model's reply. */
+export interface Turn {
+  agentId: number;
+  sessionId: string;
+  message: string;
+  reply: string;
+  startedAt: Date;
+  finishedAt: Date;
+  usage: Usage | null;
+  providerId: string;
+  model: string;
+}
+
+const NEWEST_FIRST = { turn_at: -1, turn_id: -1, seq: -1 } as const;
+
+function toStored(d: ChatMessageDoc): StoredMessage {
+  return {
+    id: d._id.toHexString(),
+    session_id: d.session_id,
+    agent_id: String(d.agent_id),
+    role: d.role,
+    content: d.content,
+    created_at: d.created_at.toISOString(),
+    usage: d.usage ?? null,
+  };
+}
+
+/** Conversation memory in `chat_messages`, scoped to (user, org, agent, session). Insert-only. */
+export function createMemoryRepository(conn: Connection) {
+  const Message = chatMessageModel(conn);
+  return {
+    /** The last `limit` messages of the session with this agent, oldest first. */
+    async recent(owner: Owner, agentId: number, sessionId: string, limit: number): Promise<ChatMessage[]> {
+      if (limit <= 0) return [];
+      const filter = { user_id: owner.user_id, org_id: owner.org_id, agent_id: agentId, session_id: sessionId };
+      const docs = await Message.find(filter, { role: 1, content: 1 }).sort(NEWEST_FIRST).limit(limit).lean<ChatMessageDoc[]>();
+      return docs.reverse().map((d) => ({ role: d.role, content: d.content }));
+    },
+
+    /** Stores both messages of a turn; the reply carries the token usage. */
+    async appendTurn(owner: Owner, turn: Turn): Promise<void> {
+      const turnId = new mongoose.Types.ObjectId();
+      const base = { ...owner, agent_id: turn.agentId, session_id: turn.sessionId, turn_at: turn.startedAt, turn_id: turnId };
+      await Message.insertMany([
+        { ...base, role: 'user', content: turn.message, seq: 0, created_at: turn.startedAt },
+        {
+          ...base,
+          role: 'assistant',
+          content: turn.reply,
+          seq: 1,
+          created_at: turn.finishedAt,
+          usage: turn.usage,
+          provider_id: turn.providerId,
+          model: turn.model,
+        },
+      ]);
+    },
+
+    /** The owner's messages of a session (optionally of one agent), newest first, with the total count. */
+    async list(owner: Owner, sessionId: string, page: { skip: number; limit: number; agentId?: number }) {
+      const filter = {
+        user_id: owner.user_id,
+        org_id: owner.org_id,
+        session_id: sessionId,
+        ...(page.agentId === undefined ? {} : { agent_id: page.agentId }),
+      };
+      const [docs, total] = await Promise.all([
+        Message.find(filter).sort(NEWEST_FIRST).skip(page.skip).limit(page.limit).lean<ChatMessageDoc[]>(),
+        Message.countDocuments(filter),
+      ]);
+      return { items: docs.map(toStored), total };
+    },
+
+    async init(): Promise<void> {
+      await Message.init();
+    },
+  };
+}
+
+export type MemoryRepository = ReturnType<typeof createMemoryRepository>;
