@@ -89,4 +89,16 @@ export const commonEnv = {
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).default(10000).description('How long SIGTERM waits for in-flight requests.'),
 } as const;
 
+/** The values `commonEnv` yields, for a service's config interface to extend. */
+export interface CommonConfig {
+  NODE_ENV: string;
+  LOG_LEVEL: string;
+  MONGODB_URI: string;
+  AUTH_DB: string;
+  API_KEY_CACHE_TTL_MS: number;
+  DB_SERVER_SELECTION_TIMEOUT_MS: number;
+  JSON_BODY_LIMIT: string;
+  SHUTDOWN_GRACE_MS: number;
+}
+
 export { Joi };

@@ -1,13 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { connectMongo, type Connection } from '@platform/db';
 import { createApiKeyRepository, type Principal } from '@platform/auth';
 import { createLogger, type Logger } from '@platform/logger';
+import { freePort } from './net';
+
+export { freePort };
 
 /** Where the local infrastructure listens (started by scripts/infra.sh). */
 export const testInfra = {
@@ -69,19 +72,6 @@ export function captureLogger(service = 'test'): { logger: Logger; lines: string
     },
   });
   return { logger: createLogger({ service, level: 'debug', stream }), lines };
-}
-
-/** A free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPort(port: number, timeoutMs: number): Promise<void> {
@@ -162,3 +152,4 @@ export async function privateFerretDb(): Promise<PrivateFerretDb> {
   return self;
 }
 export { startLocalServer, type LocalHandler, type LocalServer, type ReceivedRequest } from './local-server';
+export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process';

@@ -1,0 +1,83 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { freePort } from './net';
+
+export interface ServiceProcessOptions {
+  /** The compiled entry point, e.g. services/agent/dist/main.js. */
+  script: string;
+  /** Added to (and overriding) this process's environment. PORT is set by the helper. */
+  env?: Record<string, string>;
+  /** Port to listen on; a free one by default. */
+  port?: number;
+  /** Path that answers 200 once the service is ready. */
+  readyPath?: string;
+  timeoutMs?: number;
+}
+
+export interface ServiceProcess {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  port: number;
+  child: ChildProcess;
+  /** What the process wrote so far (stdout and stderr, last 64 KiB). */
+  output(): string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const MAX_OUTPUT = 64 * 1024;
+
+/**
+ * Starts a service as a real Node process (as in production: its own main.ts reading env) and waits until
+ * `readyPath` answers 200. Fails with the process's output when it exits or is not ready in time.
+ */
+export async function startServiceProcess(opts: ServiceProcessOptions): Promise<ServiceProcess> {
+  if (!existsSync(opts.script)) throw new Error(`${opts.script} does not exist: build first (pnpm build)`);
+  const port = opts.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  let output = '';
+  const child = spawn(process.execPath, [opts.script], {
+    env: { ...process.env, ...opts.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const self: ServiceProcess = {
+    url,
+    port,
+    child,
+    output: () => output,
+    async stop(graceMs = 5000) {
+      process.removeListener('exit', killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${opts.script} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`);
+    }
+    const ok = await fetch(url + (opts.readyPath ?? '/readyz'), { signal: AbortSignal.timeout(2000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) return self;
+    if (Date.now() > deadline) {
+      await self.stop(0);
+      throw new Error(`${opts.script} was not ready on ${url} in time:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
