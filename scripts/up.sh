@@ -9,18 +9,23 @@ pnpm run build >/dev/null
 
 # Local secrets, made once and kept out of git.
 DEV_ENV="$RUN_DIR/dev.env"
-if [ ! -f "$DEV_ENV" ]; then
-  echo "CREDENTIALS_ENCRYPTION_KEY=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("hex"))')" >"$DEV_ENV"
-fi
+(umask 077 && touch "$DEV_ENV")
+for var in CREDENTIALS_ENCRYPTION_KEY WEBHOOK_SECRET_ENCRYPTION_KEY; do
+  if ! grep -q "^$var=" "$DEV_ENV"; then
+    echo "$var=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("hex"))')" >>"$DEV_ENV"
+  fi
+done
 set -a
 # shellcheck disable=SC1090
 source "$DEV_ENV"
 MONGODB_URI="mongodb://127.0.0.1:${FERRETDB_PORT}"
 REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
+AGENT_SERVICE_URL="http://127.0.0.1:3002"
+PUBLIC_BASE_URL="http://127.0.0.1:3001"
 set +a
 
 # name:port of every service built so far.
-SERVICES=(agent:3002)
+SERVICES=(scheduler:3001 agent:3002)
 PIDS=()
 stop() {
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done

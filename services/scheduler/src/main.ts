@@ -1,0 +1,56 @@
+import { Redis } from 'ioredis';
+import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
+import { loadConfigOrExit } from '@platform/config';
+import { connectMongo, pingMongo, syncIndexes } from '@platform/db';
+import { listen, onShutdownSignal } from '@platform/http';
+import { createLogger } from '@platform/logger';
+import { createSecretBox, parseKey } from '@platform/secrets';
+import { createAgentClient } from './agents/agent.client';
+import { createApp } from './app';
+import { configSchema, type SchedulerServiceConfig } from './config';
+import { redisReadiness } from './readiness';
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit<SchedulerServiceConfig>(configSchema, process.env, 'scheduler');
+  const logger = createLogger({ service: 'scheduler', level: config.LOG_LEVEL });
+  const mongo = { uri: config.MONGODB_URI, serverSelectionTimeoutMS: config.DB_SERVER_SELECTION_TIMEOUT_MS, logger };
+  const db = await connectMongo({ ...mongo, dbName: config.MONGODB_DB, appName: 'scheduler' });
+  const authDb = await connectMongo({ ...mongo, dbName: config.AUTH_DB, appName: 'scheduler-auth' });
+  const keys = createApiKeyRepository(authDb);
+  // Lazy, and failing fast while Redis is away: readiness reports it, nothing waits on it.
+  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000 });
+  let redisDown = false; // log an outage once, not on every reconnect attempt
+  redis.on('error', (err: Error) => {
+    if (!redisDown) logger.warn('redis unreachable', { message: err.message });
+    redisDown = true;
+  });
+  redis.on('ready', () => {
+    if (redisDown) logger.info('redis reachable again');
+    redisDown = false;
+  });
+
+  const app = createApp({
+    logger,
+    db,
+    auth: createApiKeyAuth({ keys, cacheTtlMs: config.API_KEY_CACHE_TTL_MS }),
+    box: createSecretBox(parseKey(config.WEBHOOK_SECRET_ENCRYPTION_KEY)),
+    agents: createAgentClient({ baseUrl: config.AGENT_SERVICE_URL, timeoutMs: config.AGENT_SERVICE_TIMEOUT_MS, logger }),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    readiness: { mongodb: () => pingMongo(db), redis: redisReadiness(redis) },
+    jsonLimit: config.JSON_BODY_LIMIT,
+  });
+  await syncIndexes(db);
+  await keys.init();
+
+  const server = await listen(app, config.PORT, logger);
+  onShutdownSignal(logger, async () => {
+    await server.close(config.SHUTDOWN_GRACE_MS);
+    redis.disconnect();
+    await Promise.all([db.close(), authDb.close()]);
+  });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`scheduler: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

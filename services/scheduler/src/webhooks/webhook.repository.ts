@@ -1,0 +1,103 @@
+import { atomicUpdateOne, isObjectIdHex, type Connection } from '@platform/db';
+import { webhookModel, type WebhookDoc } from './webhook.model';
+import type { ListFilter, Owner, WebhookRecord } from './webhook.types';
+
+function toRecord(d: WebhookDoc): WebhookRecord {
+  return {
+    id: d._id.toHexString(),
+    user_id: d.user_id,
+    org_id: d.org_id,
+    agent_id: d.agent_id,
+    description: d.description ?? null,
+    secret_key_sealed: d.secret_key_sealed,
+    previous_secret_key_sealed: d.previous_secret_key_sealed ?? null,
+    previous_secret_expires_at: d.previous_secret_expires_at ?? null,
+    is_active: d.is_active,
+    created_at: d.created_at,
+    updated_at: d.updated_at ?? null,
+    last_triggered_at: d.last_triggered_at ?? null,
+    last_trigger_success: d.last_trigger_success ?? null,
+    trigger_count: d.trigger_count ?? 0,
+  };
+}
+
+const ownerOf = (owner: Owner) => ({ user_id: owner.user_id, org_id: owner.org_id });
+
+export interface NewWebhook {
+  agent_id: string;
+  description: string | null;
+  secret_key_sealed: string;
+}
+
+/**
+ * Webhooks in MongoDB, always scoped to their owner (user and org). Ids that are not 24-char lowercase hex match
+ * nothing. Every update goes through `atomicUpdateOne`: FerretDB's own updates are not atomic.
+ */
+export function createWebhookRepository(conn: Connection) {
+  const Webhook = webhookModel(conn);
+
+  /** Applies `$set` to the owner's webhook when it also matches `extra`; the updated record, or null. */
+  async function update(owner: Owner, id: string, extra: Record<string, unknown>, set: Partial<WebhookDoc>): Promise<WebhookRecord | null> {
+    if (!isObjectIdHex(id)) return null;
+    const d = await atomicUpdateOne(Webhook, { _id: id, ...ownerOf(owner), ...extra }, { $set: set });
+    return d ? toRecord(d) : null;
+  }
+
+  return {
+    /** True for an id in the webhook id format (24-char lowercase hex). */
+    isId: (id: string): boolean => isObjectIdHex(id),
+
+    async create(owner: Owner, fields: NewWebhook, now: Date): Promise<WebhookRecord> {
+      const doc = await Webhook.create({ ...fields, ...ownerOf(owner), created_at: now });
+      return toRecord(doc.toObject());
+    },
+
+    async get(owner: Owner, id: string): Promise<WebhookRecord | null> {
+      if (!isObjectIdHex(id)) return null;
+      const d = await Webhook.findOne({ _id: id, ...ownerOf(owner) }).lean<WebhookDoc>();
+      return d ? toRecord(d) : null;
+    },
+
+    async list(owner: Owner, f: ListFilter): Promise<{ items: WebhookRecord[]; total: number }> {
+      const filter: Record<string, unknown> = ownerOf(owner);
+      if (f.agent_id !== undefined) filter.agent_id = f.agent_id;
+      if (f.is_active !== undefined) filter.is_active = f.is_active;
+      const [docs, total] = await Promise.all([
+        Webhook.find(filter).sort({ created_at: -1, _id: -1 }).skip(f.skip).limit(f.limit).lean<WebhookDoc[]>(),
+        Webhook.countDocuments(filter),
+      ]);
+      return { items: docs.map(toRecord), total };
+    },
+
+    update: (owner: Owner, id: string, set: Partial<WebhookDoc>) => update(owner, id, {}, set),
+
+    /** Sets `is_active` only when it differs, so exactly one of concurrent callers changes it; null otherwise. */
+    setActiveIfNot: (owner: Owner, id: string, active: boolean, now: Date) =>
+      update(owner, id, { is_active: !active }, { is_active: active, updated_at: now }),
+
+    /** Replaces the secret only if it is still `expectedSealed` (compare-and-set); null when it changed meanwhile. */
+    rotateSecret: (owner: Owner, id: string, expectedSealed: string, nextSealed: string, previousExpiresAt: Date, now: Date) =>
+      update(
+        owner,
+        id,
+        { secret_key_sealed: expectedSealed },
+        {
+          secret_key_sealed: nextSealed,
+          previous_secret_key_sealed: expectedSealed,
+          previous_secret_expires_at: previousExpiresAt,
+          updated_at: now,
+        },
+      ),
+
+    async delete(owner: Owner, id: string): Promise<boolean> {
+      if (!isObjectIdHex(id)) return false;
+      return (await Webhook.deleteOne({ _id: id, ...ownerOf(owner) })).deletedCount === 1;
+    },
+
+    async init(): Promise<void> {
+      await Webhook.init();
+    },
+  };
+}
+
+export type WebhookRepository = ReturnType<typeof createWebhookRepository>;

@@ -1,0 +1,59 @@
+import { Router, type Request } from 'express';
+import { principalOf } from '@platform/auth';
+import { validate } from '@platform/http';
+import { bulkBody, createBody, listQuery, regenerateQuery, updateBody } from './webhook.schemas';
+import type { WebhookService } from './webhook.service';
+import type { CreateWebhookInput, ListFilter, UpdateWebhookInput } from './webhook.types';
+
+const BASE = '/agent-webhooks';
+/** The caller's key, present behind the auth middleware; forwarded to the agent service. */
+const apiKeyOf = (req: Request) => req.get('x-api-key') ?? '';
+
+/** /agent-webhooks routes. Handlers validate, call the service, respond. */
+export function createWebhookRoutes(service: WebhookService): Router {
+  const r = Router();
+
+  r.post(BASE, async (req, res) => {
+    const input = validate<CreateWebhookInput>(createBody, req.body, 'body');
+    res.status(201).json(await service.create(principalOf(req), apiKeyOf(req), input));
+  });
+
+  r.get(BASE, async (req, res) => {
+    res.json(await service.list(principalOf(req), validate<ListFilter>(listQuery, req.query, 'query')));
+  });
+
+  // Before the /:webhookId routes, so "pause-bulk" is never taken for an id.
+  r.post(`${BASE}/pause-bulk`, async (req, res) => {
+    const ids = validate<string[]>(bulkBody, req.body, 'body');
+    res.json(await service.pauseBulk(principalOf(req), ids));
+  });
+
+  r.get(`${BASE}/:webhookId`, async (req, res) => {
+    res.json(await service.get(principalOf(req), req.params.webhookId));
+  });
+
+  r.patch(`${BASE}/:webhookId`, async (req, res) => {
+    const input = validate<UpdateWebhookInput>(updateBody, req.body ?? {}, 'body');
+    res.json(await service.update(principalOf(req), req.params.webhookId, input));
+  });
+
+  r.delete(`${BASE}/:webhookId`, async (req, res) => {
+    await service.delete(principalOf(req), req.params.webhookId);
+    res.status(204).end();
+  });
+
+  r.post(`${BASE}/:webhookId/pause`, async (req, res) => {
+    res.json(await service.pause(principalOf(req), req.params.webhookId));
+  });
+
+  r.post(`${BASE}/:webhookId/resume`, async (req, res) => {
+    res.json(await service.resume(principalOf(req), req.params.webhookId));
+  });
+
+  r.post(`${BASE}/:webhookId/regenerate-secret`, async (req, res) => {
+    const { grace_seconds } = validate<{ grace_seconds: number }>(regenerateQuery, req.query, 'query');
+    res.json(await service.regenerateSecret(principalOf(req), req.params.webhookId, grace_seconds));
+  });
+
+  return r;
+}

@@ -1,0 +1,131 @@
+import { ConflictError, NotFoundError } from '@platform/errors';
+import type { SecretBox } from '@platform/secrets';
+import type { AgentDirectory } from '../agents/agent.client';
+import { pauseBulk } from './webhook.bulk';
+import type { WebhookRepository } from './webhook.repository';
+import { generateSecretKey, verificationSecrets, type WebhookSecrets } from './webhook.secrets';
+import type {
+  BulkPauseResult,
+  CreateWebhookInput,
+  ListFilter,
+  Owner,
+  UpdateWebhookInput,
+  Webhook,
+  WebhookList,
+  WebhookRecord,
+} from './webhook.types';
+
+export interface WebhookServiceDeps {
+  repo: WebhookRepository;
+  agents: AgentDirectory;
+  /** Seals signing secrets at rest. */
+  box: SecretBox;
+  clock: () => Date;
+  /** Public base URL of the scheduler; webhook_url is this + /webhook-trigger/<id>. */
+  publicBaseUrl: string;
+  newSecret?: () => string;
+}
+
+/** Agent ids are decimal integers below 2^53 (contract §1). */
+const AGENT_ID = /^[1-9][0-9]{0,15}$/;
+const isAgentId = (id: string) => AGENT_ID.test(id) && Number(id) <= Number.MAX_SAFE_INTEGER;
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const REGENERATE_ATTEMPTS = 5;
+
+/** Webhook rules: ownership, the agent check, sealed secrets and their rotation, pause and resume. */
+export function createWebhookService(deps: WebhookServiceDeps) {
+  const { repo, box, clock } = deps;
+  const newSecret = deps.newSecret ?? generateSecretKey;
+  const base = deps.publicBaseUrl.replace(/\/+$/, '');
+
+  const openSecrets = (r: WebhookRecord): WebhookSecrets => ({
+    secret_key: box.decrypt(r.secret_key_sealed),
+    previous_secret_key: r.previous_secret_key_sealed ? box.decrypt(r.previous_secret_key_sealed) : null,
+    previous_secret_expires_at: r.previous_secret_expires_at,
+  });
+
+  /** The spec's Webhook object: exactly its fields, the secret opened. */
+  function present(r: WebhookRecord): Webhook {
+    return {
+      id: r.id,
+      agent_id: r.agent_id,
+      user_id: r.user_id,
+      description: r.description,
+      webhook_url: `${base}/webhook-trigger/${r.id}`,
+      secret_key: box.decrypt(r.secret_key_sealed),
+      is_active: r.is_active,
+      created_at: r.created_at.toISOString(),
+      updated_at: iso(r.updated_at),
+      last_triggered_at: iso(r.last_triggered_at),
+      last_trigger_success: r.last_trigger_success,
+      trigger_count: r.trigger_count,
+    };
+  }
+
+  async function found(owner: Owner, id: string): Promise<WebhookRecord> {
+    const r = await repo.get(owner, id);
+    if (!r) throw new NotFoundError('Webhook');
+    return r;
+  }
+
+  /** Pause or resume: only a real change writes (and moves updated_at); repeating it returns the webhook as is. */
+  async function setActive(owner: Owner, id: string, active: boolean): Promise<Webhook> {
+    const changed = await repo.setActiveIfNot(owner, id, active, clock());
+    return present(changed ?? (await found(owner, id)));
+  }
+
+  return {
+    present,
+
+    /** `apiKey` is the caller's own key, forwarded to the agent service for the ownership check. */
+    async create(owner: Owner, apiKey: string, input: CreateWebhookInput): Promise<Webhook> {
+      if (!isAgentId(input.agent_id)) throw new NotFoundError('Agent');
+      await deps.agents.assertOwnedAgent(apiKey, input.agent_id);
+      const sealed = box.encrypt(newSecret());
+      const r = await repo.create(owner, { agent_id: input.agent_id, description: input.description ?? null, secret_key_sealed: sealed }, clock());
+      return present(r);
+    },
+
+    async list(owner: Owner, filter: ListFilter): Promise<WebhookList> {
+      const { items, total } = await repo.list(owner, filter);
+      return { webhooks: items.map(present), total };
+    },
+
+    get: async (owner: Owner, id: string): Promise<Webhook> => present(await found(owner, id)),
+
+    async update(owner: Owner, id: string, input: UpdateWebhookInput): Promise<Webhook> {
+      if (input.description === undefined) return present(await found(owner, id));
+      const r = await repo.update(owner, id, { description: input.description, updated_at: clock() });
+      if (!r) throw new NotFoundError('Webhook');
+      return present(r);
+    },
+
+    async delete(owner: Owner, id: string): Promise<void> {
+      if (!(await repo.delete(owner, id))) throw new NotFoundError('Webhook');
+    },
+
+    pause: (owner: Owner, id: string) => setActive(owner, id, false),
+    resume: (owner: Owner, id: string) => setActive(owner, id, true),
+
+    /** A new secret; the replaced one keeps verifying for `graceSeconds` (0: not at all). */
+    async regenerateSecret(owner: Owner, id: string, graceSeconds: number): Promise<Webhook> {
+      for (let i = 0; i < REGENERATE_ATTEMPTS; i++) {
+        const current = await found(owner, id);
+        const now = clock();
+        const expires = new Date(now.getTime() + graceSeconds * 1000);
+        const r = await repo.rotateSecret(owner, id, current.secret_key_sealed, box.encrypt(newSecret()), expires, now);
+        if (r) return present(r);
+      }
+      throw new ConflictError('The secret is being regenerated by another request; retry');
+    },
+
+    pauseBulk: (owner: Owner, ids: string[]): Promise<BulkPauseResult> => pauseBulk({ repo, clock, present }, owner, ids),
+
+    /** The secrets a trigger signature may use now (the current one, and the previous one within its grace). */
+    async validSecrets(owner: Owner, id: string): Promise<string[]> {
+      return verificationSecrets(openSecrets(await found(owner, id)), clock());
+    },
+  };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;

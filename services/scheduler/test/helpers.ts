@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Express } from 'express';
+import { Redis } from 'ioredis';
+import request from 'supertest';
+import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
+import { pingMongo, syncIndexes } from '@platform/db';
+import { createSecretBox, type SecretBox } from '@platform/secrets';
+import {
+  captureLogger,
+  createTestDatabases,
+  startServiceProcess,
+  testInfra,
+  type ServiceProcess,
+  type TestDatabases,
+} from '@platform/testing';
+import { createAgentClient } from '../src/agents/agent.client';
+import { createApp, createWebhooks, type AppDeps } from '../src/app';
+import { redisReadiness } from '../src/readiness';
+import type { WebhookService } from '../src/webhooks/webhook.service';
+
+export const PUBLIC_BASE_URL = 'https://hooks.example.test';
+const AGENT_MAIN = resolve(__dirname, '../../agent/dist/main.js');
+
+/** The real agent service as a process, on its own database, reading the test's auth database. */
+export async function startAgentService(dbs: TestDatabases): Promise<{ process: ServiceProcess; close(): Promise<void> }> {
+  const dbName = `${dbs.conn.name}_agent`;
+  const proc = await startServiceProcess({
+    script: AGENT_MAIN,
+    env: {
+      MONGODB_URI: testInfra.mongoUri,
+      MONGODB_DB: dbName,
+      AUTH_DB: dbs.authDb,
+      CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'warn',
+    },
+  });
+  return {
+    process: proc,
+    close: async () => {
+      await proc.stop();
+      await dbs.conn.useDb(dbName).dropDatabase().catch(() => undefined);
+    },
+  };
+}
+
+export interface SchedulerTestApp {
+  app: Express;
+  dbs: TestDatabases;
+  /** The webhook service over the same deps (database, box, clock) as the app. */
+  webhooks: WebhookService;
+  box: SecretBox;
+  /** Moves the app's clock forward. */
+  advanceClock(ms: number): void;
+  now(): Date;
+  lines: string[];
+  /** Base URL of the agent service the app asks. */
+  agentServiceUrl: string;
+  /** Creates an agent owned by `key`'s owner in the real agent service; its id. */
+  createAgent(key: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Ask this URL instead of a real agent service (none is started). */
+  agentServiceUrl?: string;
+  agentTimeoutMs?: number;
+  redisUrl?: string;
+  /** Another MongoDB server (e.g. a private FerretDB the test stops). */
+  mongoUri?: string;
+}
+
+/** The real scheduler app on a fresh database of the real server, beside a real agent service process. */
+export async function startSchedulerApp(opts: StartOptions = {}): Promise<SchedulerTestApp> {
+  const dbs = await createTestDatabases('scheduler', opts.mongoUri);
+  const agentService = opts.agentServiceUrl ? undefined : await startAgentService(dbs);
+  const agentServiceUrl = opts.agentServiceUrl ?? agentService!.process.url;
+  const { logger, lines } = captureLogger('scheduler');
+  const redis = new Redis(opts.redisUrl ?? testInfra.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  let offsetMs = 0;
+  const clock = () => new Date(Date.now() + offsetMs);
+  const box = createSecretBox(randomBytes(32));
+  const deps: AppDeps = {
+    logger,
+    db: dbs.conn,
+    auth: createApiKeyAuth({ keys: createApiKeyRepository(dbs.authConn), cacheTtlMs: 30_000 }),
+    box,
+    agents: createAgentClient({ baseUrl: agentServiceUrl, timeoutMs: opts.agentTimeoutMs ?? 5000, logger }),
+    publicBaseUrl: PUBLIC_BASE_URL,
+    readiness: { mongodb: () => pingMongo(dbs.conn), redis: redisReadiness(redis, 1000) },
+    clock,
+  };
+  const app = createApp(deps);
+  await syncIndexes(dbs.conn);
+  return {
+    app,
+    dbs,
+    webhooks: createWebhooks(deps),
+    box,
+    advanceClock: (ms) => {
+      offsetMs += ms;
+    },
+    now: clock,
+    lines,
+    agentServiceUrl,
+    async createAgent(key) {
+      const res = await request(agentServiceUrl)
+        .post('/v3/agents/')
+        .set('x-api-key', key)
+        .send({ name: 'Webhook target', system_prompt: 'You are helpful.', provider_id: 'openai', model: 'gpt-4o-mini' });
+      if (res.status !== 201) throw new Error(`agent create answered ${res.status}: ${res.text}`);
+      return String(res.body.agent_id);
+    },
+    async close() {
+      redis.disconnect();
+      await agentService?.close();
+      await dbs.cleanup();
+    },
+  };
+}
+
+/** The exact keys of the spec's Webhook object. */
+export const WEBHOOK_KEYS = [
+  'agent_id',
+  'created_at',
+  'description',
+  'id',
+  'is_active',
+  'last_trigger_success',
+  'last_triggered_at',
+  'secret_key',
+  'trigger_count',
+  'updated_at',
+  'user_id',
+  'webhook_url',
+];
+
+export const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+export const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;

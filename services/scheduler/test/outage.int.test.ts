@@ -1,0 +1,68 @@
+import request from 'supertest';
+import { freePort, privateFerretDb, type PrivateFerretDb } from '@platform/testing';
+import { startSchedulerApp, type SchedulerTestApp } from './helpers';
+
+// MongoDB outage on a FerretDB process of this file's own, so stopping it disturbs no other test file.
+describe('MongoDB down', () => {
+  let db: PrivateFerretDb;
+  let t: SchedulerTestApp;
+  let key: string;
+
+  beforeAll(async () => {
+    db = await privateFerretDb();
+    t = await startSchedulerApp({ mongoUri: db.uri, agentServiceUrl: `http://127.0.0.1:${await freePort()}` });
+    key = await t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
+  }, 60_000);
+  afterAll(async () => {
+    await db.start().catch(() => undefined);
+    await t.close().catch(() => undefined);
+    await db.stop();
+  }, 60_000);
+
+  it('answers 503 within 5 s, readiness says so, and it recovers', async () => {
+    const id = 'a'.repeat(24);
+    expect((await request(t.app).get(`/agent-webhooks/${id}`).set('x-api-key', key)).status).toBe(404);
+    await db.stop();
+    const calls = [
+      () => request(t.app).get('/agent-webhooks/').set('x-api-key', key),
+      () => request(t.app).get(`/agent-webhooks/${id}`).set('x-api-key', key),
+      () => request(t.app).post(`/agent-webhooks/${id}/pause`).set('x-api-key', key),
+      () => request(t.app).post('/agent-webhooks/pause-bulk/').set('x-api-key', key).send([id]),
+    ];
+    for (const call of calls) {
+      const started = Date.now();
+      const res = await call();
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ detail: 'Service unavailable' });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    }
+    const ready = await request(t.app).get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks).toEqual({ mongodb: 'unavailable', redis: 'ok' });
+
+    await db.start();
+    let status = 0;
+    for (let i = 0; i < 60 && status !== 200; i++) {
+      status = (await request(t.app).get('/agent-webhooks/').set('x-api-key', key)).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status).toBe(200);
+  }, 60_000);
+});
+
+describe('Redis down', () => {
+  let t: SchedulerTestApp;
+  beforeAll(async () => {
+    t = await startSchedulerApp({ redisUrl: `redis://127.0.0.1:${await freePort()}`, agentServiceUrl: 'http://127.0.0.1:1' });
+  }, 60_000);
+  afterAll(() => t.close(), 30_000);
+
+  it('readiness reports Redis unavailable within its timeout; liveness stays up', async () => {
+    const started = Date.now();
+    const ready = await request(t.app).get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toEqual({ status: 'unavailable', checks: { mongodb: 'ok', redis: 'unavailable' } });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect((await request(t.app).get('/healthz')).status).toBe(200);
+  });
+});
