@@ -18,6 +18,8 @@ export interface HttpAppOptions {
   /** Routers that need the raw body (e.g. signed webhooks). Mounted before the JSON parser. */
   rawRoutes?: Router[];
   readiness?: Record<string, ReadinessCheck>;
+  /** Liveness beyond "the process answers" (e.g. a worker still consuming); false → /healthz 503. */
+  liveness?: () => boolean | Promise<boolean>;
   openapi?: Record<string, unknown>;
   /** Largest JSON body (bytes or a size string such as "1mb"); larger → 413. */
   jsonLimit?: string | number;
@@ -65,8 +67,9 @@ export function createHttpApp(opts: HttpAppOptions): { app: Express; registry: R
   app.use(middleware);
   app.use(helmet({ contentSecurityPolicy: { useDefaults: true, directives: { 'upgrade-insecure-requests': null } } }));
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+  app.get('/healthz', async (_req, res) => {
+    const alive = opts.liveness ? await Promise.resolve().then(opts.liveness).catch(() => false) : true;
+    res.status(alive ? 200 : 503).json({ status: alive ? 'ok' : 'unhealthy' });
   });
   app.get('/readyz', async (_req, res) => {
     const entries = await Promise.all(

@@ -151,5 +151,8 @@ export async function privateFerretDb(): Promise<PrivateFerretDb> {
   });
   return self;
 }
-export { startLocalServer, type LocalHandler, type LocalServer, type ReceivedRequest } from './local-server';
+
 export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process';
+export { startLocalServer, type LocalHandler, type LocalServer, type ReceivedRequest } from './local-server';
+export { privateRedis, type PrivateRedis } from './private-redis';
+export { startFakeLlm, type FakeLlm, type Scripted } from './fake-llm';

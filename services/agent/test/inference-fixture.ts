@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startFakeLlm, type FakeLlm } from './fake-llm';
+import { startFakeLlm, type FakeLlm } from '@platform/testing';
 import { agentBody, startAgentApp, type AgentTestApp, type AgentTestOptions } from './helpers';
 
 /** Provider keys shaped like real ones (and unlike our `sk_` keys, so log redaction does not hide a leak). */

@@ -3,9 +3,15 @@ import type { ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
+import type { Queue } from '@platform/queue';
+import { createExecutionRepository, createIdempotencyStore, enqueueAgentRun, type AgentRunJob, type WebhookStats } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
+import { createExecutionRoutes } from './executions/execution.routes';
 import type { AgentDirectory } from './agents/agent.client';
 import { openapi } from './openapi';
+import { createTriggerRepository } from './triggers/trigger.repository';
+import { createTriggerRoutes } from './triggers/trigger.routes';
+import { createTriggerService } from './triggers/trigger.service';
 import { createWebhookRepository } from './webhooks/webhook.repository';
 import { createWebhookRoutes } from './webhooks/webhook.routes';
 import { createWebhookService, type WebhookService } from './webhooks/webhook.service';
@@ -22,8 +28,23 @@ export interface AppDeps {
   /** Public base URL of this service, for webhook_url. */
   publicBaseUrl: string;
   readiness: Record<string, ReadinessCheck>;
+  /** Producer side of the `agent-runs` queue. */
+  queue: Queue<AgentRunJob>;
+  /** Webhook trigger statistics (coalesced writes; main flushes them on shutdown). */
+  stats: WebhookStats;
+  triggers?: TriggerSettings;
   clock?: () => Date;
   jsonLimit?: string;
+}
+
+/** How triggered runs are queued. */
+export interface TriggerSettings {
+  /** Attempts of a run: 1 + retries of transient failures (default 3). */
+  maxAttempts?: number;
+  /** How long a trigger waits for Redis before leaving the run to the outbox (default 1000 ms). */
+  enqueueTimeoutMs?: number;
+  /** First retry delay, doubling per attempt (default 2000 ms). */
+  retryBackoffMs?: number;
 }
 
 /** The webhook service over `deps` (what the routes use; also what the trigger will verify secrets with). */
@@ -39,13 +60,31 @@ export function createWebhooks(deps: AppDeps): WebhookService {
 
 /** Assembles the scheduler service. Pure: every connection arrives in `deps`. */
 export function createApp(deps: AppDeps): Express {
+  const clock = deps.clock ?? (() => new Date());
+  const webhooks = createWebhooks(deps);
+  const executions = createExecutionRepository(deps.db);
+  const settings = { timeoutMs: deps.triggers?.enqueueTimeoutMs ?? 1_000, backoffMs: deps.triggers?.retryBackoffMs ?? 2_000 };
+  const trigger = createTriggerService({
+    targets: createTriggerRepository(deps.db),
+    executions,
+    idempotency: createIdempotencyStore(deps.db),
+    stats: deps.stats,
+    box: deps.box,
+    enqueue: (exec) => enqueueAgentRun(deps.queue, exec, settings),
+    maxAttempts: deps.triggers?.maxAttempts ?? 3,
+    clock,
+    logger: deps.logger,
+  });
+
   const routes = Router();
-  routes.use(createWebhookRoutes(createWebhooks(deps)));
+  routes.use(createExecutionRoutes({ executions, ownWebhook: (owner, id) => webhooks.get(owner, id), clock }));
+  routes.use(createWebhookRoutes(webhooks));
 
   return createHttpApp({
     service: 'scheduler',
     logger: deps.logger,
     routes,
+    rawRoutes: [createTriggerRoutes(trigger)],
     protect: { paths: ['/agent-webhooks'], middleware: deps.auth.middleware },
     readiness: deps.readiness,
     openapi,

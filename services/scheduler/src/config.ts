@@ -28,12 +28,22 @@ export const configSchema = Joi.object({
     .required()
     .pattern(KEY_32_BYTES)
     .description('32-byte key (64 hex chars or base64) that encrypts webhook signing secrets at rest (AES-256-GCM).'),
+  QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9:_-]{1,64}$/).default('bull').description('Redis key prefix of the queues (same as the worker’s).'),
+  TRIGGER_MAX_ATTEMPTS: Joi.number().integer().min(1).max(10).default(3).description('Attempts of a webhook run: 1 + retries of transient failures.'),
+  ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(10000).default(1000).description('How long a trigger waits for Redis before leaving its run to the outbox.'),
+  RETRY_BACKOFF_MS: Joi.number().integer().min(10).max(600000).default(2000).description('First retry delay of a failed run; doubles per attempt.'),
+  OUTBOX_INTERVAL_MS: Joi.number().integer().min(100).max(60000).default(2000).description('How often runs stored while Redis was down are enqueued.'),
   ...commonEnv,
 });
 
 export interface SchedulerServiceConfig extends CommonConfig {
   PORT: number;
   MONGODB_DB: string;
+  QUEUE_PREFIX: string;
+  TRIGGER_MAX_ATTEMPTS: number;
+  ENQUEUE_TIMEOUT_MS: number;
+  RETRY_BACKOFF_MS: number;
+  OUTBOX_INTERVAL_MS: number;
   REDIS_URL: string;
   PUBLIC_BASE_URL: string;
   AGENT_SERVICE_URL: string;

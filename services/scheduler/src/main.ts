@@ -1,12 +1,14 @@
-import { Redis } from 'ioredis';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { loadConfigOrExit } from '@platform/config';
 import { connectMongo, pingMongo, syncIndexes } from '@platform/db';
 import { listen, onShutdownSignal } from '@platform/http';
 import { createLogger } from '@platform/logger';
+import { closeWithin, createQueue, producerConnection, QUEUE_NAMES } from '@platform/queue';
+import { createExecutionRepository, createWebhookStats, enqueueAgentRun, type AgentRunJob } from '@platform/scheduling';
 import { createSecretBox, parseKey } from '@platform/secrets';
 import { createAgentClient } from './agents/agent.client';
 import { createApp } from './app';
+import { createOutboxSweeper } from './triggers/outbox.sweeper';
 import { configSchema, type SchedulerServiceConfig } from './config';
 import { redisReadiness } from './readiness';
 
@@ -18,7 +20,9 @@ async function main(): Promise<void> {
   const authDb = await connectMongo({ ...mongo, dbName: config.AUTH_DB, appName: 'scheduler-auth' });
   const keys = createApiKeyRepository(authDb);
   // Lazy, and failing fast while Redis is away: readiness reports it, nothing waits on it.
-  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000 });
+  const redis = producerConnection(config.REDIS_URL);
+  const queue = createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, redis, {}, config.QUEUE_PREFIX);
+  queue.on('error', () => undefined); // reported once through the connection's handler below
   let redisDown = false; // log an outage once, not on every reconnect attempt
   redis.on('error', (err: Error) => {
     if (!redisDown) logger.warn('redis unreachable', { message: err.message });
@@ -29,6 +33,7 @@ async function main(): Promise<void> {
     redisDown = false;
   });
 
+  const stats = createWebhookStats(db, logger);
   const app = createApp({
     logger,
     db,
@@ -38,13 +43,28 @@ async function main(): Promise<void> {
     publicBaseUrl: config.PUBLIC_BASE_URL,
     readiness: { mongodb: () => pingMongo(db), redis: redisReadiness(redis) },
     jsonLimit: config.JSON_BODY_LIMIT,
+    queue,
+    stats,
+    triggers: { maxAttempts: config.TRIGGER_MAX_ATTEMPTS, enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS, retryBackoffMs: config.RETRY_BACKOFF_MS },
   });
+  // The outbox: runs accepted while Redis was down are enqueued once it is back.
+  const sweep = createOutboxSweeper({
+    executions: createExecutionRepository(db),
+    enqueue: (exec) => enqueueAgentRun(queue, exec, { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: config.RETRY_BACKOFF_MS }),
+    hasJob: async (id) => Boolean(await queue.getJob(id)),
+    clock: () => new Date(),
+    logger,
+    graceMs: Math.max(3 * config.ENQUEUE_TIMEOUT_MS, 3000),
+  });
+  const outbox = setInterval(() => void sweep(), config.OUTBOX_INTERVAL_MS);
   await syncIndexes(db);
   await keys.init();
 
   const server = await listen(app, config.PORT, logger);
   onShutdownSignal(logger, async () => {
+    clearInterval(outbox);
     await server.close(config.SHUTDOWN_GRACE_MS);
+    await closeWithin(2_000, () => stats.flush(), () => queue.close());
     redis.disconnect();
     await Promise.all([db.close(), authDb.close()]);
   });

@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Express } from 'express';
-import { Redis } from 'ioredis';
 import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
+import { createQueue, producerConnection, QUEUE_NAMES } from '@platform/queue';
+import { createWebhookStats, type AgentRunJob } from '@platform/scheduling';
 import { createSecretBox, type SecretBox } from '@platform/secrets';
 import {
   captureLogger,
   createTestDatabases,
   startServiceProcess,
   testInfra,
+  uniqueName,
   type ServiceProcess,
   type TestDatabases,
 } from '@platform/testing';
@@ -76,8 +78,10 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
   const agentService = opts.agentServiceUrl ? undefined : await startAgentService(dbs);
   const agentServiceUrl = opts.agentServiceUrl ?? agentService!.process.url;
   const { logger, lines } = captureLogger('scheduler');
-  const redis = new Redis(opts.redisUrl ?? testInfra.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const redis = producerConnection(opts.redisUrl ?? testInfra.redisUrl);
   redis.on('error', () => undefined);
+  const queue = createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, redis, {}, uniqueName('q'));
+  queue.on('error', () => undefined);
   let offsetMs = 0;
   const clock = () => new Date(Date.now() + offsetMs);
   const box = createSecretBox(randomBytes(32));
@@ -90,6 +94,8 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
     publicBaseUrl: PUBLIC_BASE_URL,
     readiness: { mongodb: () => pingMongo(dbs.conn), redis: redisReadiness(redis, 1000) },
     clock,
+    queue,
+    stats: createWebhookStats(dbs.conn, logger),
   };
   const app = createApp(deps);
   await syncIndexes(dbs.conn);
@@ -113,6 +119,7 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
       return String(res.body.agent_id);
     },
     async close() {
+      await queue.close().catch(() => undefined);
       redis.disconnect();
       await agentService?.close();
       await dbs.cleanup();

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { startLocalServer, type LocalServer, type ReceivedRequest } from '@platform/testing';
+import { startLocalServer, type LocalServer, type ReceivedRequest } from './local-server';
 
 /** A scripted answer; `hang` accepts the request and never answers. */
 export type Scripted = { status?: number; headers?: Record<string, string>; body?: unknown } | 'hang';

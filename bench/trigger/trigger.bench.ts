@@ -1,0 +1,132 @@
+/**
+ * Signed webhook triggers at fixed concurrency against the real scheduler process, with the worker and the agent
+ * service running and the LLM replaced by a local instant OpenAI-protocol server. Reports accepted triggers/s, p50
+ * and p99 of the 202 and completed runs/s, each beside a minimal Express route measured in the same run.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import {
+  createTestDatabases,
+  startFakeLlm,
+  startServiceProcess,
+  testInfra,
+  uniqueName,
+  type ServiceProcess,
+} from '@platform/testing';
+
+const TOTAL = Number(process.env.BENCH_TRIGGERS ?? 2_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const ROOT = resolve(__dirname, '../../../..'); // from bench/dist/bench/trigger
+const entry = (service: string) => resolve(ROOT, `services/${service}/dist/main.js`);
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+interface Load {
+  seconds: number;
+  latencies: number[];
+  statuses: Map<number, number>;
+}
+
+/** `total` POSTs by `concurrency` loops over keep-alive connections; each request built by `make(i)`. */
+async function load(url: string, make: (i: number) => { body: string; headers: Record<string, string> }): Promise<Load> {
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let i = next++; i < TOTAL; i = next++) {
+        const { body, headers } = make(i);
+        const t = performance.now();
+        const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+        await res.arrayBuffer();
+        latencies.push(performance.now() - t);
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      }
+    }),
+  );
+  return { seconds: (performance.now() - started) / 1000, latencies, statuses };
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+function summary(l: Load) {
+  const s = [...l.latencies].sort((a, b) => a - b);
+  return { rps: TOTAL / l.seconds, p50: pct(s, 50), p99: pct(s, 99) };
+}
+
+async function main(): Promise<void> {
+  const dbs = await createTestDatabases('bench_trigger');
+  const llm = await startFakeLlm('openai');
+  const internal = randomBytes(32).toString('hex');
+  const prefix = uniqueName('benchq');
+  const common = { MONGODB_URI: testInfra.mongoUri, AUTH_DB: dbs.authDb, LOG_LEVEL: 'warn' };
+  const procs: ServiceProcess[] = [];
+  try {
+    const agent = await startServiceProcess({
+      script: entry('agent'),
+      env: { ...common, MONGODB_DB: `${dbs.conn.name}_agent`, CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'), INTERNAL_SERVICE_SECRET: internal, OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}` },
+    });
+    procs.push(agent);
+    const scheduler = await startServiceProcess({
+      script: entry('scheduler'),
+      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: testInfra.redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: agent.url, WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
+    });
+    procs.push(scheduler);
+    const worker = await startServiceProcess({
+      script: entry('worker'),
+      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: testInfra.redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: agent.url, INTERNAL_SERVICE_SECRET: internal, WORKER_CONCURRENCY: '16' },
+    });
+    procs.push(worker);
+    const baseline = await startServiceProcess({ script: resolve(__dirname, 'baseline-server.js') });
+    procs.push(baseline);
+
+    const key = await dbs.mintKey({ user_id: 'bench', org_id: 'bench' });
+    const post = async (url: string, body: unknown) => {
+      const res = await fetch(url, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as Record<string, string>;
+    };
+    const cred = await post(`${agent.url}/v3/providers/credentials`, { name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-bench', base_url: llm.baseUrl } });
+    const ag = await post(`${agent.url}/v3/agents/`, { name: 'bench', system_prompt: 'Echo.', provider_id: 'openai', model: 'm', llm_credential_id: cred.credential_id });
+    const hook = await post(`${scheduler.url}/agent-webhooks/`, { agent_id: ag.agent_id });
+    const secret = Buffer.from(hook.secret_key ?? '', 'utf8');
+    const bodyOf = (i: number) => JSON.stringify({ event: 'order.created', order: i, note: 'x'.repeat(200) });
+
+    out(`bench/trigger: ${TOTAL} requests, concurrency ${CONCURRENCY}, 1 scheduler + 1 worker (concurrency 16) + agent service, instant local LLM`);
+    const base = summary(await load(`${baseline.url}/x`, (i) => ({ body: bodyOf(i), headers: {} })));
+
+    const started = performance.now();
+    const run = await load(`${scheduler.url}/webhook-trigger/${hook.id}`, (i) => {
+      const body = bodyOf(i);
+      return { body, headers: { 'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` } };
+    });
+    const accepted = run.statuses.get(202) ?? 0;
+    const executions = dbs.conn.collection('executions');
+    let done = 0;
+    const deadline = Date.now() + 600_000;
+    while (done < accepted && Date.now() < deadline) {
+      done = await executions.countDocuments({ status: { $in: ['succeeded', 'failed'] } });
+      if (done < accepted) await new Promise((r) => setTimeout(r, 100));
+    }
+    const completeSeconds = (performance.now() - started) / 1000;
+    const succeeded = await executions.countDocuments({ status: 'succeeded' });
+    const trig = summary(run);
+    const f = (n: number, d = 1) => n.toFixed(d);
+    out(`statuses: ${JSON.stringify(Object.fromEntries(run.statuses))}; runs succeeded ${succeeded}/${accepted}`);
+    out(`minimal Express route : ${f(base.rps, 0)} req/s, p50 ${f(base.p50)} ms, p99 ${f(base.p99)} ms`);
+    out(`trigger → 202         : ${f(trig.rps, 0)} triggers/s (${f(trig.rps / base.rps, 2)}× baseline), p50 ${f(trig.p50)} ms (${f(trig.p50 / base.p50, 1)}×), p99 ${f(trig.p99)} ms (${f(trig.p99 / base.p99, 1)}×)`);
+    out(`completed runs        : ${f(done / completeSeconds, 0)} runs/s end to end (${f(done / completeSeconds / base.rps, 3)}× baseline req/s), ${done} in ${f(completeSeconds)} s`);
+  } finally {
+    await Promise.all(procs.map((p) => p.stop(5_000)));
+    await llm.close();
+    await dbs.conn.useDb(`${dbs.conn.name}_agent`).dropDatabase().catch(() => undefined);
+    await dbs.cleanup();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench/trigger failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

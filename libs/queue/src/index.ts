@@ -1,0 +1,109 @@
+import { Queue, Worker, type JobsOptions, type Processor, type WorkerOptions } from 'bullmq';
+import IORedis from 'ioredis';
+
+export { Queue, Worker, IORedis };
+export type { Job, JobsOptions, Processor } from 'bullmq';
+
+/** The queues between the scheduler and the worker. */
+export const QUEUE_NAMES = { agentRuns: 'agent-runs', httpCalls: 'http-calls' } as const;
+
+const retryStrategy = (attempt: number) => Math.min(attempt * 200, 2_000);
+
+/**
+ * A connection for producers (API processes). It fails fast while Redis is down (no offline queue, one retry),
+ * so a request never hangs on Redis and the caller can fall back, e.g. leave an execution queued for a sweeper.
+ */
+export function producerConnection(url: string): IORedis {
+  return new IORedis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000, retryStrategy, lazyConnect: false });
+}
+
+/** A connection for workers: BullMQ needs `maxRetriesPerRequest: null` so blocking commands survive reconnects. */
+export function workerConnection(url: string): IORedis {
+  return new IORedis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, connectTimeout: 5_000, retryStrategy });
+}
+
+/** Bounded retention of finished jobs: the executions collection, not Redis, is the record of runs. */
+export const defaultJobOptions: JobsOptions = {
+  attempts: 1,
+  removeOnComplete: { count: 1_000, age: 24 * 3600 },
+  removeOnFail: { count: 5_000, age: 7 * 24 * 3600 },
+};
+
+/** Key prefix of every queue in Redis; deployments (and test files) sharing one Redis use different prefixes. */
+export const DEFAULT_PREFIX = 'bull';
+
+export function createQueue<T>(name: string, connection: IORedis, jobOptions: JobsOptions = {}, prefix = DEFAULT_PREFIX): Queue<T> {
+  return new Queue<T>(name, { connection, prefix, defaultJobOptions: { ...defaultJobOptions, ...jobOptions } });
+}
+
+export interface WorkerSettings {
+  concurrency?: number;
+  /** How long a job's lock lasts without renewal; a worker that dies loses its jobs to the stalled check after it. */
+  lockDuration?: number;
+  stalledInterval?: number;
+  /** A job that stalls more often than this is failed instead of retried forever. */
+  maxStalledCount?: number;
+  prefix?: string;
+}
+
+/** A BullMQ worker with production settings: stalled-job detection and bounded retention. */
+export function createWorker<T>(name: string, processor: Processor<T>, connection: IORedis, s: WorkerSettings = {}): Worker<T> {
+  const opts: WorkerOptions = {
+    connection,
+    prefix: s.prefix ?? DEFAULT_PREFIX,
+    concurrency: s.concurrency ?? 8,
+    lockDuration: s.lockDuration ?? 60_000,
+    stalledInterval: s.stalledInterval ?? 30_000,
+    maxStalledCount: s.maxStalledCount ?? 1,
+    removeOnComplete: defaultJobOptions.removeOnComplete as { count: number; age: number },
+    removeOnFail: defaultJobOptions.removeOnFail as { count: number; age: number },
+  };
+  return new Worker<T>(name, processor, opts);
+}
+
+/** Thrown when Redis did not take a job in time. */
+export class EnqueueTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`queue did not accept the job within ${ms} ms`);
+    this.name = 'EnqueueTimeoutError';
+  }
+}
+
+/**
+ * Adds a job or fails within `ms`. BullMQ waits for a connection indefinitely, which an HTTP request must not.
+ * A job that Redis takes after the deadline is harmless when consumers are idempotent on the job id.
+ */
+export async function addWithin<T>(queue: Queue<T>, ms: number, name: string, data: T, opts?: JobsOptions): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EnqueueTimeoutError(ms)), ms);
+    timer.unref();
+  });
+  const add = (queue as unknown as Queue<unknown>).add(name, data, opts);
+  add.catch(() => undefined);
+  try {
+    const job = await Promise.race([add, timeout]);
+    return String(job.id);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs every close; resolves false when they did not all finish within `ms` (the caller then exits anyway). */
+export async function closeWithin(ms: number, ...closers: (() => Promise<unknown>)[]): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  const done = Promise.allSettled(closers.map((c) => c())).then(() => true as const);
+  const result = await Promise.race([done, timeout]);
+  clearTimeout(timer);
+  return result;
+}
+
+/** True when Redis answers PING within `timeoutMs`. For readiness checks. */
+export async function pingRedis(conn: IORedis, timeoutMs = 1_000): Promise<boolean> {
+  const timer = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+  return Promise.race([conn.ping().then((r) => r === 'PONG', () => false), timer]);
+}

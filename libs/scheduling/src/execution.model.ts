@@ -1,0 +1,65 @@
+import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+import type { ExecutionKind, ExecutionStatus } from './execution.types';
+
+export interface ExecutionDoc {
+  _id: mongoose.Types.ObjectId;
+  kind: ExecutionKind;
+  webhook_id: string | null;
+  schedule_id: string | null;
+  agent_id: string | null;
+  user_id: string;
+  org_id: string;
+  session_id: string | null;
+  status: ExecutionStatus;
+  success: boolean | null;
+  attempt: number;
+  max_attempts: number;
+  scheduled_for: Date | null;
+  triggered_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  duration_ms: number | null;
+  payload: unknown;
+  response_status: number | null;
+  response_output: string | null;
+  error_message: string | null;
+}
+
+const { Mixed } = mongoose.Schema.Types;
+const str = { type: String, default: null };
+const date = { type: Date, default: null };
+const num = { type: Number, default: null };
+
+const schema = new mongoose.Schema<ExecutionDoc>(
+  {
+    kind: { type: String, required: true },
+    webhook_id: str,
+    schedule_id: str,
+    agent_id: str,
+    user_id: { type: String, required: true },
+    org_id: { type: String, required: true },
+    session_id: str,
+    status: { type: String, required: true },
+    success: { type: Boolean, default: null },
+    attempt: { type: Number, default: 0 },
+    max_attempts: { type: Number, required: true },
+    scheduled_for: date,
+    triggered_at: { type: Date, required: true },
+    started_at: date,
+    finished_at: date,
+    duration_ms: num,
+    payload: { type: Mixed, default: null },
+    response_status: num,
+    response_output: str,
+    error_message: str,
+  },
+  { versionKey: false, minimize: false },
+);
+schema.index({ webhook_id: 1, triggered_at: -1 });
+schema.index({ user_id: 1, org_id: 1, triggered_at: -1 });
+schema.index({ user_id: 1, org_id: 1, agent_id: 1, triggered_at: -1 });
+schema.index({ status: 1, triggered_at: 1 });
+
+export function executionModel(conn: Connection): Model<ExecutionDoc> {
+  return modelFor(conn, 'Execution', schema, 'executions');
+}

@@ -1,0 +1,68 @@
+export type ExecutionKind = 'webhook' | 'agent_schedule' | 'http_schedule';
+export type ExecutionStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped';
+
+/** The largest `response_output` kept, in bytes of UTF-8 (contract: 64 KiB). */
+export const MAX_OUTPUT_BYTES = 64 * 1024;
+
+/** An execution as the contract shows it (webhook and schedule runs alike). */
+export interface Execution {
+  id: string;
+  kind: ExecutionKind;
+  webhook_id: string | null;
+  schedule_id: string | null;
+  agent_id: string | null;
+  user_id: string;
+  session_id: string | null;
+  status: ExecutionStatus;
+  success: boolean | null;
+  attempt: number;
+  max_attempts: number;
+  scheduled_for: string | null;
+  triggered_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  duration_ms: number | null;
+  payload: unknown;
+  response_status: number | null;
+  response_output: string | null;
+  error_message: string | null;
+}
+
+/** Server-side fields that are not part of the public object. */
+export interface ExecutionRecord extends Execution {
+  org_id: string;
+}
+
+export interface NewExecution {
+  kind: ExecutionKind;
+  webhook_id?: string | null;
+  schedule_id?: string | null;
+  agent_id?: string | null;
+  user_id: string;
+  org_id: string;
+  payload: unknown;
+  max_attempts: number;
+  scheduled_for?: Date | null;
+}
+
+/** The outcome of one attempt. */
+export interface RunOutcome {
+  success: boolean;
+  response_status: number | null;
+  response_output: string | null;
+  error_message: string | null;
+}
+
+/** What a job on the `agent-runs` queue carries: ids only, never secrets or bodies. */
+export interface AgentRunJob {
+  execution_id: string;
+}
+
+/** Cuts a string to at most `max` bytes of UTF-8 without splitting a character. */
+export function capUtf8(text: string, max = MAX_OUTPUT_BYTES): string {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= max) return text;
+  let end = max;
+  while (end > 0 && ((buf[end] ?? 0) & 0xc0) === 0x80) end--;
+  return buf.subarray(0, end).toString('utf8');
+}

@@ -1,0 +1,114 @@
+import { connectMongo, type Connection } from '@platform/db';
+import {
+  capUtf8,
+  createExecutionRepository,
+  createIdempotencyStore,
+  IDEMPOTENCY_WINDOW_MS,
+  presentExecution,
+  type ExecutionRepository,
+} from '@platform/scheduling';
+import { testInfra, uniqueName } from '@platform/testing';
+
+let conn: Connection;
+let repo: ExecutionRepository;
+const owner = { user_id: 'u1', org_id: 'o1' };
+const now = new Date('2026-01-01T00:00:00Z');
+const ok = { success: true, response_status: 200, response_output: 'done', error_message: null };
+
+beforeAll(async () => {
+  conn = await connectMongo({ uri: testInfra.mongoUri, dbName: uniqueName('sched') });
+  repo = createExecutionRepository(conn);
+  await repo.init();
+});
+afterAll(async () => {
+  await conn.dropDatabase();
+  await conn.close();
+});
+
+const newWebhookRun = () =>
+  repo.create({ kind: 'webhook', webhook_id: 'w1', agent_id: '7', ...owner, payload: { a: 1 }, max_attempts: 3 }, now);
+
+test('a new execution is queued, with a session of its own', async () => {
+  const e = await newWebhookRun();
+  expect(e).toMatchObject({ status: 'queued', attempt: 0, success: null, session_id: `execution-${e.id}` });
+  expect(Object.keys(presentExecution(e)).sort()).toEqual(
+    [
+      'id', 'kind', 'webhook_id', 'schedule_id', 'agent_id', 'user_id', 'session_id', 'status', 'success', 'attempt',
+      'max_attempts', 'scheduled_for', 'triggered_at', 'started_at', 'finished_at', 'duration_ms', 'payload',
+      'response_status', 'response_output', 'error_message',
+    ].sort(),
+  );
+});
+
+test('the outbox sees executions still queued after the grace, not younger ones nor started ones', async () => {
+  const e = await newWebhookRun();
+  const later = new Date(now.getTime() + 10_000);
+  expect((await repo.pendingEnqueue(later, 1000)).map((x) => x.id)).toContain(e.id);
+  expect((await repo.pendingEnqueue(now, 1000)).map((x) => x.id)).not.toContain(e.id);
+  await repo.claim(e.id, later);
+  expect((await repo.pendingEnqueue(later, 1000)).map((x) => x.id)).not.toContain(e.id);
+});
+
+test('concurrent claims and finishes: exactly one attempt ends the execution', async () => {
+  const e = await newWebhookRun();
+  const claimed = await repo.claim(e.id, now);
+  expect(claimed).toMatchObject({ status: 'running', attempt: 1 });
+  const finishes = await Promise.all(
+    Array.from({ length: 8 }, () => repo.finish(e.id, 1, ok, new Date(now.getTime() + 1500), now)),
+  );
+  expect(finishes.filter((f) => f !== null)).toHaveLength(1);
+  const final = await repo.get(e.id);
+  expect(final).toMatchObject({ status: 'succeeded', success: true, duration_ms: 1500, response_output: 'done' });
+  expect(await repo.claim(e.id, now)).toBeNull();
+});
+
+test('a redelivered job takes over a running attempt; the old attempt can no longer finish', async () => {
+  const e = await newWebhookRun();
+  await repo.claim(e.id, now);
+  const second = await repo.claim(e.id, now);
+  expect(second?.attempt).toBe(2);
+  expect(await repo.finish(e.id, 1, ok, now, now)).toBeNull();
+  expect(await repo.finish(e.id, 2, { ...ok, success: false, error_message: 'boom' }, now, now)).toMatchObject({
+    status: 'failed',
+    attempt: 2,
+    error_message: 'boom',
+  });
+});
+
+test('retryLater puts the execution back in the queue with the attempt’s error', async () => {
+  const e = await newWebhookRun();
+  await repo.claim(e.id, now);
+  expect(await repo.retryLater(e.id, 1, { ...ok, success: false, response_status: 503, error_message: 'busy' })).toBe(true);
+  expect(await repo.get(e.id)).toMatchObject({ status: 'queued', attempt: 1, error_message: 'busy', response_status: 503 });
+  expect((await repo.claim(e.id, now))?.attempt).toBe(2);
+});
+
+test('response_output is capped at 64 KiB', async () => {
+  const e = await newWebhookRun();
+  await repo.claim(e.id, now);
+  const done = await repo.finish(e.id, 1, { ...ok, response_output: 'é'.repeat(40_000) }, now, now);
+  expect(Buffer.byteLength(done?.response_output ?? '', 'utf8')).toBeLessThanOrEqual(64 * 1024);
+  expect(capUtf8('aé', 2)).toBe('a');
+});
+
+test('list filters by webhook and success, newest first, and counts every match', async () => {
+  const other = { user_id: 'u2', org_id: 'o1' };
+  await repo.create({ kind: 'webhook', webhook_id: 'w9', ...other, payload: null, max_attempts: 1 }, now);
+  const all = await repo.list(owner, { webhook_id: 'w1', skip: 0, limit: 2 });
+  expect(all.items).toHaveLength(2);
+  expect(all.total).toBeGreaterThan(2);
+  const succeeded = await repo.list(owner, { webhook_id: 'w1', success: true, skip: 0, limit: 50 });
+  expect(succeeded.items.every((x) => x.success === true)).toBe(true);
+  expect((await repo.list(owner, { webhook_id: 'w9', skip: 0, limit: 50 })).total).toBe(0);
+});
+
+test('an idempotency key is claimed once under concurrency and forgotten after 24 h', async () => {
+  const store = createIdempotencyStore(conn);
+  await store.init();
+  const holders = await Promise.all(['e1', 'e2', 'e3', 'e4'].map((id) => store.claim('w1', 'key-1', id, now)));
+  expect(new Set(holders).size).toBe(1);
+  expect(await store.claim('w2', 'key-1', 'e5', now)).toBe('e5'); // scopes are separate
+  const dayLater = new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS + 1);
+  expect(await store.claim('w1', 'key-1', 'e6', dayLater)).toBe('e6');
+  expect(await store.sweep(new Date(dayLater.getTime() + IDEMPOTENCY_WINDOW_MS + 1))).toBeGreaterThan(0);
+});

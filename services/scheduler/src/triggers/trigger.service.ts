@@ -1,0 +1,104 @@
+import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '@platform/errors';
+import type { Logger } from '@platform/logger';
+import type { SecretBox } from '@platform/secrets';
+import type { ExecutionRecord, ExecutionRepository, IdempotencyStore, WebhookStats } from '@platform/scheduling';
+import { verificationSecrets } from '../webhooks/webhook.secrets';
+import { verifySignature, type SignatureHeaders } from './signature';
+import type { TriggerRepository } from './trigger.repository';
+
+export interface TriggerRequest {
+  webhookId: string;
+  body: Buffer;
+  headers: SignatureHeaders & { 'idempotency-key'?: string };
+}
+
+export interface TriggerResult {
+  status: 200 | 202;
+  body: { message: string; execution_id: string; status: string };
+}
+
+export interface TriggerServiceDeps {
+  targets: TriggerRepository;
+  executions: ExecutionRepository;
+  idempotency: IdempotencyStore;
+  /** trigger_count and last_triggered_at, written off the request path. */
+  stats: WebhookStats;
+  box: SecretBox;
+  /** Puts the execution on the queue; rejects when Redis does not take it in time (the outbox retries). */
+  enqueue: (exec: ExecutionRecord) => Promise<unknown>;
+  /** Attempts of a webhook run (1 + retries of transient failures). */
+  maxAttempts: number;
+  clock: () => Date;
+  logger: Logger;
+}
+
+const MAX_KEY = 255;
+
+function parseJson(body: Buffer): unknown {
+  try {
+    if (body.length === 0) throw new Error('empty');
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw ValidationError.field(['body'], 'Body must be valid JSON', 'json_invalid');
+  }
+}
+
+/**
+ * The webhook trigger (contract §2 steps 1–7): 404 unknown, 401 bad signature, 409 paused, 422 not JSON,
+ * 200 for a replayed idempotency key, else store the execution, count the trigger, enqueue, 202. The 202 is only
+ * sent once the execution is stored; if Redis does not take the job, the execution stays queued for the outbox.
+ */
+export function createTriggerService(deps: TriggerServiceDeps) {
+  const log = deps.logger.child({ module: 'trigger' });
+
+  function idempotencyKey(h: TriggerRequest['headers']): string | undefined {
+    const key = h['idempotency-key'] ?? h['webhook-id'];
+    if (key === undefined || key === '') return undefined;
+    if (key.length > MAX_KEY) throw ValidationError.field(['header', 'idempotency-key'], `At most ${MAX_KEY} characters`, 'string_too_long');
+    return key;
+  }
+
+  async function replayOf(executionId: string): Promise<TriggerResult> {
+    const first = await deps.executions.get(executionId);
+    return { status: 200, body: { message: 'Webhook already accepted', execution_id: executionId, status: first?.status ?? 'queued' } };
+  }
+
+  return async (req: TriggerRequest): Promise<TriggerResult> => {
+    const now = deps.clock();
+    const target = await deps.targets.find(req.webhookId);
+    if (!target) throw new NotFoundError('Webhook');
+    const secrets = verificationSecrets(
+      {
+        secret_key: deps.box.decrypt(target.secret_key_sealed),
+        previous_secret_key: target.previous_secret_key_sealed ? deps.box.decrypt(target.previous_secret_key_sealed) : null,
+        previous_secret_expires_at: target.previous_secret_expires_at,
+      },
+      now,
+    );
+    if (!verifySignature(req.headers, req.body, secrets, now)) throw new UnauthorizedError('Invalid signature');
+    if (!target.is_active) throw new ConflictError('Webhook is paused');
+    const payload = parseJson(req.body);
+    const key = idempotencyKey(req.headers);
+
+    const exec = await deps.executions.create(
+      { kind: 'webhook', webhook_id: target.id, agent_id: target.agent_id, user_id: target.user_id, org_id: target.org_id, payload, max_attempts: deps.maxAttempts },
+      now,
+    );
+    if (key !== undefined) {
+      const holder = await deps.idempotency.claim(target.id, key, exec.id, now);
+      if (holder !== exec.id) {
+        await deps.executions.delete(exec.id);
+        return replayOf(holder);
+      }
+    }
+    deps.stats.accepted(target.id, now);
+    try {
+      await deps.enqueue(exec);
+    } catch (err) {
+      log.warn('queue unavailable; execution left to the outbox', { execution_id: exec.id, err: (err as Error).message });
+    }
+    return { status: 202, body: { message: 'Webhook accepted', execution_id: exec.id, status: 'queued' } };
+  };
+}
+
+export type TriggerService = ReturnType<typeof createTriggerService>;

@@ -1,0 +1,188 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
+import { pingMongo, syncIndexes } from '@platform/db';
+import { createQueue, producerConnection, QUEUE_NAMES, type IORedis, type Queue } from '@platform/queue';
+import { createExecutionRepository, createWebhookStats, type AgentRunJob, type ExecutionRecord } from '@platform/scheduling';
+import { createSecretBox } from '@platform/secrets';
+import {
+  captureLogger,
+  createTestDatabases,
+  startFakeLlm,
+  startServiceProcess,
+  testInfra,
+  uniqueName,
+  type FakeLlm,
+  type ServiceProcess,
+  type TestDatabases,
+} from '@platform/testing';
+import { createAgentClient } from '../src/agents/agent.client';
+import { createApp } from '../src/app';
+import { createOutboxSweeper } from '../src/triggers/outbox.sweeper';
+import { signSha256 } from '../src/triggers/signature';
+import { enqueueAgentRun } from '@platform/scheduling';
+
+const AGENT_MAIN = resolve(__dirname, '../../agent/dist/main.js');
+const WORKER_MAIN = resolve(__dirname, '../../worker/dist/main.js');
+
+export interface TriggerStack {
+  app: Express;
+  dbs: TestDatabases;
+  llm: FakeLlm;
+  agentService: ServiceProcess;
+  workers: ServiceProcess[];
+  key: string;
+  agentId: string;
+  webhook: { id: string; secret_key: string };
+  queue: Queue<AgentRunJob>;
+  /** Runs one outbox sweep, as the scheduler's timer does. */
+  sweepOutbox(): Promise<number>;
+  startWorker(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  /** POSTs a body signed with the webhook's secret. */
+  trigger(body: string, headers?: Record<string, string>, secret?: string): request.Test;
+  execution(id: string): Promise<ExecutionRecord | null>;
+  /** Polls until the execution has ended (or the timeout passes) and returns it. */
+  waitEnded(id: string, timeoutMs?: number): Promise<ExecutionRecord>;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  redisUrl?: string;
+  workerEnv?: Record<string, string>;
+  startWorker?: boolean;
+}
+
+/**
+ * The whole webhook path on real parts: the scheduler app (in process, supertest), the agent service and the
+ * worker as real processes, BullMQ on real Redis (a queue prefix of this file's own), real FerretDB; only the
+ * LLM provider is a local stand-in speaking the OpenAI protocol.
+ */
+export async function startTriggerStack(opts: StackOptions = {}): Promise<TriggerStack> {
+  const redisUrl = opts.redisUrl ?? testInfra.redisUrl;
+  const prefix = uniqueName('q');
+  const internalSecret = randomBytes(32).toString('hex');
+  const dbs = await createTestDatabases('trigger');
+  const llm = await startFakeLlm('openai');
+  const agentDb = `${dbs.conn.name}_agent`;
+  const agentService = await startServiceProcess({
+    script: AGENT_MAIN,
+    env: {
+      MONGODB_URI: testInfra.mongoUri,
+      MONGODB_DB: agentDb,
+      AUTH_DB: dbs.authDb,
+      CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      INTERNAL_SERVICE_SECRET: internalSecret,
+      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`,
+      PROVIDER_TIMEOUT_MS: '20000',
+      LOG_LEVEL: 'warn',
+    },
+  });
+  const key = await dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
+  const cred = await request(agentService.url)
+    .post('/v3/providers/credentials')
+    .set('x-api-key', key)
+    .send({ name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-test-provider-key', base_url: llm.baseUrl } });
+  const agent = await request(agentService.url)
+    .post('/v3/agents/')
+    .set('x-api-key', key)
+    .send({ name: 'Hook agent', system_prompt: 'You handle events.', provider_id: 'openai', model: 'gpt-4o-mini', llm_credential_id: cred.body.credential_id });
+  if (agent.status !== 201) throw new Error(`agent create: ${agent.status} ${agent.text}`);
+  const agentId = String(agent.body.agent_id);
+
+  const { logger } = captureLogger('scheduler');
+  const redis: IORedis = producerConnection(redisUrl);
+  redis.on('error', () => undefined);
+  const queue = createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, redis, {}, prefix);
+  queue.on('error', () => undefined);
+  const enqueueOpts = { timeoutMs: 1_000, backoffMs: 200 };
+  const app = createApp({
+    logger,
+    db: dbs.conn,
+    auth: createApiKeyAuth({ keys: createApiKeyRepository(dbs.authConn), cacheTtlMs: 30_000 }),
+    box: createSecretBox(randomBytes(32)),
+    agents: createAgentClient({ baseUrl: agentService.url, timeoutMs: 5_000, logger }),
+    publicBaseUrl: 'https://hooks.example.test',
+    readiness: { mongodb: () => pingMongo(dbs.conn) },
+    queue,
+    stats: createWebhookStats(dbs.conn, logger),
+    triggers: { maxAttempts: 3, ...enqueueOpts },
+  });
+  await syncIndexes(dbs.conn);
+  const created = await request(app).post('/agent-webhooks/').set('x-api-key', key).send({ agent_id: agentId });
+  if (created.status !== 201) throw new Error(`webhook create: ${created.status} ${created.text}`);
+  const executions = createExecutionRepository(dbs.conn);
+  const sweepOutbox = createOutboxSweeper({
+    executions,
+    enqueue: (e) => enqueueAgentRun(queue, e, enqueueOpts),
+    hasJob: async (id) => Boolean(await queue.getJob(id)),
+    clock: () => new Date(),
+    logger,
+    graceMs: 0,
+  });
+
+  const workers: ServiceProcess[] = [];
+  const startWorker = async (extraEnv: Record<string, string> = {}) => {
+    const w = await startServiceProcess({
+      script: WORKER_MAIN,
+      env: {
+        MONGODB_URI: testInfra.mongoUri,
+        MONGODB_DB: dbs.conn.name,
+        REDIS_URL: redisUrl,
+        QUEUE_PREFIX: prefix,
+        AGENT_SERVICE_URL: agentService.url,
+        INTERNAL_SERVICE_SECRET: internalSecret,
+        LOG_LEVEL: 'warn',
+        ...opts.workerEnv,
+        ...extraEnv,
+      },
+    });
+    workers.push(w);
+    return w;
+  };
+  if (opts.startWorker !== false) await startWorker();
+
+  const stack: TriggerStack = {
+    app,
+    dbs,
+    llm,
+    agentService,
+    workers,
+    key,
+    agentId,
+    webhook: { id: created.body.id, secret_key: created.body.secret_key },
+    queue,
+    sweepOutbox,
+    startWorker,
+    trigger(body, headers = {}, secret = stack.webhook.secret_key) {
+      return request(app)
+        .post(`/webhook-trigger/${stack.webhook.id}`)
+        .set('content-type', 'application/json')
+        .set('x-webhook-signature', signSha256(secret, body))
+        .set(headers)
+        .send(body); // a string goes out byte for byte (a Buffer would be re-encoded as JSON)
+    },
+    execution: (id) => executions.get(id),
+    async waitEnded(id, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const e = await executions.get(id);
+        if (e && ['succeeded', 'failed', 'skipped'].includes(e.status)) return e;
+        if (Date.now() > deadline) throw new Error(`execution ${id} did not end: ${JSON.stringify(e)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.stop(2_000)));
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close().catch(() => undefined);
+      redis.disconnect();
+      await agentService.stop();
+      await llm.close();
+      await dbs.conn.useDb(agentDb).dropDatabase().catch(() => undefined);
+      await dbs.cleanup();
+    },
+  };
+  return stack;
+}
