@@ -34,6 +34,9 @@ export const configSchema = Joi.object({
         'Unset: that path is off and its headers are refused.',
     ),
   ...commonEnv,
+  // Larger than the common 1 MiB: a webhook body of up to 1 MiB becomes a chat message, and escaping it as a JSON
+  // string can nearly double it.
+  JSON_BODY_LIMIT: Joi.string().default('4mb').description('Largest JSON body; larger → 413. Must exceed twice the 1 MiB webhook body.'),
 });
 
 export interface AgentServiceConfig {

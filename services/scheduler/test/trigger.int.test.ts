@@ -118,6 +118,16 @@ describe('accepted trigger → queue → worker → agent run', () => {
     expect(hook.last_trigger_success).toBe(false);
   }, 40_000);
 
+  it('a body near the 1 MiB limit, full of characters JSON escapes, still runs', async () => {
+    const body = JSON.stringify({ text: '"\\'.repeat(200_000) });
+    expect(body.length).toBeLessThan(1024 * 1024);
+    const res = await s.trigger(body);
+    expect(res.status).toBe(202);
+    const done = await s.waitEnded(res.body.execution_id);
+    expect(done.status).toBe('succeeded');
+    expect(lastUserMessage()).toBe(body);
+  });
+
   it('an Idempotency-Key replay → 200 with the same execution and exactly one run', async () => {
     const calls = llmCalls();
     const body = '{"order":99}';
