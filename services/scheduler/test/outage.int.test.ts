@@ -28,6 +28,8 @@ describe('MongoDB down', () => {
       () => request(t.app).get(`/agent-webhooks/${id}`).set('x-api-key', key),
       () => request(t.app).post(`/agent-webhooks/${id}/pause`).set('x-api-key', key),
       () => request(t.app).post('/agent-webhooks/pause-bulk/').set('x-api-key', key).send([id]),
+      // the trigger stores before it acknowledges: with MongoDB down it cannot, so 503, never a 202
+      () => request(t.app).post(`/webhook-trigger/${id}`).set('x-webhook-signature', 'sha256=00').send('{}'),
     ];
     for (const call of calls) {
       const started = Date.now();
