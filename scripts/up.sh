@@ -7,11 +7,14 @@ bash scripts/infra.sh
 pnpm install --frozen-lockfile --prefer-offline >/dev/null
 pnpm run build >/dev/null
 
-# Local secrets, made once and kept out of git.
+# Local secrets, made once and kept out of git; one missing from an older dev.env is added.
+# INTERNAL_SERVICE_SECRET is shared by the agent and the worker (which runs agents on their owners' behalf).
 DEV_ENV="$RUN_DIR/dev.env"
 (umask 077 && touch "$DEV_ENV")
-for var in CREDENTIALS_ENCRYPTION_KEY WEBHOOK_SECRET_ENCRYPTION_KEY; do
+chmod 600 "$DEV_ENV" # also for a dev.env made before this script restricted it
+for var in CREDENTIALS_ENCRYPTION_KEY WEBHOOK_SECRET_ENCRYPTION_KEY INTERNAL_SERVICE_SECRET; do
   if ! grep -q "^$var=" "$DEV_ENV"; then
+    if [ -s "$DEV_ENV" ] && [ -n "$(tail -c1 "$DEV_ENV")" ]; then echo >>"$DEV_ENV"; fi
     echo "$var=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("hex"))')" >>"$DEV_ENV"
   fi
 done
@@ -20,12 +23,13 @@ set -a
 source "$DEV_ENV"
 MONGODB_URI="mongodb://127.0.0.1:${FERRETDB_PORT}"
 REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
+# Used by the scheduler and the worker.
 AGENT_SERVICE_URL="http://127.0.0.1:3002"
 PUBLIC_BASE_URL="http://127.0.0.1:3001"
 set +a
 
 # name:port of every service built so far.
-SERVICES=(scheduler:3001 agent:3002)
+SERVICES=(scheduler:3001 agent:3002 worker:3008)
 PIDS=()
 stop() {
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
