@@ -35,7 +35,8 @@ stop() {
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
 }
-trap stop EXIT INT TERM
+trap stop EXIT
+trap 'log "stopping"; exit 0' INT TERM
 
 for entry in "${SERVICES[@]}"; do
   name="${entry%%:*}"

@@ -128,6 +128,21 @@ describe('accepted trigger → queue → worker → agent run', () => {
     expect(lastUserMessage()).toBe(body);
   });
 
+  it('a 4xx from the agent service is final at once: no retry, a readable error', async () => {
+    const agent = await request(s.agentService.url).post('/v3/agents/').set('x-api-key', s.key).send({ name: 'No credential' });
+    const hook = await request(s.app).post('/agent-webhooks/').set('x-api-key', s.key).send({ agent_id: String(agent.body.agent_id) });
+    const body = '{"order":1}';
+    const res = await request(s.app)
+      .post(`/webhook-trigger/${hook.body.id}`)
+      .set('content-type', 'application/json')
+      .set('x-webhook-signature', signSha256(hook.body.secret_key, body))
+      .send(body);
+    expect(res.status).toBe(202);
+    const done = await s.waitEnded(res.body.execution_id);
+    expect(done).toMatchObject({ status: 'failed', attempt: 1, response_status: 422 });
+    expect(done.error_message).toMatch(/^Agent \d+ has no llm_credential_id/);
+  });
+
   it('an Idempotency-Key replay → 200 with the same execution and exactly one run', async () => {
     const calls = llmCalls();
     const body = '{"order":99}';

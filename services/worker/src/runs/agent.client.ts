@@ -22,7 +22,9 @@ export interface AgentClientDeps {
 function detailOf(data: unknown): string {
   if (data && typeof data === 'object' && 'detail' in data) {
     const d = (data as { detail: unknown }).detail;
-    return typeof d === 'string' ? d : JSON.stringify(d);
+    if (typeof d === 'string') return d;
+    if (Array.isArray(d)) return d.map((e: { msg?: unknown }) => (typeof e?.msg === 'string' ? e.msg : JSON.stringify(e))).join('; ');
+    return JSON.stringify(d);
   }
   return typeof data === 'string' ? data.slice(0, 500) : JSON.stringify(data ?? '').slice(0, 500);
 }
