@@ -1,4 +1,4 @@
-import { Joi, commonEnv } from '@platform/config';
+import { Joi, commonEnv, type CommonConfig } from '@platform/config';
 import { parseAllowHosts } from '@platform/outbound';
 
 /** Every environment variable the agent service reads. */
@@ -39,19 +39,11 @@ export const configSchema = Joi.object({
   JSON_BODY_LIMIT: Joi.string().default('4mb').description('Largest JSON body; larger → 413. Must exceed twice the 1 MiB webhook body.'),
 });
 
-export interface AgentServiceConfig {
+export interface AgentServiceConfig extends CommonConfig {
   PORT: number;
   MONGODB_DB: string;
   CREDENTIALS_ENCRYPTION_KEY: string;
   PROVIDER_TIMEOUT_MS: number;
   OUTBOUND_ALLOW_HOSTS: string;
   INTERNAL_SERVICE_SECRET?: string;
-  NODE_ENV: string;
-  LOG_LEVEL: string;
-  MONGODB_URI: string;
-  AUTH_DB: string;
-  API_KEY_CACHE_TTL_MS: number;
-  DB_SERVER_SELECTION_TIMEOUT_MS: number;
-  JSON_BODY_LIMIT: string;
-  SHUTDOWN_GRACE_MS: number;
 }

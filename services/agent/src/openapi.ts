@@ -1,13 +1,6 @@
 /** OpenAPI description of the agent service, served at /openapi.json and rendered at /docs. */
-const error = { $ref: '#/components/schemas/Error' };
-const validationError = { $ref: '#/components/schemas/ValidationError' };
-const json = (schema: object) => ({ content: { 'application/json': { schema } } });
-const responses = (ok: Record<string, object>) => ({
-  ...ok,
-  '403': { description: 'API key missing or invalid', ...json(error) },
-  '422': { description: 'Validation error', ...json(validationError) },
-  '503': { description: 'Database unreachable', ...json(error) },
-});
+import { apiKeySecurityScheme, errorSchemas, jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
+
 const agentId = { name: 'agent_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } };
 const credentialId = { name: 'credential_id', in: 'path', required: true, schema: { type: 'string' } };
 const paging = [
@@ -16,27 +9,15 @@ const paging = [
 ];
 const message = { type: 'object', properties: { message: { type: 'string' } } };
 const agentBody = { $ref: '#/components/schemas/AgentBody' };
-const notFound = { '404': { description: 'Agent not found', ...json(error) } };
+const notFound = notFoundResponse('Agent not found');
 
 export const openapi = {
   openapi: '3.0.3',
   info: { title: 'Agent service', version: '1.0.0', description: 'Agents, single-task templates, provider credentials and inference.' },
   components: {
-    securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+    securitySchemes: apiKeySecurityScheme,
     schemas: {
-      Error: { type: 'object', properties: { detail: { type: 'string' } } },
-      ValidationError: {
-        type: 'object',
-        properties: {
-          detail: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { loc: { type: 'array', items: {} }, msg: { type: 'string' }, type: { type: 'string' } },
-            },
-          },
-        },
-      },
+      ...errorSchemas,
       Feature: {
         type: 'object',
         required: ['type'],
@@ -149,7 +130,7 @@ export const openapi = {
         responses: responses({
           '200': { description: 'The reply', ...json({ $ref: '#/components/schemas/ChatResponse' }) },
           ...notFound,
-          '502': { description: 'LLM provider error', ...json(error) },
+          '502': { description: 'LLM provider error', ...json({ $ref: '#/components/schemas/Error' }) },
         }),
       },
     },

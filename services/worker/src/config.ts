@@ -1,4 +1,4 @@
-import { Joi, commonEnv } from '@platform/config';
+import { Joi, commonEnv, type CommonConfig } from '@platform/config';
 
 /** Every environment variable the worker reads. */
 export const configSchema = Joi.object({
@@ -19,7 +19,7 @@ export const configSchema = Joi.object({
   ...commonEnv,
 });
 
-export interface WorkerConfig {
+export interface WorkerConfig extends CommonConfig {
   PORT: number;
   MONGODB_DB: string;
   REDIS_URL: string;
@@ -31,8 +31,4 @@ export interface WorkerConfig {
   JOB_LOCK_MS: number;
   STALLED_INTERVAL_MS: number;
   LIVENESS_STALE_MS: number;
-  LOG_LEVEL: string;
-  MONGODB_URI: string;
-  DB_SERVER_SELECTION_TIMEOUT_MS: number;
-  SHUTDOWN_GRACE_MS: number;
 }
