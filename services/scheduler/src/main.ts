@@ -3,14 +3,13 @@ import { loadConfigOrExit } from '@platform/config';
 import { connectMongo, pingMongo, syncIndexes } from '@platform/db';
 import { listen, onShutdownSignal } from '@platform/http';
 import { createLogger } from '@platform/logger';
-import { closeWithin, createQueue, producerConnection, QUEUE_NAMES } from '@platform/queue';
+import { closeWithin, createQueue, pingRedis, producerConnection, QUEUE_NAMES } from '@platform/queue';
 import { createExecutionRepository, createWebhookStats, enqueueAgentRun, type AgentRunJob } from '@platform/scheduling';
 import { createSecretBox, parseKey } from '@platform/secrets';
 import { createAgentClient } from './agents/agent.client';
 import { createApp } from './app';
 import { createOutboxSweeper } from './triggers/outbox.sweeper';
 import { configSchema, type SchedulerServiceConfig } from './config';
-import { redisReadiness } from './readiness';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit<SchedulerServiceConfig>(configSchema, process.env, 'scheduler');
@@ -41,7 +40,7 @@ async function main(): Promise<void> {
     box: createSecretBox(parseKey(config.WEBHOOK_SECRET_ENCRYPTION_KEY)),
     agents: createAgentClient({ baseUrl: config.AGENT_SERVICE_URL, timeoutMs: config.AGENT_SERVICE_TIMEOUT_MS, logger }),
     publicBaseUrl: config.PUBLIC_BASE_URL,
-    readiness: { mongodb: () => pingMongo(db), redis: redisReadiness(redis) },
+    readiness: { mongodb: () => pingMongo(db), redis: () => pingRedis(redis, 2000) },
     jsonLimit: config.JSON_BODY_LIMIT,
     queue,
     stats,

@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
-import { createQueue, producerConnection, QUEUE_NAMES } from '@platform/queue';
+import { createQueue, pingRedis, producerConnection, QUEUE_NAMES } from '@platform/queue';
 import { createWebhookStats, type AgentRunJob } from '@platform/scheduling';
 import { createSecretBox, type SecretBox } from '@platform/secrets';
 import {
@@ -18,7 +18,6 @@ import {
 } from '@platform/testing';
 import { createAgentClient } from '../src/agents/agent.client';
 import { createApp, createWebhooks, type AppDeps } from '../src/app';
-import { redisReadiness } from '../src/readiness';
 import type { WebhookService } from '../src/webhooks/webhook.service';
 
 export const PUBLIC_BASE_URL = 'https://hooks.example.test';
@@ -92,7 +91,7 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
     box,
     agents: createAgentClient({ baseUrl: agentServiceUrl, timeoutMs: opts.agentTimeoutMs ?? 5000, logger }),
     publicBaseUrl: PUBLIC_BASE_URL,
-    readiness: { mongodb: () => pingMongo(dbs.conn), redis: redisReadiness(redis, 1000) },
+    readiness: { mongodb: () => pingMongo(dbs.conn), redis: () => pingRedis(redis, 1000) },
     clock,
     queue,
     stats: createWebhookStats(dbs.conn, logger),
