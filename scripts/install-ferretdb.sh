@@ -4,7 +4,9 @@ source "$(dirname "$0")/lib.sh"
 
 need go "Install Go (https://go.dev/dl) or the Debian package golang."
 BIN="$(ferretdb_bin)"
-if [ -x "$BIN" ] && "$BIN" --version 2>/dev/null | grep -q "${FERRETDB_VERSION}"; then
+# The version is read into a variable first: `grep -q` closing the pipe early would fail the pipeline (pipefail).
+reports_version() { local out; out="$("$BIN" --version 2>/dev/null)" || return 1; [[ "$out" == *"${FERRETDB_VERSION}"* ]]; }
+if [ -x "$BIN" ] && reports_version; then
   exit 0
 fi
 
@@ -22,5 +24,5 @@ cp -r "$DIR/." "$SRC/"
 chmod -R u+w "$SRC"
 echo "${FERRETDB_VERSION}" > "$SRC/build/version/version.txt"
 (cd "$SRC" && GOFLAGS=-mod=mod go build -trimpath -o "$BIN" ./cmd/ferretdb) || die "building FerretDB failed (see above)"
-"$BIN" --version | grep -q "${FERRETDB_VERSION}" || die "FerretDB built but does not report ${FERRETDB_VERSION}"
+reports_version || die "FerretDB built but does not report ${FERRETDB_VERSION}"
 log "FerretDB installed: $BIN"
