@@ -156,3 +156,4 @@ export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } 
 export { startLocalServer, type LocalHandler, type LocalServer, type ReceivedRequest } from './local-server';
 export { privateRedis, type PrivateRedis } from './private-redis';
 export { startFakeLlm, type FakeLlm, type Scripted } from './fake-llm';
+export { startPetStore, type Pet, type PetStore } from './pet-store';

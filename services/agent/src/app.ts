@@ -18,6 +18,11 @@ import { createInferenceService } from './inference/inference.service';
 import { createMemoryRepository } from './inference/memory.repository';
 import { createProviderClient } from './inference/providers/provider-client';
 import { openapi } from './openapi';
+import { createDescriptionEnhancer } from './tools/description-enhancer';
+import { createToolExecutor, DEFAULT_TOOL_TIMEOUT_MS } from './tools/tool-executor';
+import { createToolRepository } from './tools/tool.repository';
+import { createToolRoutes } from './tools/tool.routes';
+import { createToolService } from './tools/tool.service';
 
 export interface AppDeps {
   logger: Logger;
@@ -31,6 +36,10 @@ export interface AppDeps {
   readiness: Record<string, ReadinessCheck>;
   /** Time limit of one inference's provider call, retries included (default 60 s). */
   providerTimeoutMs?: number;
+  /** Time limit of one tool call to a remote API (default 30 s). */
+  toolTimeoutMs?: number;
+  /** Where `enhance_descriptions` asks for better descriptions: an OpenAI-protocol base URL and model. */
+  toolEnhancer?: { baseUrl: string; model: string };
   /** Secret of the internal on-behalf-of path (the worker); unset disables that path. */
   internalSecret?: string | null;
   clock?: () => Date;
@@ -39,12 +48,33 @@ export interface AppDeps {
   jsonLimit?: string;
 }
 
+const DEFAULT_ENHANCER = { baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini' };
+
+/** Tool sets: imports, the remote calls they make and the optional description enhancer. */
+function toolServiceFor(deps: AppDeps, clock: () => Date) {
+  return createToolService({
+    repo: createToolRepository(deps.db),
+    box: deps.box,
+    executor: createToolExecutor({ outbound: deps.outbound, timeoutMs: deps.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS }),
+    enhancer: createDescriptionEnhancer({
+      outbound: deps.outbound,
+      baseUrl: deps.toolEnhancer?.baseUrl ?? DEFAULT_ENHANCER.baseUrl,
+      model: deps.toolEnhancer?.model ?? DEFAULT_ENHANCER.model,
+      timeoutMs: deps.providerTimeoutMs ?? 60_000,
+      logger: deps.logger,
+    }),
+    clock,
+    logger: deps.logger,
+  });
+}
+
 /** Assembles the agent service. Pure: every connection arrives in `deps`. */
 export function createApp(deps: AppDeps): Express {
   const clock = deps.clock ?? (() => new Date());
   const agents = createAgentService({ repo: createAgentRepository(deps.db), clock });
   const credentials = createCredentialService({ repo: createCredentialRepository(deps.db), box: deps.box, clock });
   const memory = createMemoryRepository(deps.db);
+  const tools = toolServiceFor(deps, clock);
   const inference = createInferenceService({
     agents,
     credentials,
@@ -64,6 +94,7 @@ export function createApp(deps: AppDeps): Express {
   routes.use(createAgentRoutes(agents));
   routes.use(createCredentialRoutes(credentials));
   routes.use(createInferenceRoutes(inference));
+  routes.use(createToolRoutes(tools));
 
   const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
   return createHttpApp({

@@ -15,6 +15,17 @@ export const configSchema = Joi.object({
     .max(600000)
     .default(60000)
     .description('Time limit of one LLM provider call, retries and their waits included; past it the chat answers 502.'),
+  TOOL_CALL_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(100)
+    .max(300000)
+    .default(30000)
+    .description('Time limit of one tool call to a remote API (execute route and agent runs), redirects included; past it → 502.'),
+  TOOL_ENHANCE_BASE_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('https://api.openai.com/v1')
+    .description('OpenAI-protocol base URL that enhance_descriptions asks (with the openai_api_key sent on import).'),
+  TOOL_ENHANCE_MODEL: Joi.string().default('gpt-4o-mini').description('Model that enhance_descriptions asks.'),
   OUTBOUND_ALLOW_HOSTS: Joi.string()
     .allow('')
     .default('')
@@ -24,7 +35,7 @@ export const configSchema = Joi.object({
     })
     .description(
       'Comma-separated hosts or host:port pairs that outbound calls may reach although they are loopback or private ' +
-        '(e.g. a self-hosted vLLM or Ollama). Everything else non-public is refused.',
+        '(e.g. a self-hosted vLLM or Ollama, or an internal tool API). Everything else non-public is refused.',
     ),
   INTERNAL_SERVICE_SECRET: Joi.string()
     .allow('')
@@ -44,6 +55,9 @@ export interface AgentServiceConfig extends CommonConfig {
   MONGODB_DB: string;
   CREDENTIALS_ENCRYPTION_KEY: string;
   PROVIDER_TIMEOUT_MS: number;
+  TOOL_CALL_TIMEOUT_MS: number;
+  TOOL_ENHANCE_BASE_URL: string;
+  TOOL_ENHANCE_MODEL: string;
   OUTBOUND_ALLOW_HOSTS: string;
   INTERNAL_SERVICE_SECRET?: string;
 }

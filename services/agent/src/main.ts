@@ -24,6 +24,8 @@ async function main(): Promise<void> {
     box: createSecretBox(parseKey(config.CREDENTIALS_ENCRYPTION_KEY)),
     outbound,
     providerTimeoutMs: config.PROVIDER_TIMEOUT_MS,
+    toolTimeoutMs: config.TOOL_CALL_TIMEOUT_MS,
+    toolEnhancer: { baseUrl: config.TOOL_ENHANCE_BASE_URL, model: config.TOOL_ENHANCE_MODEL },
     internalSecret: config.INTERNAL_SERVICE_SECRET || null,
     readiness: { mongodb: () => pingMongo(db) },
     jsonLimit: config.JSON_BODY_LIMIT,

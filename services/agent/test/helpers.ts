@@ -21,6 +21,8 @@ export interface AgentTestOptions {
   /** OUTBOUND_ALLOW_HOSTS for the app's outbound client: the local stand-ins for LLM providers. */
   allowHosts?: string;
   providerTimeoutMs?: number;
+  toolTimeoutMs?: number;
+  toolEnhancer?: { baseUrl: string; model: string };
   internalSecret?: string | null;
   clock?: () => Date;
 }
@@ -37,6 +39,8 @@ export async function startAgentApp(opts: AgentTestOptions = {}): Promise<AgentT
     box: createSecretBox(randomBytes(32)),
     outbound,
     providerTimeoutMs: opts.providerTimeoutMs,
+    toolTimeoutMs: opts.toolTimeoutMs,
+    toolEnhancer: opts.toolEnhancer,
     internalSecret: opts.internalSecret,
     clock: opts.clock,
     readiness: { mongodb: () => pingMongo(dbs.conn) },

@@ -1,0 +1,60 @@
+import { Router } from 'express';
+import { principalOf } from '@platform/auth';
+import { validate } from '@platform/http';
+import { createBody, executeBody, executeQuery, listQuery, toggleQuery, toolIdPath, updateBody } from './tool.schemas';
+import type { ToolService } from './tool.service';
+import type { HttpMethod, ToolSetInput, ToolUpdate } from './tool.types';
+import { detail, listItem } from './tool.views';
+
+const toolId = (params: unknown) => validate<{ tool_id: string }>(toolIdPath, params, 'path').tool_id;
+
+/** /v3/tools routes (contract §5). */
+export function createToolRoutes(service: ToolService): Router {
+  const r = Router();
+
+  r.post('/v3/tools', async (req, res) => {
+    const input = validate<ToolSetInput>(createBody, req.body, 'body');
+    res.status(201).json({ tool_ids: await service.create(principalOf(req), input) });
+  });
+
+  r.get('/v3/tools', async (req, res) => {
+    const { skip, limit } = validate<{ skip: number; limit: number }>(listQuery, req.query, 'query');
+    const { items, total } = await service.list(principalOf(req), skip, limit);
+    res.json({ tools: items.map(listItem), total });
+  });
+
+  r.get('/v3/tools/openapi/:tool_id', async (req, res) => {
+    res.json(detail(await service.get(principalOf(req), toolId(req.params))));
+  });
+
+  r.post('/v3/tools/openapi/:tool_id/execute', async (req, res) => {
+    const id = toolId(req.params);
+    const { path, method } = validate<{ path: string; method: string }>(executeQuery, req.query, 'query');
+    const body = req.body === undefined ? undefined : validate<unknown>(executeBody, req.body, 'body');
+    res.json(await service.execute(principalOf(req), id, { path, method: method.toLowerCase() as HttpMethod, body }));
+  });
+
+  r.get('/v3/tools/:tool_id', async (req, res) => {
+    res.json(detail(await service.get(principalOf(req), toolId(req.params))));
+  });
+
+  r.put('/v3/tools/:tool_id', async (req, res) => {
+    const id = toolId(req.params);
+    await service.update(principalOf(req), id, validate<ToolUpdate>(updateBody, req.body, 'body'));
+    res.json({ message: 'Tool updated successfully' });
+  });
+
+  r.patch('/v3/tools/:tool_id', async (req, res) => {
+    const id = toolId(req.params);
+    const { enabled } = validate<{ enabled: boolean }>(toggleQuery, req.query, 'query');
+    await service.setEnabled(principalOf(req), id, enabled);
+    res.json({ message: `Tool ${enabled ? 'enabled' : 'disabled'} successfully` });
+  });
+
+  r.delete('/v3/tools/:tool_id', async (req, res) => {
+    await service.delete(principalOf(req), toolId(req.params));
+    res.status(204).end();
+  });
+
+  return r;
+}

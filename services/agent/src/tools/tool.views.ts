@@ -1,0 +1,38 @@
+import { MASK } from '@platform/secrets';
+import type { JsonObject, ToolRecord } from './tool.types';
+
+/** A tool in the list: what it calls and whether it is enabled. */
+export function listItem(t: ToolRecord) {
+  return {
+    id: t.tool_id,
+    name: t.name,
+    tool_set_name: t.tool_set_name,
+    description: t.description,
+    method: t.method.toUpperCase(),
+    path: t.path,
+    operation_id: t.operation_id,
+    enabled: t.enabled,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+  };
+}
+
+/** The document's path item of the tool's own operation: `{<path>: {<method>: operation}}`. */
+function ownPaths(t: ToolRecord): JsonObject {
+  const item = (t.openapi_schema.paths as Record<string, JsonObject> | undefined)?.[t.path];
+  return item ? { [t.path]: { [t.method]: item[t.method] } } : {};
+}
+
+/** The tool info response (`id, name, openapi_schema, paths`) with its settings; header values masked. */
+export function detail(t: ToolRecord) {
+  return {
+    ...listItem(t),
+    openapi_schema: t.openapi_schema,
+    paths: ownPaths(t),
+    parameters: t.parameters,
+    default_headers: Object.fromEntries(Object.keys(t.default_headers_sealed).map((k) => [k, MASK])),
+    default_query_params: t.default_query_params,
+    default_body_params: t.default_body_params,
+    endpoint_defaults: t.endpoint_defaults,
+  };
+}
