@@ -157,3 +157,12 @@ export { startLocalServer, type LocalHandler, type LocalServer, type ReceivedReq
 export { privateRedis, type PrivateRedis } from './private-redis';
 export { startFakeLlm, type FakeLlm, type Scripted } from './fake-llm';
 export { startPetStore, type Pet, type PetStore } from './pet-store';
+export {
+  anthropicTextReply,
+  anthropicToolUseReply,
+  openAiTextReply,
+  openAiToolCallReply,
+  startResponderLlm,
+  type LlmResponder,
+  type ResponderLlm,
+} from './responder-llm';

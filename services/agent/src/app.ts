@@ -18,6 +18,7 @@ import { createInferenceService } from './inference/inference.service';
 import { createMemoryRepository } from './inference/memory.repository';
 import { createProviderClient } from './inference/providers/provider-client';
 import { openapi } from './openapi';
+import { createAgentToolboxes } from './tools/agent-toolbox';
 import { createDescriptionEnhancer } from './tools/description-enhancer';
 import { createToolExecutor, DEFAULT_TOOL_TIMEOUT_MS } from './tools/tool-executor';
 import { createToolRepository } from './tools/tool.repository';
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): Express {
       logger: deps.logger,
       sleep: deps.sleep,
     }),
+    toolboxes: createAgentToolboxes({ tools, logger: deps.logger }),
     clock,
     logger: deps.logger,
   });

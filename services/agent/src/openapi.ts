@@ -1,4 +1,5 @@
 /** OpenAPI description of the agent service, served at /openapi.json and rendered at /docs. */
+import { toolPaths, toolSchemas } from './tools/tool.openapi';
 import { apiKeySecurityScheme, errorSchemas, jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
 
 const agentId = { name: 'agent_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } };
@@ -10,10 +11,9 @@ const paging = [
 const message = { type: 'object', properties: { message: { type: 'string' } } };
 const agentBody = { $ref: '#/components/schemas/AgentBody' };
 const notFound = notFoundResponse('Agent not found');
-
 export const openapi = {
   openapi: '3.0.3',
-  info: { title: 'Agent service', version: '1.0.0', description: 'Agents, single-task templates, provider credentials and inference.' },
+  info: { title: 'Agent service', version: '1.0.0', description: 'Agents, single-task templates, provider credentials, tools and inference.' },
   components: {
     securitySchemes: apiKeySecurityScheme,
     schemas: {
@@ -80,6 +80,7 @@ export const openapi = {
           },
         },
       },
+      ...toolSchemas,
       CredentialBody: {
         type: 'object',
         required: ['name', 'provider_id', 'credentials'],
@@ -145,6 +146,7 @@ export const openapi = {
         responses: responses({ '200': { description: 'Messages', ...json({ $ref: '#/components/schemas/SessionMessages' }) } }),
       },
     },
+    ...toolPaths,
     '/v3/providers/credentials': {
       post: {
         summary: 'Store a provider credential (encrypted at rest)',

@@ -128,6 +128,7 @@ describe('GET /v3/inference/sessions/{session_id}/messages', () => {
       content: 'echo: q3',
       created_at: expect.stringMatching(/Z$/),
       usage: { prompt_tokens: 23, completion_tokens: 5, total_tokens: 28 },
+      tool_calls: [],
     });
     expect(all.body.messages[2].usage).toEqual({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
     expect(all.body.messages[1].usage).toBeNull();

@@ -3,13 +3,15 @@ import type { Logger } from '@platform/logger';
 import type { AgentService } from '../agents/agent.service';
 import type { AgentRecord } from '../agents/agent.types';
 import type { CredentialService } from '../credentials/credential.service';
+import type { AgentToolboxes } from '../tools/agent-toolbox';
 import type { FeaturePipeline, FeatureRun } from './features/feature-pipeline';
-import type { ChatInput, ChatResult, InferenceContext, ModelReply, Owner } from './inference.types';
+import type { ChatInput, ChatResult, InferenceContext, ModelMessage, ModelReply, Owner, ToolCallRecord } from './inference.types';
 import type { MemoryRepository } from './memory.repository';
 import type { ProviderClient } from './providers/provider-client';
 import { findProvider, SUPPORTED_PROVIDER_IDS } from './providers/provider-registry';
 import type { ProviderAdapter, ProviderTarget } from './providers/provider.types';
 import { composeSystemPrompt } from './system-prompt';
+import { DEFAULT_MAX_ITERATIONS, runToolLoop } from './tool-loop';
 
 export interface InferenceServiceDeps {
   agents: AgentService;
@@ -17,6 +19,7 @@ export interface InferenceServiceDeps {
   memory: MemoryRepository;
   features: FeaturePipeline;
   providers: ProviderClient;
+  toolboxes: AgentToolboxes;
   clock: () => Date;
   logger: Logger;
 }
@@ -50,7 +53,8 @@ export function createInferenceService(deps: InferenceServiceDeps) {
   }
 
   /** Stores the turn (unless the agent opts out with store_messages: false) and logs it, without its text. */
-  async function record(ctx: InferenceContext, reply: ModelReply, providerId: string, model: string, startedAt: Date, run: FeatureRun) {
+  async function record(ctx: InferenceContext, reply: ModelReply, call: { providerId: string; model: string; toolCalls: ToolCallRecord[] }, startedAt: Date, run: FeatureRun) {
+    const { providerId, model, toolCalls } = call;
     const finishedAt = deps.clock();
     if (ctx.agent.store_messages !== false) {
       await deps.memory.appendTurn(ctx.owner, {
@@ -63,6 +67,7 @@ export function createInferenceService(deps: InferenceServiceDeps) {
         usage: reply.usage,
         providerId,
         model,
+        toolCalls,
       });
     }
     deps.logger.info('inference completed', {
@@ -74,8 +79,12 @@ export function createInferenceService(deps: InferenceServiceDeps) {
       history_messages: ctx.history.length,
       duration_ms: finishedAt.getTime() - startedAt.getTime(),
       usage: reply.usage,
+      tool_calls: toolCalls.length,
     });
   }
+
+  /** The agent's tools: its `tools` list, and a single-task agent's `tool`. */
+  const toolRefs = (agent: AgentRecord) => [...(agent.tools ?? []), ...(agent.tool ? [agent.tool] : [])];
 
   return {
     async chat(owner: Owner, input: ChatInput): Promise<ChatResult> {
@@ -92,18 +101,23 @@ export function createInferenceService(deps: InferenceServiceDeps) {
         history: [],
       };
       await run.beforeModel(ctx);
-      const reply = await deps.providers.complete(adapter, target, {
-        model,
-        system: ctx.system,
-        messages: [...ctx.history, { role: 'user', content: ctx.message }],
-        temperature: agent.temperature,
-        top_p: agent.top_p,
-        response_format: agent.response_format,
-        params: agent.additional_model_params ?? {},
-      });
-      ctx.reply = reply;
+      const toolbox = await deps.toolboxes.forAgent(owner, toolRefs(agent));
+      const ask = (messages: ModelMessage[]) =>
+        deps.providers.complete(adapter, target, {
+          model,
+          system: ctx.system,
+          messages,
+          tools: toolbox.functions,
+          temperature: agent.temperature,
+          top_p: agent.top_p,
+          response_format: agent.response_format,
+          params: agent.additional_model_params ?? {},
+        });
+      const initial: ModelMessage[] = [...ctx.history, { role: 'user', content: ctx.message }];
+      const result = await runToolLoop(ask, toolbox, initial, agent.max_iterations ?? DEFAULT_MAX_ITERATIONS);
+      ctx.reply = result.reply;
       await run.afterModel(ctx);
-      await record(ctx, ctx.reply, target.providerId, model, startedAt, run);
+      await record(ctx, ctx.reply, { providerId: target.providerId, model, toolCalls: result.toolCalls }, startedAt, run);
       return { response: ctx.reply.text, session_id: ctx.sessionId, agent_id: String(agent.id) };
     },
 

@@ -8,6 +8,52 @@ export interface ChatMessage {
   content: string;
 }
 
+/** A function call the model asked for. `arguments` is JSON text, as the model wrote it. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The model's reply asking for tool calls (with any text it wrote beside them). */
+export interface ToolCallMessage {
+  role: 'assistant';
+  content: string;
+  toolCalls: ToolCall[];
+}
+
+/** The result of one tool call, fed back to the model. */
+export interface ToolResultMessage {
+  role: 'tool';
+  toolCallId: string;
+  name: string;
+  content: string;
+  isError: boolean;
+}
+
+/** Any message of a model call: plain chat, a request for tool calls, or a tool's result. */
+export type ModelMessage = ChatMessage | ToolCallMessage | ToolResultMessage;
+
+/** A function offered to the model. */
+export interface ModelTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** One executed tool call, as stored with the turn. */
+export interface ToolCallRecord {
+  id: string;
+  tool_id: string | null;
+  name: string;
+  arguments: unknown;
+  status_code: number | null;
+  error: string | null;
+  /** What the model was given back (truncated). */
+  result: string;
+  duration_ms: number;
+}
+
 /** Token counts of one model call, in OpenAI's names (Anthropic's input/output tokens are mapped onto them). */
 export interface Usage {
   prompt_tokens: number;
@@ -33,6 +79,8 @@ export interface ChatResult {
 export interface ModelReply {
   text: string;
   usage: Usage | null;
+  /** Present (non-empty) when the model asks for tool calls instead of, or beside, its text. */
+  toolCalls?: ToolCall[];
 }
 
 /**
@@ -62,4 +110,6 @@ export interface StoredMessage {
   content: string;
   created_at: string;
   usage: Usage | null;
+  /** The tool calls made while answering (assistant messages; empty otherwise). */
+  tool_calls: ToolCallRecord[];
 }

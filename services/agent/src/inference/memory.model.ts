@@ -20,6 +20,8 @@ export interface ChatMessageDoc {
   usage: Usage | null;
   provider_id: string | null;
   model: string | null;
+  /** The reply's tool calls as JSON text (arguments may hold keys the database treats specially), or null. */
+  tool_calls_json: string | null;
 }
 
 const usageSchema = new mongoose.Schema<Usage>(
@@ -42,6 +44,7 @@ const chatMessageSchema = new mongoose.Schema<ChatMessageDoc>(
     usage: { type: usageSchema, default: null },
     provider_id: { type: String, default: null },
     model: { type: String, default: null },
+    tool_calls_json: { type: String, default: null },
   },
   { versionKey: false },
 );

@@ -1,6 +1,6 @@
 import { mongoose, type Connection } from '@platform/db';
 import { chatMessageModel, type ChatMessageDoc } from './memory.model';
-import type { ChatMessage, Owner, StoredMessage, Usage } from './inference.types';
+import type { ChatMessage, Owner, StoredMessage, ToolCallRecord, Usage } from './inference.types';
 
 /** A finished turn: the user's message and the model's reply. */
 export interface Turn {
@@ -13,6 +13,8 @@ export interface Turn {
   usage: Usage | null;
   providerId: string;
   model: string;
+  /** Tool calls made while answering, in order. */
+  toolCalls: ToolCallRecord[];
 }
 
 const NEWEST_FIRST = { turn_at: -1, turn_id: -1, seq: -1 } as const;
@@ -26,6 +28,7 @@ function toStored(d: ChatMessageDoc): StoredMessage {
     content: d.content,
     created_at: d.created_at.toISOString(),
     usage: d.usage ?? null,
+    tool_calls: d.tool_calls_json ? (JSON.parse(d.tool_calls_json) as ToolCallRecord[]) : [],
   };
 }
 
@@ -56,6 +59,7 @@ export function createMemoryRepository(conn: Connection) {
           usage: turn.usage,
           provider_id: turn.providerId,
           model: turn.model,
+          tool_calls_json: turn.toolCalls.length ? JSON.stringify(turn.toolCalls) : null,
         },
       ]);
     },

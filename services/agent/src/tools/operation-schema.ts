@@ -16,15 +16,18 @@ interface Parameter {
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Keys that tie a schema to a place or dialect; a tool's schema stands alone. */
+const LOCATING_KEYS = new Set(['$schema', '$id', '$anchor', '$dynamicAnchor']);
+
 /**
- * A copy without `$ref` objects: the parser leaves only circular references unresolved, and a tool's schema must
- * stand alone, so a recursive part accepts any value.
+ * A standalone copy: `$ref` objects (the parser leaves only circular ones) accept any value, and `$schema`/`$id`
+ * are dropped, so that the schema compiles on its own wherever it is used.
  */
 export function withoutRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutRefs);
   if (!isObject(value)) return value;
   if (typeof value.$ref === 'string') return {};
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutRefs(v)]));
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !LOCATING_KEYS.has(k)).map(([k, v]) => [k, withoutRefs(v)]));
 }
 
 /** The JSON schema of a content map: its JSON media type, else the first one. */

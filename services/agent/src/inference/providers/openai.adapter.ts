@@ -1,8 +1,33 @@
-import type { Usage } from '../inference.types';
+import type { ModelMessage, ModelTool, ToolCall, Usage } from '../inference.types';
 import { count, extraParams, ProviderReplyError, wantsJson, type ProviderAdapter } from './provider.types';
 
 /** Body fields the service owns; `additional_model_params` cannot override them. */
-const OWNED = ['model', 'messages', 'stream', 'temperature', 'top_p', 'response_format'];
+const OWNED = ['model', 'messages', 'stream', 'temperature', 'top_p', 'response_format', 'tools'];
+
+/** A message in the protocol's shape: tool calls as `tool_calls`, results as `role: "tool"`. */
+function wireMessage(m: ModelMessage): Record<string, unknown> {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+  if ('toolCalls' in m) {
+    const calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    return { role: 'assistant', content: m.content || null, tool_calls: calls };
+  }
+  return { role: m.role, content: m.content };
+}
+
+const wireTool = (t: ModelTool) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
+
+type WireCall = { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
+
+function toolCalls(raw: unknown): ToolCall[] {
+  if (!Array.isArray(raw)) return [];
+  return (raw as WireCall[])
+    .filter((c) => typeof c?.function?.name === 'string')
+    .map((c, i) => ({
+      id: typeof c.id === 'string' ? c.id : `call_${i}`,
+      name: c.function!.name as string,
+      arguments: typeof c.function!.arguments === 'string' ? c.function!.arguments : JSON.stringify(c.function!.arguments ?? {}),
+    }));
+}
 
 function text(content: unknown): string | null {
   if (typeof content === 'string') return content;
@@ -30,8 +55,9 @@ export const openAiAdapter: ProviderAdapter = {
   protocol: 'openai',
   build(target, req) {
     const params = extraParams(req.params, OWNED);
-    const messages = [...(req.system ? [{ role: 'system', content: req.system }] : []), ...req.messages];
+    const messages = [...(req.system ? [{ role: 'system', content: req.system }] : []), ...req.messages.map(wireMessage)];
     const body: Record<string, unknown> = { ...params, model: req.model, messages, stream: false };
+    if (req.tools?.length) body.tools = req.tools.map(wireTool);
     if (req.temperature !== null && req.temperature !== undefined) body.temperature = req.temperature;
     if (req.top_p !== null && req.top_p !== undefined) body.top_p = req.top_p;
     if (wantsJson(req.response_format)) body.response_format = req.response_format;
@@ -42,8 +68,10 @@ export const openAiAdapter: ProviderAdapter = {
     };
   },
   parse(data) {
-    const choice = (data as { choices?: { message?: { content?: unknown; refusal?: unknown } }[] } | null)?.choices?.[0];
+    const choice = (data as { choices?: { message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown } }[] } | null)?.choices?.[0];
     const content = text(choice?.message?.content);
+    const calls = toolCalls(choice?.message?.tool_calls);
+    if (calls.length > 0) return { text: content ?? '', usage: usage((data as { usage?: unknown }).usage), toolCalls: calls };
     if (content === null) {
       const refusal = choice?.message?.refusal;
       throw new ProviderReplyError(typeof refusal === 'string' ? `the model refused: ${refusal}` : 'the reply has no message content');

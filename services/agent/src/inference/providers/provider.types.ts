@@ -1,12 +1,14 @@
-import type { ChatMessage, ModelReply } from '../inference.types';
+import type { ModelMessage, ModelReply, ModelTool } from '../inference.types';
 
 /** What one model call asks, independent of the provider's protocol. */
 export interface ModelRequest {
   model: string;
   /** Empty when the agent has no system prompt. */
   system: string;
-  /** History then the new user message, oldest first. */
-  messages: ChatMessage[];
+  /** History, the new user message, then any tool calls and their results, oldest first. */
+  messages: ModelMessage[];
+  /** Functions the model may call; none when empty or absent. */
+  tools?: ModelTool[];
   temperature?: number | null;
   top_p?: number | null;
   /** `{type: "text" | "json_object" | "json_schema", json_schema?}`, as stored on the agent. */
@@ -34,6 +36,21 @@ export interface ProviderAdapter {
   build(target: ProviderTarget, req: ModelRequest): HttpCall;
   /** The reply of a 2xx response; throws ProviderReplyError when it has no usable answer. */
   parse(data: unknown, req: ModelRequest): ModelReply;
+}
+
+/** The tool calls of a message, or null when it is not a request for tool calls. */
+export function toolCallsOf(m: ModelMessage) {
+  return 'toolCalls' in m ? m.toolCalls : null;
+}
+
+/** Arguments JSON text as an object (what Anthropic's `input` holds); `{}` when it does not parse to one. */
+export function argumentsObject(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text || '{}');
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 /** A 2xx response without a usable answer. */

@@ -1,0 +1,52 @@
+import type { Toolbox } from '../tools/agent-toolbox';
+import type { ModelMessage, ModelReply, ToolCallRecord, Usage } from './inference.types';
+
+/** Model calls of one run when the agent sets no `max_iterations`. */
+export const DEFAULT_MAX_ITERATIONS = 10;
+
+export interface ToolLoopResult {
+  reply: ModelReply;
+  toolCalls: ToolCallRecord[];
+  iterations: number;
+}
+
+function add(a: Usage | null, b: Usage | null): Usage | null {
+  if (!a || !b) return a ?? b;
+  return {
+    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+    completion_tokens: a.completion_tokens + b.completion_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
+}
+
+/** What the run answers when the model still asks for tools on its last allowed call. */
+export const stoppedText = (max: number) => `Stopped after ${max} model calls (max_iterations) without a final answer.`;
+
+/**
+ * Calls the model, runs the tool calls it asks for, feeds their results back, and repeats until it answers without
+ * asking, at most `maxIterations` model calls. Calls asked for on the last allowed model call are not run. Token
+ * usage is summed over the model calls.
+ */
+export async function runToolLoop(
+  complete: (messages: ModelMessage[]) => Promise<ModelReply>,
+  toolbox: Toolbox,
+  initial: ModelMessage[],
+  maxIterations: number,
+): Promise<ToolLoopResult> {
+  const messages = [...initial];
+  const toolCalls: ToolCallRecord[] = [];
+  let usage: Usage | null = null;
+  for (let n = 1; ; n++) {
+    const reply = await complete(messages);
+    usage = add(usage, reply.usage);
+    const asked = reply.toolCalls ?? [];
+    if (asked.length === 0) return { reply: { text: reply.text, usage }, toolCalls, iterations: n };
+    if (n >= maxIterations) return { reply: { text: reply.text || stoppedText(maxIterations), usage }, toolCalls, iterations: n };
+    messages.push({ role: 'assistant', content: reply.text, toolCalls: asked });
+    for (const call of asked) {
+      const record = await toolbox.run(call);
+      toolCalls.push(record);
+      messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: record.result, isError: record.error !== null });
+    }
+  }
+}

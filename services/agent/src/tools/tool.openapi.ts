@@ -1,0 +1,89 @@
+/** OpenAPI description of the /v3/tools routes, part of the service's /openapi.json. */
+import { jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
+
+const paging = [
+  { name: 'skip', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+];
+const message = { type: 'object', properties: { message: { type: 'string' } } };
+const toolId = { name: 'tool_id', in: 'path', required: true, schema: { type: 'string' }, description: 'openapi-<tool_set_name>-<operationId or method_path>' };
+const toolNotFound = notFoundResponse('Tool not found');
+const objectOf = (description: string) => ({ type: 'object', additionalProperties: true, description });
+
+export const toolSchemas = {
+  ToolSetBody: {
+    type: 'object',
+    required: ['tool_set_name', 'openapi_schema'],
+    properties: {
+      tool_set_name: { type: 'string', pattern: '^[a-z0-9_]+$', description: 'Stored as openapi-<tool_set_name>.' },
+      openapi_schema: objectOf('OpenAPI 3.0, 3.1 or Swagger 2.0 document; internal $refs only.'),
+      default_headers: objectOf('Sent with every call; values encrypted at rest, masked on read.'),
+      default_query_params: objectOf('Merged under the query of each call.'),
+      default_body_params: objectOf('Merged under the JSON body of each call.'),
+      endpoint_defaults: { type: 'object', properties: { base_url: { type: 'string', format: 'uri' } } },
+      enhance_descriptions: { type: 'boolean', default: false },
+      openai_api_key: { type: 'string', nullable: true, description: 'Key for enhance_descriptions; used once, never stored.' },
+    },
+  },
+  ToolUpdate: {
+    type: 'object',
+    properties: {
+      description: { type: 'string' },
+      default_headers: objectOf('Replaces the headers; a value "***" keeps the stored one.'),
+      default_query_params: objectOf('Replaces the default query parameters.'),
+      default_body_params: objectOf('Replaces the default body fields.'),
+      endpoint_defaults: objectOf('Replaces the endpoint defaults (base_url).'),
+      openapi_schema: objectOf('A new document that still has this tool’s operation.'),
+    },
+  },
+  ExecuteResult: {
+    type: 'object',
+    properties: { status_code: { type: 'integer' }, headers: { type: 'object' }, data: { description: 'JSON, or text' } },
+  },
+};
+
+export const toolPaths = {
+  '/v3/tools/': {
+    post: {
+      summary: 'Import a tool set: one tool per operation',
+      requestBody: json({ $ref: '#/components/schemas/ToolSetBody' }),
+      responses: responses({ '201': { description: '{tool_ids}' }, '409': { description: 'A set of that name exists', ...json({ $ref: '#/components/schemas/Error' }) } }),
+    },
+    get: { summary: "List the caller's tools", parameters: paging, responses: responses({ '200': { description: '{tools, total}' } }) },
+  },
+  '/v3/tools/openapi/{tool_id}': {
+    get: { summary: 'Tool info: {id, name, openapi_schema, paths} and settings', parameters: [toolId], responses: responses({ '200': { description: 'Tool' }, ...toolNotFound }) },
+  },
+  '/v3/tools/openapi/{tool_id}/execute': {
+    post: {
+      summary: 'Call one of the document’s operations',
+      parameters: [
+        toolId,
+        { name: 'path', in: 'query', required: true, schema: { type: 'string' }, description: 'A path of the document, values filled in; may carry a query string.' },
+        { name: 'method', in: 'query', required: true, schema: { type: 'string', enum: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] } },
+      ],
+      requestBody: { required: false, ...json({ type: 'object' }) },
+      responses: responses({
+        '200': { description: 'The remote answer, whatever its status', ...json({ $ref: '#/components/schemas/ExecuteResult' }) },
+        ...toolNotFound,
+        '409': { description: 'Tool is disabled', ...json({ $ref: '#/components/schemas/Error' }) },
+        '502': { description: 'Unreachable, refused, timed out or too large', ...json({ $ref: '#/components/schemas/Error' }) },
+      }),
+    },
+  },
+  '/v3/tools/{tool_id}': {
+    get: { summary: 'Same as /v3/tools/openapi/{tool_id}', parameters: [toolId], responses: responses({ '200': { description: 'Tool' }, ...toolNotFound }) },
+    put: {
+      summary: 'Update the given fields',
+      parameters: [toolId],
+      requestBody: json({ $ref: '#/components/schemas/ToolUpdate' }),
+      responses: responses({ '200': { description: 'Updated', ...json(message) }, ...toolNotFound }),
+    },
+    patch: {
+      summary: 'Enable or disable',
+      parameters: [toolId, { name: 'enabled', in: 'query', required: true, schema: { type: 'boolean' } }],
+      responses: responses({ '200': { description: 'Toggled', ...json(message) }, ...toolNotFound }),
+    },
+    delete: { summary: 'Delete a tool', parameters: [toolId], responses: responses({ '204': { description: 'Deleted' }, ...toolNotFound }) },
+  },
+};
