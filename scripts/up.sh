@@ -8,11 +8,12 @@ pnpm install --frozen-lockfile --prefer-offline >/dev/null
 pnpm run build >/dev/null
 
 # Local secrets, made once and kept out of git; one missing from an older dev.env is added.
-# INTERNAL_SERVICE_SECRET is shared by the agent and the worker (which runs agents on their owners' behalf).
+# INTERNAL_SERVICE_SECRET is shared by the agent and the worker (which runs agents on their owners' behalf);
+# SCHEDULE_SECRET_ENCRYPTION_KEY by the scheduler and the worker (HTTP schedules' header values).
 DEV_ENV="$RUN_DIR/dev.env"
 (umask 077 && touch "$DEV_ENV")
 chmod 600 "$DEV_ENV" # also for a dev.env made before this script restricted it
-for var in CREDENTIALS_ENCRYPTION_KEY WEBHOOK_SECRET_ENCRYPTION_KEY INTERNAL_SERVICE_SECRET; do
+for var in CREDENTIALS_ENCRYPTION_KEY WEBHOOK_SECRET_ENCRYPTION_KEY SCHEDULE_SECRET_ENCRYPTION_KEY INTERNAL_SERVICE_SECRET; do
   if ! grep -q "^$var=" "$DEV_ENV"; then
     if [ -s "$DEV_ENV" ] && [ -n "$(tail -c1 "$DEV_ENV")" ]; then echo >>"$DEV_ENV"; fi
     echo "$var=$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("hex"))')" >>"$DEV_ENV"

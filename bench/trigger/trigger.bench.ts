@@ -57,6 +57,7 @@ async function main(): Promise<void> {
   const dbs = await createTestDatabases('bench_trigger');
   const llm = await startFakeLlm('openai');
   const internal = randomBytes(32).toString('hex');
+  const scheduleKey = randomBytes(32).toString('hex');
   const prefix = uniqueName('benchq');
   const common = { MONGODB_URI: testInfra.mongoUri, AUTH_DB: dbs.authDb, LOG_LEVEL: 'warn' };
   const procs: ServiceProcess[] = [];
@@ -68,12 +69,12 @@ async function main(): Promise<void> {
     procs.push(agent);
     const scheduler = await startServiceProcess({
       script: entry('scheduler'),
-      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: testInfra.redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: agent.url, WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
+      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: testInfra.redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: agent.url, WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'), SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey },
     });
     procs.push(scheduler);
     const worker = await startServiceProcess({
       script: entry('worker'),
-      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: testInfra.redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: agent.url, INTERNAL_SERVICE_SECRET: internal, WORKER_CONCURRENCY: '16' },
+      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: testInfra.redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: agent.url, INTERNAL_SERVICE_SECRET: internal, WORKER_CONCURRENCY: '16', SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey },
     });
     procs.push(worker);
     const baseline = await startServiceProcess({ script: resolve(__dirname, 'baseline-server.js') });

@@ -121,6 +121,7 @@ async function main(): Promise<void> {
         MONGODB_DB: dbName,
         AUTH_DB: authDb,
         WEBHOOK_SECRET_ENCRYPTION_KEY: encryptionKey.toString('hex'),
+        SCHEDULE_SECRET_ENCRYPTION_KEY: encryptionKey.toString('hex'),
         AGENT_SERVICE_URL: 'http://127.0.0.1:9', // not asked: nothing is created over HTTP here
         LOG_LEVEL: 'warn',
       },

@@ -102,3 +102,10 @@ export interface CommonConfig {
 }
 
 export { Joi };
+
+/** A 32-byte key variable (64 hex chars or base64), e.g. for AES-256-GCM secrets at rest. */
+export const encryptionKeyEnv = (description: string) =>
+  Joi.string()
+    .pattern(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
+    .required()
+    .description(description);

@@ -1,11 +1,11 @@
-import { Queue, Worker, type JobsOptions, type Processor, type WorkerOptions } from 'bullmq';
+import { Queue, Worker, type JobsOptions, type Processor, type RepeatStrategy, type WorkerOptions } from 'bullmq';
 import IORedis from 'ioredis';
 
 export { Queue, Worker, IORedis };
-export type { Job, JobsOptions, Processor } from 'bullmq';
+export type { Job, JobsOptions, JobSchedulerJson, Processor, RepeatOptions, RepeatStrategy } from 'bullmq';
 
 /** The queues between the scheduler and the worker. */
-export const QUEUE_NAMES = { agentRuns: 'agent-runs', httpCalls: 'http-calls' } as const;
+export const QUEUE_NAMES = { agentRuns: 'agent-runs', httpCalls: 'http-calls', scheduleFires: 'schedule-fires' } as const;
 
 const retryStrategy = (attempt: number) => Math.min(attempt * 200, 2_000);
 
@@ -32,8 +32,20 @@ export const defaultJobOptions: JobsOptions = {
 /** Key prefix of every queue in Redis; deployments (and test files) sharing one Redis use different prefixes. */
 export const DEFAULT_PREFIX = 'bull';
 
-export function createQueue<T>(name: string, connection: IORedis, jobOptions: JobsOptions = {}, prefix = DEFAULT_PREFIX): Queue<T> {
-  return new Queue<T>(name, { connection, prefix, defaultJobOptions: { ...defaultJobOptions, ...jobOptions } });
+/** `repeatStrategy` computes job schedulers' fire times (cron queues); producers and workers must use the same. */
+export function createQueue<T>(
+  name: string,
+  connection: IORedis,
+  jobOptions: JobsOptions = {},
+  prefix = DEFAULT_PREFIX,
+  repeatStrategy?: RepeatStrategy,
+): Queue<T> {
+  return new Queue<T>(name, {
+    connection,
+    prefix,
+    defaultJobOptions: { ...defaultJobOptions, ...jobOptions },
+    ...(repeatStrategy ? { settings: { repeatStrategy } } : {}),
+  });
 }
 
 export interface WorkerSettings {
@@ -44,6 +56,8 @@ export interface WorkerSettings {
   /** A job that stalls more often than this is failed instead of retried forever. */
   maxStalledCount?: number;
   prefix?: string;
+  /** For queues fed by job schedulers: the worker computes each next fire when it takes the current one. */
+  repeatStrategy?: RepeatStrategy;
 }
 
 /** A BullMQ worker with production settings: stalled-job detection and bounded retention. */
@@ -57,6 +71,7 @@ export function createWorker<T>(name: string, processor: Processor<T>, connectio
     maxStalledCount: s.maxStalledCount ?? 1,
     removeOnComplete: defaultJobOptions.removeOnComplete as { count: number; age: number },
     removeOnFail: defaultJobOptions.removeOnFail as { count: number; age: number },
+    ...(s.repeatStrategy ? { settings: { repeatStrategy: s.repeatStrategy } } : {}),
   };
   return new Worker<T>(name, processor, opts);
 }
@@ -70,23 +85,27 @@ export class EnqueueTimeoutError extends Error {
 }
 
 /**
- * Adds a job or fails within `ms`. BullMQ waits for a connection indefinitely, which an HTTP request must not.
- * A job that Redis takes after the deadline is harmless when consumers are idempotent on the job id.
+ * Settles like `work`, or rejects with EnqueueTimeoutError after `ms`. BullMQ waits for a connection indefinitely,
+ * which an HTTP request must not; what Redis does after the deadline must be harmless (idempotent job ids).
  */
-export async function addWithin<T>(queue: Queue<T>, ms: number, name: string, data: T, opts?: JobsOptions): Promise<string> {
+export async function within<R>(ms: number, work: Promise<R>): Promise<R> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new EnqueueTimeoutError(ms)), ms);
     timer.unref();
   });
-  const add = (queue as unknown as Queue<unknown>).add(name, data, opts);
-  add.catch(() => undefined);
+  work.catch(() => undefined);
   try {
-    const job = await Promise.race([add, timeout]);
-    return String(job.id);
+    return await Promise.race([work, timeout]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Adds a job or fails within `ms` (see `within`); the job id. */
+export async function addWithin<T>(queue: Queue<T>, ms: number, name: string, data: T, opts?: JobsOptions): Promise<string> {
+  const job = await within(ms, (queue as unknown as Queue<unknown>).add(name, data, opts));
+  return String(job.id);
 }
 
 /** Runs every close; resolves false when they did not all finish within `ms` (the caller then exits anyway). */

@@ -23,6 +23,8 @@ export interface ExecutionDoc {
   response_status: number | null;
   response_output: string | null;
   error_message: string | null;
+  fire_key: string;
+  retry_delay_ms: number | null;
 }
 
 const { Mixed } = mongoose.Schema.Types;
@@ -52,6 +54,11 @@ const schema = new mongoose.Schema<ExecutionDoc>(
     response_status: num,
     response_output: str,
     error_message: str,
+    // Unique per run: "<schedule id>:<fire time ms>" for a cron fire, the execution's own id otherwise. A second
+    // run of the same fire is a duplicate-key error, whichever replica tries it (FerretDB has no partial indexes,
+    // so this is one always-present field rather than a unique (schedule_id, scheduled_for) pair).
+    fire_key: { type: String, required: true },
+    retry_delay_ms: num,
   },
   { versionKey: false, minimize: false },
 );
@@ -59,6 +66,9 @@ schema.index({ webhook_id: 1, triggered_at: -1 });
 schema.index({ user_id: 1, org_id: 1, triggered_at: -1 });
 schema.index({ user_id: 1, org_id: 1, agent_id: 1, triggered_at: -1 });
 schema.index({ status: 1, triggered_at: 1 });
+schema.index({ fire_key: 1 }, { unique: true });
+schema.index({ schedule_id: 1, status: 1 });
+schema.index({ schedule_id: 1, triggered_at: -1 });
 
 export function executionModel(conn: Connection): Model<ExecutionDoc> {
   return modelFor(conn, 'Execution', schema, 'executions');

@@ -27,8 +27,12 @@ function toRecord(d: ExecutionDoc): ExecutionRecord {
     response_status: d.response_status ?? null,
     response_output: d.response_output ?? null,
     error_message: d.error_message ?? null,
+    fire_key: d.fire_key ?? d._id.toHexString(),
+    retry_delay_ms: d.retry_delay_ms ?? null,
   };
 }
+
+const isDuplicateKey = (err: unknown) => (err as { code?: unknown }).code === 11000;
 
 export interface Owner {
   user_id: string;
@@ -37,6 +41,7 @@ export interface Owner {
 
 export interface ExecutionQuery {
   webhook_id?: string;
+  schedule_id?: string;
   agent_id?: string;
   kinds?: string[];
   success?: boolean;
@@ -52,19 +57,42 @@ export interface ExecutionQuery {
 export function createExecutionRepository(conn: Connection) {
   const Execution = executionModel(conn);
   const byId = (id: string) => new Execution({ _id: id })._id;
+
+  /** Stores a new execution (`queued` unless said otherwise); its session id is derived from its own id. */
+  async function create(input: NewExecution, now: Date): Promise<ExecutionRecord> {
+    const id = newObjectId();
+    const skipped = input.status === 'skipped';
+    const doc = await Execution.create({
+      ...input,
+      _id: id,
+      fire_key: input.fire_key ?? id,
+      session_id: `execution-${id}`,
+      status: input.status ?? 'queued',
+      attempt: 0,
+      triggered_at: now,
+      ...(skipped ? { finished_at: now, duration_ms: 0 } : {}),
+    });
+    return toRecord(doc.toObject());
+  }
+
   return {
-    /** Stores a new `queued` execution; its session id is derived from its own id. */
-    async create(input: NewExecution, now: Date): Promise<ExecutionRecord> {
-      const id = newObjectId();
-      const doc = await Execution.create({
-        ...input,
-        _id: id,
-        session_id: `execution-${id}`,
-        status: 'queued',
-        attempt: 0,
-        triggered_at: now,
-      });
-      return toRecord(doc.toObject());
+    create,
+    /** Like `create`, but null when an execution with the same `fire_key` exists: that fire already ran. */
+    async createOnce(input: NewExecution & { fire_key: string }, now: Date): Promise<ExecutionRecord | null> {
+      try {
+        return await create(input, now);
+      } catch (err) {
+        if (isDuplicateKey(err)) return null;
+        throw err;
+      }
+    },
+    async getByFireKey(fireKey: string): Promise<ExecutionRecord | null> {
+      const d = await Execution.findOne({ fire_key: fireKey }).lean<ExecutionDoc>();
+      return d ? toRecord(d) : null;
+    },
+    /** True while a run of the schedule has not ended (queued, waiting for a retry, or running). */
+    async hasUnfinishedRun(scheduleId: string): Promise<boolean> {
+      return (await Execution.exists({ schedule_id: scheduleId, status: { $in: ['queued', 'running'] } })) !== null;
     },
     async get(id: string): Promise<ExecutionRecord | null> {
       if (!isObjectIdHex(id)) return null;
@@ -135,6 +163,7 @@ export function createExecutionRepository(conn: Connection) {
     async list(owner: Owner, q: ExecutionQuery): Promise<{ items: ExecutionRecord[]; total: number }> {
       const filter: Record<string, unknown> = { user_id: owner.user_id, org_id: owner.org_id };
       if (q.webhook_id !== undefined) filter.webhook_id = q.webhook_id;
+      if (q.schedule_id !== undefined) filter.schedule_id = q.schedule_id;
       if (q.agent_id !== undefined) filter.agent_id = q.agent_id;
       if (q.kinds) filter.kind = { $in: q.kinds };
       if (q.success !== undefined) filter.success = q.success;
@@ -155,6 +184,6 @@ export type ExecutionRepository = ReturnType<typeof createExecutionRepository>;
 
 /** The public Execution object: the record without server-side fields. */
 export function presentExecution(r: ExecutionRecord) {
-  const { org_id: _org, ...pub } = r;
+  const { org_id: _org, fire_key: _key, retry_delay_ms: _delay, ...pub } = r;
   return pub;
 }

@@ -31,6 +31,10 @@ export interface Execution {
 /** Server-side fields that are not part of the public object. */
 export interface ExecutionRecord extends Execution {
   org_id: string;
+  /** Unique per run (see the model). */
+  fire_key: string;
+  /** Fixed delay between attempts (schedules' `retry_delay`); null: exponential backoff. */
+  retry_delay_ms: number | null;
 }
 
 export interface NewExecution {
@@ -43,6 +47,12 @@ export interface NewExecution {
   payload: unknown;
   max_attempts: number;
   scheduled_for?: Date | null;
+  /** A cron fire's key; other runs get their own id. */
+  fire_key?: string;
+  retry_delay_ms?: number | null;
+  /** `skipped` records a fire that did not run (overlap policy); default `queued`. */
+  status?: 'queued' | 'skipped';
+  error_message?: string | null;
 }
 
 /** The outcome of one attempt. */
@@ -53,10 +63,13 @@ export interface RunOutcome {
   error_message: string | null;
 }
 
-/** What a job on the `agent-runs` queue carries: ids only, never secrets or bodies. */
+/** What a job on the `agent-runs` or `http-calls` queue carries: ids only, never secrets or bodies. */
 export interface AgentRunJob {
   execution_id: string;
 }
+
+/** The key that makes a cron fire unique. */
+export const fireKeyOf = (scheduleId: string, fireMs: number) => `${scheduleId}:${fireMs}`;
 
 /** Cuts a string to at most `max` bytes of UTF-8 without splitting a character. */
 export function capUtf8(text: string, max = MAX_OUTPUT_BYTES): string {

@@ -41,8 +41,9 @@ export interface TestDatabases {
 export async function createTestDatabases(prefix: string, uri = testInfra.mongoUri): Promise<TestDatabases> {
   const dbName = uniqueName(prefix);
   const authDb = `${dbName}_auth`;
-  const conn = await connectMongo({ uri, dbName, serverSelectionTimeoutMS: 5000 });
-  const authConn = await connectMongo({ uri, dbName: authDb, serverSelectionTimeoutMS: 5000 });
+  // The services' default server selection timeout, so outage tests see what a deployment does.
+  const conn = await connectMongo({ uri, dbName, serverSelectionTimeoutMS: 3000 });
+  const authConn = await connectMongo({ uri, dbName: authDb, serverSelectionTimeoutMS: 3000 });
   const keys = createApiKeyRepository(authConn);
   await keys.init();
   return {

@@ -4,11 +4,23 @@ import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { Queue } from '@platform/queue';
-import { createExecutionRepository, createIdempotencyStore, enqueueAgentRun, type AgentRunJob, type WebhookStats } from '@platform/scheduling';
+import {
+  createExecutionRepository,
+  createIdempotencyStore,
+  createScheduleRepository,
+  enqueueRun,
+  type FireJob,
+  type RunQueues,
+  type RunStats,
+  type WebhookStats,
+} from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
 import { createExecutionRoutes } from './executions/execution.routes';
 import type { AgentDirectory } from './agents/agent.client';
 import { openapi } from './openapi';
+import { createFiring } from './schedules/firing';
+import { createScheduleRoutes } from './schedules/schedule.routes';
+import { createScheduleService } from './schedules/schedule.service';
 import { createTriggerRepository } from './triggers/trigger.repository';
 import { createTriggerRoutes } from './triggers/trigger.routes';
 import { createTriggerService } from './triggers/trigger.service';
@@ -23,15 +35,21 @@ export interface AppDeps {
   auth: ApiKeyAuth;
   /** Seals webhook signing secrets at rest. */
   box: SecretBox;
+  /** Seals HTTP schedules' header values (the worker opens them with the same key). */
+  scheduleBox: SecretBox;
   /** The agent service, asked whether an agent exists and belongs to the caller. */
   agents: AgentDirectory;
   /** Public base URL of this service, for webhook_url. */
   publicBaseUrl: string;
   readiness: Record<string, ReadinessCheck>;
-  /** Producer side of the `agent-runs` queue. */
-  queue: Queue<AgentRunJob>;
+  /** Producer side of the run queues (`agent-runs`, `http-calls`). */
+  queues: RunQueues;
+  /** Producer side of `schedule-fires`, whose job schedulers fire the cron schedules. */
+  fires: Queue<FireJob>;
   /** Webhook trigger statistics (coalesced writes; main flushes them on shutdown). */
   stats: WebhookStats;
+  /** Schedule run statistics (same). */
+  scheduleStats: RunStats;
   triggers?: TriggerSettings;
   clock?: () => Date;
   jsonLimit?: string;
@@ -70,8 +88,20 @@ export function createApp(deps: AppDeps): Express {
     idempotency: createIdempotencyStore(deps.db),
     stats: deps.stats,
     box: deps.box,
-    enqueue: (exec) => enqueueAgentRun(deps.queue, exec, settings),
+    enqueue: (exec) => enqueueRun(deps.queues, exec, settings),
     maxAttempts: deps.triggers?.maxAttempts ?? 3,
+    clock,
+    logger: deps.logger,
+  });
+
+  const schedules = createScheduleService({
+    repo: createScheduleRepository(deps.db),
+    executions,
+    agents: deps.agents,
+    box: deps.scheduleBox,
+    firing: createFiring(deps.fires, deps.logger, settings.timeoutMs),
+    startRun: (exec) => enqueueRun(deps.queues, exec, settings),
+    stats: deps.scheduleStats,
     clock,
     logger: deps.logger,
   });
@@ -79,13 +109,14 @@ export function createApp(deps: AppDeps): Express {
   const routes = Router();
   routes.use(createExecutionRoutes({ executions, ownWebhook: (owner, id) => webhooks.get(owner, id), clock }));
   routes.use(createWebhookRoutes(webhooks));
+  routes.use(createScheduleRoutes({ service: schedules, executions, webhooks, clock }));
 
   return createHttpApp({
     service: 'scheduler',
     logger: deps.logger,
     routes,
     rawRoutes: [createTriggerRoutes(trigger)],
-    protect: { paths: ['/agent-webhooks'], middleware: deps.auth.middleware },
+    protect: { paths: ['/agent-webhooks', '/schedules', '/http-schedules'], middleware: deps.auth.middleware },
     readiness: deps.readiness,
     openapi,
     jsonLimit: deps.jsonLimit,

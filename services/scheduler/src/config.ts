@@ -1,6 +1,4 @@
-import { Joi, commonEnv, type CommonConfig } from '@platform/config';
-
-const KEY_32_BYTES = /^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/;
+import { Joi, commonEnv, encryptionKeyEnv, type CommonConfig } from '@platform/config';
 
 /** Every environment variable the scheduler service reads. */
 export const configSchema = Joi.object({
@@ -24,10 +22,17 @@ export const configSchema = Joi.object({
     .max(30000)
     .default(5000)
     .description('Timeout of a call to the agent service; past it the request answers 503.'),
-  WEBHOOK_SECRET_ENCRYPTION_KEY: Joi.string()
-    .required()
-    .pattern(KEY_32_BYTES)
-    .description('32-byte key (64 hex chars or base64) that encrypts webhook signing secrets at rest (AES-256-GCM).'),
+  WEBHOOK_SECRET_ENCRYPTION_KEY: encryptionKeyEnv('32-byte key (64 hex chars or base64) that encrypts webhook signing secrets at rest (AES-256-GCM).'),
+  SCHEDULE_SECRET_ENCRYPTION_KEY: encryptionKeyEnv(
+    "32-byte key (64 hex chars or base64) that encrypts HTTP schedules' header values at rest (the worker's must match).",
+  ),
+  RECONCILE_INTERVAL_MS: Joi.number().integer().min(1000).max(300_000).default(30_000).description('How often MongoDB schedules are reconciled into Redis (also once at start).'),
+  SCHEDULE_CATCH_UP_MS: Joi.number()
+    .integer()
+    .min(0)
+    .max(86_400_000)
+    .default(300_000)
+    .description("A fire missed while Redis lacked its schedule (data loss, outage) still runs once if it is at most this old; 0: never."),
   QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9:_-]{1,64}$/).default('bull').description('Redis key prefix of the queues (same as the worker’s).'),
   TRIGGER_MAX_ATTEMPTS: Joi.number().integer().min(1).max(10).default(3).description('Attempts of a webhook run: 1 + retries of transient failures.'),
   ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(10000).default(1000).description('How long a trigger waits for Redis before leaving its run to the outbox.'),
@@ -49,4 +54,7 @@ export interface SchedulerServiceConfig extends CommonConfig {
   AGENT_SERVICE_URL: string;
   AGENT_SERVICE_TIMEOUT_MS: number;
   WEBHOOK_SECRET_ENCRYPTION_KEY: string;
+  SCHEDULE_SECRET_ENCRYPTION_KEY: string;
+  RECONCILE_INTERVAL_MS: number;
+  SCHEDULE_CATCH_UP_MS: number;
 }

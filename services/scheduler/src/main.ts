@@ -4,7 +4,17 @@ import { connectMongo, pingMongo, syncIndexes } from '@platform/db';
 import { listen, onShutdownSignal } from '@platform/http';
 import { createLogger } from '@platform/logger';
 import { closeWithin, createQueue, pingRedis, producerConnection, QUEUE_NAMES } from '@platform/queue';
-import { createExecutionRepository, createWebhookStats, enqueueAgentRun, type AgentRunJob } from '@platform/scheduling';
+import {
+  createExecutionRepository,
+  createReconciler,
+  createRepeatStrategy,
+  createScheduleRepository,
+  createScheduleStats,
+  createWebhookStats,
+  enqueueRun,
+  type AgentRunJob,
+  type FireJob,
+} from '@platform/scheduling';
 import { createSecretBox, parseKey } from '@platform/secrets';
 import { createAgentClient } from './agents/agent.client';
 import { createApp } from './app';
@@ -20,8 +30,12 @@ async function main(): Promise<void> {
   const keys = createApiKeyRepository(authDb);
   // Lazy, and failing fast while Redis is away: readiness reports it, nothing waits on it.
   const redis = producerConnection(config.REDIS_URL);
-  const queue = createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, redis, {}, config.QUEUE_PREFIX);
-  queue.on('error', () => undefined); // reported once through the connection's handler below
+  const queues = {
+    agentRuns: createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, redis, {}, config.QUEUE_PREFIX),
+    httpCalls: createQueue<AgentRunJob>(QUEUE_NAMES.httpCalls, redis, {}, config.QUEUE_PREFIX),
+  };
+  const fires = createQueue<FireJob>(QUEUE_NAMES.scheduleFires, redis, {}, config.QUEUE_PREFIX, createRepeatStrategy());
+  for (const q of [queues.agentRuns, queues.httpCalls, fires]) q.on('error', () => undefined); // reported once below
   let redisDown = false; // log an outage once, not on every reconnect attempt
   redis.on('error', (err: Error) => {
     if (!redisDown) logger.warn('redis unreachable', { message: err.message });
@@ -33,37 +47,56 @@ async function main(): Promise<void> {
   });
 
   const stats = createWebhookStats(db, logger);
+  const scheduleStats = createScheduleStats(db, logger);
   const app = createApp({
     logger,
     db,
     auth: createApiKeyAuth({ keys, cacheTtlMs: config.API_KEY_CACHE_TTL_MS }),
     box: createSecretBox(parseKey(config.WEBHOOK_SECRET_ENCRYPTION_KEY)),
+    scheduleBox: createSecretBox(parseKey(config.SCHEDULE_SECRET_ENCRYPTION_KEY)),
     agents: createAgentClient({ baseUrl: config.AGENT_SERVICE_URL, timeoutMs: config.AGENT_SERVICE_TIMEOUT_MS, logger }),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     readiness: { mongodb: () => pingMongo(db), redis: () => pingRedis(redis, 2000) },
     jsonLimit: config.JSON_BODY_LIMIT,
-    queue,
+    queues,
+    fires,
     stats,
+    scheduleStats,
     triggers: { maxAttempts: config.TRIGGER_MAX_ATTEMPTS, enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS, retryBackoffMs: config.RETRY_BACKOFF_MS },
   });
-  // The outbox: runs accepted while Redis was down are enqueued once it is back.
+  const executions = createExecutionRepository(db);
+  // The outbox: runs stored while Redis was down (triggers, fires, manual runs) are enqueued once it is back.
   const sweep = createOutboxSweeper({
-    executions: createExecutionRepository(db),
-    enqueue: (exec) => enqueueAgentRun(queue, exec, { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: config.RETRY_BACKOFF_MS }),
-    hasJob: async (id) => Boolean(await queue.getJob(id)),
+    executions,
+    enqueue: (exec) => enqueueRun(queues, exec, { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: config.RETRY_BACKOFF_MS }),
+    hasJob: async (exec) => Boolean(await (exec.kind === 'http_schedule' ? queues.httpCalls : queues.agentRuns).getJob(exec.id)),
     clock: () => new Date(),
     logger,
     graceMs: Math.max(3 * config.ENQUEUE_TIMEOUT_MS, 3000),
   });
   const outbox = setInterval(() => void sweep(), config.OUTBOX_INTERVAL_MS);
+  // MongoDB → Redis for cron schedules: at start and every interval (repairs a flushed or restarted Redis).
+  const reconcile = createReconciler({
+    schedules: createScheduleRepository(db),
+    executions,
+    queue: fires,
+    clock: () => new Date(),
+    logger,
+    catchUpMs: config.SCHEDULE_CATCH_UP_MS,
+    enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS,
+  });
+  const reconcileSafely = () => reconcile().catch((err: unknown) => logger.warn('reconcile failed; next interval retries', { err: (err as Error).message }));
+  const reconciler = setInterval(() => void reconcileSafely(), config.RECONCILE_INTERVAL_MS);
   await syncIndexes(db);
   await keys.init();
+  void reconcileSafely();
 
   const server = await listen(app, config.PORT, logger);
   onShutdownSignal(logger, async () => {
     clearInterval(outbox);
+    clearInterval(reconciler);
     await server.close(config.SHUTDOWN_GRACE_MS);
-    await closeWithin(2_000, () => stats.flush(), () => queue.close());
+    await closeWithin(2_000, () => stats.flush(), () => scheduleStats.flush(), ...[queues.agentRuns, queues.httpCalls, fires].map((q) => () => q.close()));
     redis.disconnect();
     await Promise.all([db.close(), authDb.close()]);
   });

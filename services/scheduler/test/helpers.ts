@@ -4,8 +4,8 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
-import { createQueue, pingRedis, producerConnection, QUEUE_NAMES } from '@platform/queue';
-import { createWebhookStats, type AgentRunJob } from '@platform/scheduling';
+import { pingRedis, producerConnection, type IORedis } from '@platform/queue';
+import { createScheduleStats, createWebhookStats } from '@platform/scheduling';
 import { createSecretBox, type SecretBox } from '@platform/secrets';
 import {
   captureLogger,
@@ -19,6 +19,7 @@ import {
 import { createAgentClient } from '../src/agents/agent.client';
 import { createApp, createWebhooks, type AppDeps } from '../src/app';
 import type { WebhookService } from '../src/webhooks/webhook.service';
+import { createTestQueues, type TestQueues } from './queues';
 
 export const PUBLIC_BASE_URL = 'https://hooks.example.test';
 const AGENT_MAIN = resolve(__dirname, '../../agent/dist/main.js');
@@ -51,6 +52,12 @@ export interface SchedulerTestApp {
   /** The webhook service over the same deps (database, box, clock) as the app. */
   webhooks: WebhookService;
   box: SecretBox;
+  scheduleBox: SecretBox;
+  /** The app's queues (their prefix is this app's own). */
+  queues: TestQueues;
+  prefix: string;
+  redis: IORedis;
+  deps: AppDeps;
   /** Moves the app's clock forward. */
   advanceClock(ms: number): void;
   now(): Date;
@@ -79,22 +86,26 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
   const { logger, lines } = captureLogger('scheduler');
   const redis = producerConnection(opts.redisUrl ?? testInfra.redisUrl);
   redis.on('error', () => undefined);
-  const queue = createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, redis, {}, uniqueName('q'));
-  queue.on('error', () => undefined);
   let offsetMs = 0;
   const clock = () => new Date(Date.now() + offsetMs);
+  const prefix = uniqueName('q');
+  const queues = createTestQueues(redis, prefix, () => clock().getTime());
   const box = createSecretBox(randomBytes(32));
+  const scheduleBox = createSecretBox(randomBytes(32));
   const deps: AppDeps = {
     logger,
     db: dbs.conn,
     auth: createApiKeyAuth({ keys: createApiKeyRepository(dbs.authConn), cacheTtlMs: 30_000 }),
     box,
+    scheduleBox,
     agents: createAgentClient({ baseUrl: agentServiceUrl, timeoutMs: opts.agentTimeoutMs ?? 5000, logger }),
     publicBaseUrl: PUBLIC_BASE_URL,
     readiness: { mongodb: () => pingMongo(dbs.conn), redis: () => pingRedis(redis, 1000) },
     clock,
-    queue,
+    queues: queues.queues,
+    fires: queues.fires,
     stats: createWebhookStats(dbs.conn, logger),
+    scheduleStats: createScheduleStats(dbs.conn, logger),
   };
   const app = createApp(deps);
   await syncIndexes(dbs.conn);
@@ -103,6 +114,11 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
     dbs,
     webhooks: createWebhooks(deps),
     box,
+    scheduleBox,
+    queues,
+    prefix,
+    redis,
+    deps,
     advanceClock: (ms) => {
       offsetMs += ms;
     },
@@ -118,7 +134,7 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
       return String(res.body.agent_id);
     },
     async close() {
-      await queue.close().catch(() => undefined);
+      await queues.close();
       redis.disconnect();
       await agentService?.close();
       await dbs.cleanup();

@@ -4,8 +4,8 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
-import { createQueue, producerConnection, QUEUE_NAMES, type IORedis, type Queue } from '@platform/queue';
-import { createExecutionRepository, createWebhookStats, type AgentRunJob, type ExecutionRecord } from '@platform/scheduling';
+import { producerConnection, type IORedis, type Queue } from '@platform/queue';
+import { createExecutionRepository, createScheduleStats, createWebhookStats, enqueueRun, type AgentRunJob, type ExecutionRecord } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
 import {
   captureLogger,
@@ -22,7 +22,7 @@ import { createAgentClient } from '../src/agents/agent.client';
 import { createApp } from '../src/app';
 import { createOutboxSweeper } from '../src/triggers/outbox.sweeper';
 import { signSha256 } from '../src/triggers/signature';
-import { enqueueAgentRun } from '@platform/scheduling';
+import { createTestQueues } from './queues';
 
 const AGENT_MAIN = resolve(__dirname, '../../agent/dist/main.js');
 const WORKER_MAIN = resolve(__dirname, '../../worker/dist/main.js');
@@ -94,19 +94,22 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
   const { logger } = captureLogger('scheduler');
   const redis: IORedis = producerConnection(redisUrl);
   redis.on('error', () => undefined);
-  const queue = createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, redis, {}, prefix);
-  queue.on('error', () => undefined);
+  const testQueues = createTestQueues(redis, prefix);
+  const queue = testQueues.queues.agentRuns;
   const enqueueOpts = { timeoutMs: 1_000, backoffMs: 200 };
   const app = createApp({
     logger,
     db: dbs.conn,
     auth: createApiKeyAuth({ keys: createApiKeyRepository(dbs.authConn), cacheTtlMs: 30_000 }),
     box: createSecretBox(randomBytes(32)),
+    scheduleBox: createSecretBox(randomBytes(32)),
     agents: createAgentClient({ baseUrl: agentService.url, timeoutMs: 5_000, logger }),
     publicBaseUrl: 'https://hooks.example.test',
     readiness: { mongodb: () => pingMongo(dbs.conn) },
-    queue,
+    queues: testQueues.queues,
+    fires: testQueues.fires,
     stats: createWebhookStats(dbs.conn, logger),
+    scheduleStats: createScheduleStats(dbs.conn, logger),
     triggers: { maxAttempts: 3, ...enqueueOpts },
   });
   await syncIndexes(dbs.conn);
@@ -115,8 +118,8 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
   const executions = createExecutionRepository(dbs.conn);
   const sweepOutbox = createOutboxSweeper({
     executions,
-    enqueue: (e) => enqueueAgentRun(queue, e, enqueueOpts),
-    hasJob: async (id) => Boolean(await queue.getJob(id)),
+    enqueue: (e) => enqueueRun(testQueues.queues, e, enqueueOpts),
+    hasJob: async (e) => Boolean(await queue.getJob(e.id)),
     clock: () => new Date(),
     logger,
     graceMs: 0,
@@ -133,6 +136,7 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
         QUEUE_PREFIX: prefix,
         AGENT_SERVICE_URL: agentService.url,
         INTERNAL_SERVICE_SECRET: internalSecret,
+        SCHEDULE_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
         LOG_LEVEL: 'warn',
         ...opts.workerEnv,
         ...extraEnv,
@@ -175,8 +179,7 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
     },
     async close() {
       await Promise.all(workers.map((w) => w.stop(2_000)));
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close().catch(() => undefined);
+      await testQueues.close();
       redis.disconnect();
       await agentService.stop();
       await llm.close();

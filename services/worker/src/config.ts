@@ -1,4 +1,5 @@
-import { Joi, commonEnv, type CommonConfig } from '@platform/config';
+import { Joi, commonEnv, encryptionKeyEnv, type CommonConfig } from '@platform/config';
+import { parseAllowHosts } from '@platform/outbound';
 
 /** Every environment variable the worker reads. */
 export const configSchema = Joi.object({
@@ -16,6 +17,18 @@ export const configSchema = Joi.object({
   JOB_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(60_000).description('Job lock; a dead worker’s job is redelivered after it.'),
   STALLED_INTERVAL_MS: Joi.number().integer().min(500).max(600_000).default(30_000).description('How often stalled jobs are looked for.'),
   LIVENESS_STALE_MS: Joi.number().integer().min(1000).default(30_000).description('/healthz fails when the consumer has not been connected this long.'),
+  SCHEDULE_SECRET_ENCRYPTION_KEY: encryptionKeyEnv("32-byte key (64 hex chars or base64) opening HTTP schedules' header values (same value as the scheduler's)."),
+  OUTBOUND_ALLOW_HOSTS: Joi.string()
+    .allow('')
+    .default('')
+    .custom((value: string) => {
+      parseAllowHosts(value);
+      return value;
+    })
+    .description('Comma-separated host or host:port entries HTTP schedules may call although they are loopback or private.'),
+  HTTP_MAX_RESPONSE_BYTES: Joi.number().integer().min(1024).max(50 * 1024 * 1024).default(5 * 1024 * 1024).description('Largest response an HTTP schedule reads (its first 64 KiB are stored); larger fails the attempt.'),
+  FIRE_CONCURRENCY: Joi.number().integer().min(1).max(512).default(32).description('Cron fires turned into executions at once by this process.'),
+  ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(30_000).default(5_000).description('How long a fire waits for Redis to take its run before leaving it to the outbox.'),
   ...commonEnv,
 });
 
@@ -31,4 +44,9 @@ export interface WorkerConfig extends CommonConfig {
   JOB_LOCK_MS: number;
   STALLED_INTERVAL_MS: number;
   LIVENESS_STALE_MS: number;
+  SCHEDULE_SECRET_ENCRYPTION_KEY: string;
+  OUTBOUND_ALLOW_HOSTS: string;
+  HTTP_MAX_RESPONSE_BYTES: number;
+  FIRE_CONCURRENCY: number;
+  ENQUEUE_TIMEOUT_MS: number;
 }

@@ -1,81 +1,100 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import {
-  createQueue,
-  createWorker,
-  QUEUE_NAMES,
-  type IORedis,
-  type Job,
-  type Queue,
-  type Worker,
-  type WorkerSettings,
-} from '@platform/queue';
+import { createQueue, createWorker, type IORedis, type Job, type Queue, type Worker, type WorkerSettings } from '@platform/queue';
 import type { Logger } from '@platform/logger';
-import type { AgentRunJob } from '@platform/scheduling';
-import { RetryableRunError } from './runs/agent-run.processor';
+import { RetryableRunError } from './runs/run-errors';
+
+/** One queue this process consumes. */
+export interface QueueConsumer<T> {
+  name: string;
+  process: (job: Job<T>) => Promise<void>;
+  /** Called when BullMQ gives a job up for good (attempts exhausted, stalled too often, or a final error). */
+  giveUp?: (job: Job<T>, reason: string) => Promise<void>;
+  settings?: Partial<WorkerSettings>;
+}
 
 export interface ConsumerDeps {
   connection: IORedis;
-  process: (job: Job<AgentRunJob>) => Promise<void>;
-  giveUp: (executionId: string, reason: string) => Promise<void>;
+  consumers: QueueConsumer<never>[];
   registry: Registry;
   logger: Logger;
   settings: WorkerSettings;
-  /** The consumer counts as dead when it has not been connected for this long. */
+  /** The process counts as dead when a consumer has not been connected for this long. */
   staleMs: number;
   now?: () => number;
 }
 
+export interface Consumers {
+  workers: Worker[];
+  queues: Queue[];
+  alive: () => boolean;
+  close: () => Promise<void>;
+}
+
 /**
- * The `agent-runs` consumer with its metrics and a liveness signal that fails when the worker stopped
- * consuming (closed, or cut off from Redis for longer than `staleMs`), not merely when the process is up.
+ * The queue consumers with their metrics and a liveness signal that fails when this process stopped consuming
+ * (a worker closed, or cut off from Redis for longer than `staleMs`), not merely when the process is up.
  */
-export function startConsumer(deps: ConsumerDeps): { worker: Worker<AgentRunJob>; queue: Queue<AgentRunJob>; alive: () => boolean } {
+export function startConsumers(deps: ConsumerDeps): Consumers {
   const now = deps.now ?? Date.now;
-  const worker = createWorker<AgentRunJob>(QUEUE_NAMES.agentRuns, deps.process, deps.connection, deps.settings);
-  const queue = createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, deps.connection, {}, deps.settings.prefix);
+  const stalled = new Counter({ name: 'queue_jobs_stalled_total', help: 'Jobs found stalled (their worker died or hung), by queue.', labelNames: ['queue'], registers: [deps.registry] });
+  const workers: Worker[] = [];
+  const queues: Queue[] = [];
+  for (const c of deps.consumers as QueueConsumer<unknown>[]) {
+    const worker = createWorker<unknown>(c.name, c.process, deps.connection, { ...deps.settings, ...c.settings });
+    queues.push(createQueue<unknown>(c.name, deps.connection, {}, deps.settings.prefix));
+    worker.on('stalled', (jobId) => {
+      stalled.inc({ queue: c.name });
+      deps.logger.warn('job stalled; redelivering', { queue: c.name, job_id: jobId });
+    });
+    worker.on('failed', (job, err) => {
+      if (!job || !c.giveUp) return;
+      const final = !(err instanceof RetryableRunError) || job.attemptsMade >= (job.opts.attempts ?? 1);
+      if (final) void c.giveUp(job, err.message).catch((e: unknown) => deps.logger.error('give-up failed', { queue: c.name, err: e }));
+    });
+    worker.on('error', (err) => deps.logger.error('worker error', { queue: c.name, err }));
+    workers.push(worker);
+  }
   let lastConnected = now();
   const beat = setInterval(() => {
-    if (deps.connection.status === 'ready' && worker.isRunning()) lastConnected = now();
+    if (deps.connection.status === 'ready' && workers.every((w) => w.isRunning())) lastConnected = now();
   }, 1_000);
   beat.unref();
 
-  const stalled = new Counter({ name: 'agent_runs_stalled_total', help: 'Jobs found stalled (their worker died or hung).', registers: [deps.registry] });
-  worker.on('stalled', (jobId) => {
-    stalled.inc();
-    deps.logger.warn('job stalled; redelivering', { job_id: jobId });
-  });
-  worker.on('failed', (job, err) => {
-    if (!job) return;
-    const final = !(err instanceof RetryableRunError) || job.attemptsMade >= (job.opts.attempts ?? 1);
-    if (final) void deps.giveUp(job.data.execution_id, err.message).catch((e: unknown) => deps.logger.error('give-up failed', { err: e }));
-  });
-  worker.on('error', (err) => deps.logger.error('worker error', { err }));
-
   new Gauge({
-    name: 'agent_runs_jobs',
-    help: 'Jobs of the agent-runs queue by state (waiting is the queue depth).',
-    labelNames: ['state'],
+    name: 'queue_jobs',
+    help: 'Jobs by queue and state (waiting is the queue depth; delayed includes the next cron fires).',
+    labelNames: ['queue', 'state'],
     registers: [deps.registry],
     async collect() {
-      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized').catch(() => null);
-      for (const [state, n] of Object.entries(counts ?? {})) this.set({ state }, n);
+      for (const q of queues) {
+        const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized').catch(() => null);
+        for (const [state, n] of Object.entries(counts ?? {})) this.set({ queue: q.name, state }, n);
+      }
     },
   });
-  return { worker, queue, alive: () => worker.isRunning() && now() - lastConnected < deps.staleMs };
+  return {
+    workers,
+    queues,
+    alive: () => workers.every((w) => w.isRunning()) && now() - lastConnected < deps.staleMs,
+    async close() {
+      clearInterval(beat);
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
 }
 
-/** Metrics of the runs themselves. */
+/** Metrics of the runs themselves, by kind (agent or http) and outcome. */
 export function runMetrics(registry: Registry) {
   const latency = new Histogram({
-    name: 'agent_run_duration_seconds',
-    help: 'Duration of an agent run attempt by outcome.',
-    labelNames: ['outcome'],
+    name: 'run_duration_seconds',
+    help: 'Duration of a run attempt by kind and outcome.',
+    labelNames: ['kind', 'outcome'],
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers: [registry],
   });
-  const attempts = new Counter({ name: 'agent_run_attempts_total', help: 'Agent run attempts by outcome.', labelNames: ['outcome'], registers: [registry] });
-  return (outcome: string, seconds: number) => {
-    latency.observe({ outcome }, seconds);
-    attempts.inc({ outcome });
+  const attempts = new Counter({ name: 'run_attempts_total', help: 'Run attempts by kind and outcome.', labelNames: ['kind', 'outcome'], registers: [registry] });
+  return (kind: 'agent' | 'http') => (outcome: string, seconds: number) => {
+    latency.observe({ kind, outcome }, seconds);
+    attempts.inc({ kind, outcome });
   };
 }

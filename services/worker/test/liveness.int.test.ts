@@ -26,6 +26,7 @@ beforeAll(async () => {
       REDIS_URL: redis.url,
       AGENT_SERVICE_URL: `http://127.0.0.1:${await freePort()}`,
       INTERNAL_SERVICE_SECRET: randomBytes(32).toString('hex'),
+      SCHEDULE_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       LIVENESS_STALE_MS: '2000',
       LOG_LEVEL: 'warn',
     },
@@ -51,10 +52,10 @@ async function waitStatus(path: string, status: number, timeoutMs: number): Prom
 
 it('serves metrics of the queue and the runs', async () => {
   const text = await (await get('/metrics')).text();
-  expect(text).toContain('agent_runs_jobs{state="waiting"');
-  expect(text).toContain('agent_runs_stalled_total');
-  expect(text).toContain('agent_run_duration_seconds');
-  expect(text).toContain('agent_run_attempts_total');
+  for (const queue of ['agent-runs', 'http-calls', 'schedule-fires']) expect(text).toContain(`queue_jobs{queue="${queue}",state="waiting"`);
+  expect(text).toContain('queue_jobs_stalled_total');
+  expect(text).toContain('run_duration_seconds');
+  expect(text).toContain('run_attempts_total');
 });
 
 it('liveness fails once the consumer is cut off from Redis, and recovers when it consumes again', async () => {

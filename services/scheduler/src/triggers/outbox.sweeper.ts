@@ -4,8 +4,8 @@ import type { ExecutionRecord, ExecutionRepository } from '@platform/scheduling'
 export interface OutboxDeps {
   executions: ExecutionRepository;
   enqueue: (exec: ExecutionRecord) => Promise<unknown>;
-  /** True when the queue holds a job for the execution (waiting, delayed, active...). */
-  hasJob: (executionId: string) => Promise<boolean>;
+  /** True when the run queue holds a job for the execution (waiting, delayed, active...). */
+  hasJob: (exec: ExecutionRecord) => Promise<boolean>;
   clock: () => Date;
   logger: Logger;
   /** Executions younger than this are left to the request that created them. */
@@ -27,7 +27,7 @@ export function createOutboxSweeper(deps: OutboxDeps) {
     try {
       const due = await deps.executions.pendingEnqueue(new Date(deps.clock().getTime() - deps.graceMs), deps.batch ?? 200);
       for (const exec of due) {
-        if (await deps.hasJob(exec.id)) continue;
+        if (await deps.hasJob(exec)) continue;
         await deps.enqueue(exec);
         moved++;
       }

@@ -1,0 +1,80 @@
+import type { Logger } from '@platform/logger';
+import type { Queue } from '@platform/queue';
+import { firesBetween } from './cron';
+import type { ExecutionRepository } from './execution.repository';
+import { fireKeyOf } from './execution.types';
+import { addFire, firingMatches, syncFiring } from './fires.queue';
+import type { ScheduleRepository } from './schedule.repository';
+import type { FireJob, ScheduleRecord } from './schedule.types';
+
+export interface ReconcileDeps {
+  schedules: ScheduleRepository;
+  executions: ExecutionRepository;
+  queue: Queue<FireJob>;
+  clock: () => Date;
+  logger: Logger;
+  /** A fire missed while Redis lacked the schedule's scheduler still runs when it is at most this old. */
+  catchUpMs: number;
+  /** How long adding a job may wait for Redis. */
+  enqueueTimeoutMs: number;
+  pageSize?: number;
+}
+
+export interface ReconcileReport {
+  active: number;
+  upserted: number;
+  removed: number;
+  caughtUp: number;
+}
+
+/**
+ * MongoDB is the source of truth for what fires; this makes Redis agree. Every active schedule gets exactly one
+ * job scheduler with its cron and zone (upserted only when missing or different, so a steady state writes
+ * nothing); every scheduler whose schedule is gone or paused is removed. When a scheduler was missing (Redis lost
+ * its data, or was down when the schedule changed), the latest fire due since then (within `catchUpMs`) that has
+ * no execution is queued by hand. Safe to run on every replica at once: job ids and the executions' unique
+ * `fire_key` make every fire run once.
+ */
+export function createReconciler(deps: ReconcileDeps) {
+  const pageSize = deps.pageSize ?? 500;
+
+  async function catchUp(s: ScheduleRecord, now: number): Promise<boolean> {
+    const from = Math.max(s.active_since.getTime(), now - deps.catchUpMs);
+    const last = firesBetween(s.cron_expression, s.timezone, from, now).at(-1);
+    if (last === undefined || (await deps.executions.getByFireKey(fireKeyOf(s.id, last)))) return false;
+    await addFire(deps.queue, s.id, last, deps.enqueueTimeoutMs);
+    deps.logger.info('queued a fire missed while Redis lacked its schedule', { schedule_id: s.id, fire_at: new Date(last).toISOString() });
+    return true;
+  }
+
+  return async function reconcile(): Promise<ReconcileReport> {
+    const report: ReconcileReport = { active: 0, upserted: 0, removed: 0, caughtUp: 0 };
+    const inRedis = new Map((await deps.queue.getJobSchedulers(0, -1, true)).map((j) => [j.key, j]));
+    const now = deps.clock().getTime();
+    for (let after: string | null = null; ; ) {
+      const page = await deps.schedules.activePage(after, pageSize);
+      for (const s of page) {
+        report.active++;
+        const existing = inRedis.get(s.id);
+        inRedis.delete(s.id);
+        if (firingMatches(existing, s)) continue;
+        // Re-read: a pause or change since the page was read must not be undone.
+        const current = await deps.schedules.getById(s.id);
+        if (!current?.is_active) continue;
+        if (!existing && (await catchUp(current, now))) report.caughtUp++;
+        await syncFiring(deps.queue, current);
+        report.upserted++;
+      }
+      if (page.length < pageSize) break;
+      after = page[page.length - 1]?.id ?? null;
+    }
+    for (const id of inRedis.keys()) {
+      // A schedule created or resumed after the walk read its page is active in MongoDB: keep it.
+      if ((await deps.schedules.getById(id))?.is_active) continue;
+      await deps.queue.removeJobScheduler(id);
+      report.removed++;
+    }
+    if (report.upserted || report.removed) deps.logger.info('schedules reconciled into Redis', { ...report });
+    return report;
+  };
+}

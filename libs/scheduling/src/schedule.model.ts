@@ -1,0 +1,55 @@
+import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+import type { ScheduleRecord } from './schedule.types';
+
+export interface ScheduleDoc extends Omit<ScheduleRecord, 'id'> {
+  _id: mongoose.Types.ObjectId;
+}
+
+const { Mixed } = mongoose.Schema.Types;
+
+const httpSchema = new mongoose.Schema(
+  {
+    name: { type: String, required: true },
+    url: { type: String, required: true },
+    method: { type: String, required: true },
+    headers_sealed: { type: Mixed, default: {} },
+    query: { type: Mixed, default: {} },
+    body: { type: Mixed, default: null },
+    timeout_ms: { type: Number, required: true },
+  },
+  { _id: false, minimize: false },
+);
+
+const schema = new mongoose.Schema<ScheduleDoc>(
+  {
+    kind: { type: String, required: true },
+    user_id: { type: String, required: true },
+    org_id: { type: String, required: true },
+    agent_id: { type: String, default: null },
+    message: { type: String, default: '' },
+    http: { type: httpSchema, default: null },
+    cron_expression: { type: String, required: true },
+    timezone: { type: String, required: true },
+    max_retries: { type: Number, required: true },
+    retry_delay: { type: Number, required: true },
+    overlap_policy: { type: String, required: true },
+    is_active: { type: Boolean, default: true },
+    active_since: { type: Date, required: true },
+    created_at: { type: Date, required: true },
+    updated_at: { type: Date, default: null },
+    last_run_at: { type: Date, default: null },
+    last_run_success: { type: Boolean, default: null },
+    run_count: { type: Number, default: 0 },
+  },
+  { versionKey: false, minimize: false },
+);
+// Lists per owner and kind (newest first, with the filters), and the reconciler's walk over active schedules.
+schema.index({ user_id: 1, org_id: 1, kind: 1, created_at: -1, _id: -1 });
+schema.index({ user_id: 1, org_id: 1, kind: 1, agent_id: 1, created_at: -1, _id: -1 });
+schema.index({ user_id: 1, org_id: 1, kind: 1, is_active: 1, created_at: -1, _id: -1 });
+schema.index({ is_active: 1, _id: 1 });
+
+/** The schedules collection (agent and HTTP schedules). Updates go through `atomicUpdateOne` (see libs/db). */
+export function scheduleModel(conn: Connection): Model<ScheduleDoc> {
+  return modelFor(conn, 'Schedule', schema, 'schedules');
+}

@@ -1,0 +1,57 @@
+/** Which kind of work a schedule fires. */
+export type ScheduleKind = 'agent' | 'http';
+export type OverlapPolicy = 'skip' | 'allow';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
+/** The cron part every schedule has. */
+export interface CronSpec {
+  cron_expression: string;
+  timezone: string;
+}
+
+export interface RunPolicy {
+  max_retries: number;
+  /** Seconds between attempts. */
+  retry_delay: number;
+  overlap_policy: OverlapPolicy;
+}
+
+/** What an HTTP schedule calls. Header values are sealed (encrypted) in the record. */
+export interface HttpTarget {
+  name: string;
+  url: string;
+  method: HttpMethod;
+  headers_sealed: Record<string, string>;
+  query: Record<string, string>;
+  body: unknown;
+  timeout_ms: number;
+}
+
+/** A schedule as stored: both kinds in one collection (the reconciler and the worker treat them alike). */
+export interface ScheduleRecord extends CronSpec, RunPolicy {
+  id: string;
+  kind: ScheduleKind;
+  user_id: string;
+  org_id: string;
+  /** Agent schedules. */
+  agent_id: string | null;
+  message: string;
+  /** HTTP schedules. */
+  http: HttpTarget | null;
+  is_active: boolean;
+  /** When the current cron spec started applying (create, resume, cron or zone change): earlier fires are stale. */
+  active_since: Date;
+  created_at: Date;
+  updated_at: Date | null;
+  last_run_at: Date | null;
+  last_run_success: boolean | null;
+  run_count: number;
+}
+
+export type NewSchedule = Omit<ScheduleRecord, 'id' | 'user_id' | 'org_id' | 'created_at' | 'updated_at' | 'last_run_at' | 'last_run_success' | 'run_count' | 'active_since'>;
+
+/** What a job on the `schedule-fires` queue carries. The fire time is in the job id, or `fire_at` for catch-ups. */
+export interface FireJob {
+  schedule_id: string;
+  fire_at?: number;
+}

@@ -1,0 +1,86 @@
+import { Router, type Request } from 'express';
+import { principalOf } from '@platform/auth';
+import { validate } from '@platform/http';
+import { presentExecution, type ExecutionQuery, type ExecutionRepository, type Owner, type ScheduleKind } from '@platform/scheduling';
+import type { WebhookService } from '../webhooks/webhook.service';
+import { agentCreateBody, agentUpdateBody, bulkBody, httpCreateBody, httpUpdateBody, listQuery, logsQuery, recentQuery } from './schedule.schemas';
+import type { Input, ScheduleService } from './schedule.service';
+import type { ListFilter } from './schedule.types';
+
+export interface ScheduleRoutesDeps {
+  service: ScheduleService;
+  executions: ExecutionRepository;
+  webhooks: WebhookService;
+  clock: () => Date;
+}
+
+const apiKeyOf = (req: Request) => req.get('x-api-key') ?? '';
+const KINDS = [
+  { kind: 'agent' as ScheduleKind, base: '/schedules', exec: 'agent_schedule', create: agentCreateBody, update: agentUpdateBody },
+  { kind: 'http' as ScheduleKind, base: '/http-schedules', exec: 'http_schedule', create: httpCreateBody, update: httpUpdateBody },
+];
+/** How many schedules and webhooks the by-agent view lists of each (newest first). */
+export const BY_AGENT_LIMIT = 100;
+
+/** /schedules and /http-schedules. Fixed paths are registered before `/:id` ones. */
+export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
+  const { service } = deps;
+  const r = Router();
+  const executions = async (owner: Owner, q: ExecutionQuery) => {
+    const { items, total } = await deps.executions.list(owner, q);
+    return { executions: items.map(presentExecution), total };
+  };
+
+  for (const { kind, base, exec, create, update } of KINDS) {
+    r.post(base, async (req, res) => {
+      res.status(201).json(await service.create(principalOf(req), apiKeyOf(req), kind, validate<Input>(create, req.body, 'body')));
+    });
+    r.get(base, async (req, res) => {
+      res.json(await service.list(principalOf(req), kind, validate<ListFilter>(listQuery, req.query, 'query')));
+    });
+    r.post(`${base}/pause-bulk`, async (req, res) => {
+      res.json(await service.pauseBulk(principalOf(req), kind, validate<string[]>(bulkBody, req.body, 'body')));
+    });
+    r.get(`${base}/executions/recent`, async (req, res) => {
+      const q = validate<{ skip: number; limit: number; success?: boolean; agent_id?: string; hours: number }>(recentQuery, req.query, 'query');
+      const since = new Date(deps.clock().getTime() - q.hours * 3600_000);
+      res.json(await executions(principalOf(req), { kinds: [exec], agent_id: q.agent_id, success: q.success, since, skip: q.skip, limit: q.limit }));
+    });
+    r.get(`${base}/:id`, async (req, res) => {
+      res.json(await service.get(principalOf(req), kind, req.params.id));
+    });
+    r.patch(`${base}/:id`, async (req, res) => {
+      const patch = validate<Partial<Input>>(update, req.body ?? {}, 'body');
+      res.json(await service.update(principalOf(req), apiKeyOf(req), kind, req.params.id, patch));
+    });
+    r.delete(`${base}/:id`, async (req, res) => {
+      await service.delete(principalOf(req), kind, req.params.id);
+      res.status(204).end();
+    });
+    r.post(`${base}/:id/pause`, async (req, res) => {
+      res.json(await service.pause(principalOf(req), kind, req.params.id));
+    });
+    r.post(`${base}/:id/resume`, async (req, res) => {
+      res.json(await service.resume(principalOf(req), kind, req.params.id));
+    });
+    r.post(`${base}/:id/trigger`, async (req, res) => {
+      res.status(202).json(await service.trigger(principalOf(req), kind, req.params.id));
+    });
+    r.get(`${base}/:id/logs`, async (req, res) => {
+      const owner = principalOf(req);
+      const q = validate<{ skip: number; limit: number; success?: boolean }>(logsQuery, req.query, 'query');
+      await service.assertOwned(owner, kind, req.params.id);
+      res.json(await executions(owner, { schedule_id: req.params.id, success: q.success, skip: q.skip, limit: q.limit }));
+    });
+  }
+
+  // Everything that runs one agent: its schedules and its webhooks.
+  r.get('/schedules/by-agent/:agentId', async (req, res) => {
+    const owner = principalOf(req);
+    const agent_id = req.params.agentId;
+    const page = { agent_id, skip: 0, limit: BY_AGENT_LIMIT };
+    const [schedules, webhooks] = await Promise.all([service.list(owner, 'agent', page), deps.webhooks.list(owner, page)]);
+    res.json({ agent_id, schedules: schedules.schedules, webhooks: webhooks.webhooks });
+  });
+  return r;
+}

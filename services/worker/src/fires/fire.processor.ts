@@ -1,0 +1,86 @@
+import type { Logger } from '@platform/logger';
+import type { Job } from '@platform/queue';
+import {
+  fireKeyOf,
+  fireTimeOf,
+  nextFire,
+  type ExecutionRecord,
+  type ExecutionRepository,
+  type FireJob,
+  type NewExecution,
+  type RunStats,
+  type ScheduleRecord,
+  type ScheduleRepository,
+} from '@platform/scheduling';
+
+export interface FireDeps {
+  schedules: ScheduleRepository;
+  executions: ExecutionRepository;
+  stats: RunStats;
+  /** Puts a stored execution on its run queue (agent-runs or http-calls). */
+  enqueue: (exec: ExecutionRecord) => Promise<unknown>;
+  clock: () => Date;
+  logger: Logger;
+}
+
+/** What a fire's execution records as its payload: the agent's message, or the request without header values. */
+function payloadOf(s: ScheduleRecord): unknown {
+  if (s.kind === 'agent' || !s.http) return s.message;
+  const { method, url, query, body, timeout_ms } = s.http;
+  return { method, url, query, body, timeout_ms, headers: Object.keys(s.http.headers_sealed) };
+}
+
+/** Why a fire must not run (the schedule changed since Redis made it), or null. */
+function staleReason(s: ScheduleRecord | null, fireMs: number): string | null {
+  if (!s) return 'schedule deleted';
+  if (!s.is_active) return 'schedule paused';
+  if (fireMs < s.active_since.getTime()) return 'fire predates the current cron or activation';
+  if (nextFire(s.cron_expression, s.timezone, fireMs - 1000) !== fireMs) return 'fire is not a time of the current cron';
+  return null;
+}
+
+/**
+ * Processes one `schedule-fires` job, made by BullMQ's job scheduler (or queued by hand for a fire Redis lost).
+ * MongoDB decides: a fire of a deleted, paused or changed schedule is dropped. The fire's execution is created
+ * with the unique key `<schedule id>:<fire ms>`, so however many replicas handle the same fire, one execution
+ * exists and one run starts. With `overlap_policy: skip`, a fire while a run of the schedule is unfinished is
+ * recorded as `skipped`.
+ */
+export function createFireProcessor(deps: FireDeps) {
+  const log = deps.logger.child({ module: 'fire' });
+  return async (job: Job<FireJob>): Promise<void> => {
+    const fireMs = fireTimeOf(job);
+    const s = await deps.schedules.getById(job.data.schedule_id);
+    const stale = fireMs === null ? 'job carries no fire time' : staleReason(s, fireMs);
+    if (stale || !s || fireMs === null) {
+      log.info('fire dropped', { schedule_id: job.data.schedule_id, job_id: job.id, reason: stale });
+      return;
+    }
+    const now = deps.clock();
+    const base: NewExecution & { fire_key: string } = {
+      kind: s.kind === 'agent' ? 'agent_schedule' : 'http_schedule',
+      schedule_id: s.id,
+      agent_id: s.agent_id,
+      user_id: s.user_id,
+      org_id: s.org_id,
+      payload: payloadOf(s),
+      max_attempts: s.max_retries + 1,
+      retry_delay_ms: s.retry_delay * 1000,
+      scheduled_for: new Date(fireMs),
+      fire_key: fireKeyOf(s.id, fireMs),
+    };
+    if (s.overlap_policy === 'skip' && (await deps.executions.hasUnfinishedRun(s.id))) {
+      const skipped = await deps.executions.createOnce({ ...base, status: 'skipped', error_message: 'skipped: the previous run was still going (overlap_policy skip)' }, now);
+      if (skipped) log.info('fire skipped: previous run unfinished', { schedule_id: s.id, execution_id: skipped.id });
+      return;
+    }
+    const exec = await deps.executions.createOnce(base, now);
+    if (!exec) {
+      log.info('fire already handled by another replica', { schedule_id: s.id, fire_key: base.fire_key });
+      return;
+    }
+    deps.stats.accepted(s.id, now);
+    // A failed add leaves the execution queued: the scheduler's outbox enqueues it once Redis takes jobs again.
+    await deps.enqueue(exec).catch((err: unknown) => log.warn('run not enqueued; left to the outbox', { execution_id: exec.id, err: (err as Error).message }));
+  };
+}

@@ -1,0 +1,52 @@
+import { OutboundError, type OutboundClient } from '@platform/outbound';
+import type { ExecutionRecord, HttpTarget, RunOutcome, ScheduleRepository } from '@platform/scheduling';
+import type { SecretBox } from '@platform/secrets';
+import { createRunProcessor, type AttemptResult, type RunLifecycleDeps } from './run-lifecycle';
+
+export interface HttpRunDeps extends RunLifecycleDeps {
+  schedules: ScheduleRepository;
+  outbound: OutboundClient;
+  /** Opens the sealed header values of HTTP schedules. */
+  box: SecretBox;
+  /** Largest response body read; a larger one fails the attempt. */
+  maxResponseBytes: number;
+}
+
+/** Outbound failures not worth another attempt: the guard refused the address, or the URL is unusable. */
+const FINAL_CODES = new Set(['BLOCKED', 'BAD_URL']);
+
+const failure = (error: string, status: number | null = null): RunOutcome => ({ success: false, response_status: status, response_output: null, error_message: error });
+
+function requestOf(http: HttpTarget, box: SecretBox) {
+  const url = new URL(http.url);
+  for (const [k, v] of Object.entries(http.query)) url.searchParams.append(k, v);
+  const headers: Record<string, string> = {};
+  for (const [k, sealed] of Object.entries(http.headers_sealed)) headers[k] = box.decrypt(sealed);
+  const sendsBody = http.body !== null && http.body !== undefined && !['GET', 'HEAD'].includes(http.method);
+  if (sendsBody && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  return { url: url.toString(), method: http.method, headers, body: sendsBody ? http.body : undefined, timeoutMs: http.timeout_ms };
+}
+
+/**
+ * Processes one `http-calls` job: an HTTP schedule's fire calls its endpoint through the outbound guard (every
+ * connection and redirect checked) within the schedule's timeout. A 2xx succeeds; the status and up to 64 KiB of
+ * the body are stored. Any other status, a timeout or a network failure is retried `retry_delay` apart while
+ * attempts remain; a refused address is final. The call uses the schedule as it is at the attempt.
+ */
+export function createHttpRunProcessor(deps: HttpRunDeps) {
+  return createRunProcessor(deps, 'http-run', async (exec: ExecutionRecord): Promise<AttemptResult> => {
+    const schedule = exec.schedule_id ? await deps.schedules.getById(exec.schedule_id) : null;
+    if (!schedule?.http) return { retryable: false, outcome: failure('the HTTP schedule no longer exists') };
+    try {
+      const res = await deps.outbound.request({ ...requestOf(schedule.http, deps.box), maxResponseBytes: deps.maxResponseBytes });
+      const success = res.status >= 200 && res.status < 300;
+      return {
+        retryable: !success,
+        outcome: { success, response_status: res.status, response_output: res.text, error_message: success ? null : `endpoint answered ${res.status}` },
+      };
+    } catch (err) {
+      if (!(err instanceof OutboundError)) throw err;
+      return { retryable: !FINAL_CODES.has(err.code), outcome: failure(err.message) };
+    }
+  });
+}

@@ -1,0 +1,123 @@
+import type { Registry } from 'prom-client';
+import type { Connection } from '@platform/db';
+import type { Logger } from '@platform/logger';
+import type { OutboundClient } from '@platform/outbound';
+import { createQueue, QUEUE_NAMES, type IORedis, type Queue } from '@platform/queue';
+import {
+  createExecutionRepository,
+  createRepeatStrategy,
+  createScheduleRepository,
+  createScheduleStats,
+  createWebhookStats,
+  enqueueRun,
+  type AgentRunJob,
+} from '@platform/scheduling';
+import type { SecretBox } from '@platform/secrets';
+import type { WorkerConfig } from './config';
+import { runMetrics, startConsumers, type Consumers, type QueueConsumer } from './consumer';
+import { createFireProcessor } from './fires/fire.processor';
+import { createAgentClient, type AgentClient } from './runs/agent.client';
+import { createAgentRunProcessor } from './runs/agent-run.processor';
+import { createHttpRunProcessor } from './runs/http-run.processor';
+import { createGiveUpHandler } from './runs/run-lifecycle';
+
+export type RuntimeConfig = Pick<
+  WorkerConfig,
+  | 'QUEUE_PREFIX'
+  | 'AGENT_SERVICE_URL'
+  | 'INTERNAL_SERVICE_SECRET'
+  | 'AGENT_RUN_TIMEOUT_MS'
+  | 'WORKER_CONCURRENCY'
+  | 'JOB_LOCK_MS'
+  | 'STALLED_INTERVAL_MS'
+  | 'LIVENESS_STALE_MS'
+  | 'HTTP_MAX_RESPONSE_BYTES'
+  | 'FIRE_CONCURRENCY'
+  | 'ENQUEUE_TIMEOUT_MS'
+>;
+
+export interface RuntimeDeps {
+  config: RuntimeConfig;
+  /** The scheduler's database. */
+  db: Connection;
+  /** A worker connection (see libs/queue). */
+  redis: IORedis;
+  registry: Registry;
+  logger: Logger;
+  outbound: OutboundClient;
+  /** Opens HTTP schedules' header values. */
+  box: SecretBox;
+  /** Time for executions and for cron fire computation (tests move it). */
+  clock?: () => Date;
+  runAgent?: AgentClient;
+}
+
+export interface WorkerRuntime {
+  consumers: Consumers;
+  /** Producer queues this process adds runs to. */
+  queuesToClose: Queue[];
+  /** Writes pending run statistics. */
+  flush: () => Promise<unknown>;
+}
+
+/**
+ * The worker's three consumers over the given connections: `schedule-fires` (cron fires → executions),
+ * `agent-runs` (webhook triggers and agent schedules) and `http-calls` (HTTP schedules). Assembly only.
+ */
+export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRuntime> {
+  const { config, db, logger } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const executions = createExecutionRepository(db);
+  const schedules = createScheduleRepository(db);
+  await Promise.all([executions.init(), schedules.init()]);
+  const stats = { webhooks: createWebhookStats(db, logger), schedules: createScheduleStats(db, logger) };
+  const runQueues = {
+    agentRuns: createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, deps.redis, {}, config.QUEUE_PREFIX),
+    httpCalls: createQueue<AgentRunJob>(QUEUE_NAMES.httpCalls, deps.redis, {}, config.QUEUE_PREFIX),
+  };
+  const metrics = runMetrics(deps.registry);
+  const life = { executions, stats, clock, logger };
+  const giveUp = createGiveUpHandler(life);
+  const runAgent =
+    deps.runAgent ??
+    createAgentClient({ baseUrl: config.AGENT_SERVICE_URL, internalSecret: config.INTERNAL_SERVICE_SECRET, timeoutMs: config.AGENT_RUN_TIMEOUT_MS });
+
+  const consumers: QueueConsumer<never>[] = [
+    { name: QUEUE_NAMES.agentRuns, process: createAgentRunProcessor({ ...life, runAgent, onAttempt: metrics('agent') }), giveUp },
+    {
+      name: QUEUE_NAMES.httpCalls,
+      process: createHttpRunProcessor({ ...life, schedules, outbound: deps.outbound, box: deps.box, maxResponseBytes: config.HTTP_MAX_RESPONSE_BYTES, onAttempt: metrics('http') }),
+      giveUp,
+    },
+    {
+      name: QUEUE_NAMES.scheduleFires,
+      process: createFireProcessor({
+        schedules,
+        executions,
+        stats: stats.schedules,
+        enqueue: (exec) => enqueueRun(runQueues, exec, { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: 2_000 }),
+        clock,
+        logger,
+      }),
+      settings: { concurrency: config.FIRE_CONCURRENCY, repeatStrategy: createRepeatStrategy(() => clock().getTime()) },
+    },
+  ] as QueueConsumer<never>[];
+
+  return {
+    consumers: startConsumers({
+      connection: deps.redis,
+      consumers,
+      registry: deps.registry,
+      logger,
+      settings: {
+        prefix: config.QUEUE_PREFIX,
+        concurrency: config.WORKER_CONCURRENCY,
+        lockDuration: config.JOB_LOCK_MS,
+        stalledInterval: config.STALLED_INTERVAL_MS,
+      },
+      staleMs: config.LIVENESS_STALE_MS,
+    }),
+    queuesToClose: [runQueues.agentRuns, runQueues.httpCalls],
+    flush: () => Promise.all([stats.webhooks.flush(), stats.schedules.flush()]),
+  };
+}
