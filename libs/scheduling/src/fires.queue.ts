@@ -32,9 +32,12 @@ export async function syncFiring(queue: Queue<FireJob>, s: ScheduleRecord): Prom
 
 export const removeFiring = (queue: Queue<FireJob>, scheduleId: string) => queue.removeJobScheduler(scheduleId);
 
-/** Queues one fire by hand (a fire Redis lost); same job id as the scheduler's own job for that fire. */
+/**
+ * Queues one fire by hand (a fire Redis lost). Its job id is not the scheduler's (`repeat:`), which BullMQ keeps
+ * for its own next job; a second run of the fire is impossible anyway (the executions' unique `fire_key`).
+ */
 export function addFire(queue: Queue<FireJob>, scheduleId: string, fireMs: number, timeoutMs: number): Promise<string> {
-  return addWithin(queue, timeoutMs, 'fire', { schedule_id: scheduleId, fire_at: fireMs }, { ...FIRE_JOB_OPTIONS, jobId: fireJobId(scheduleId, fireMs) });
+  return addWithin(queue, timeoutMs, 'fire', { schedule_id: scheduleId, fire_at: fireMs }, { ...FIRE_JOB_OPTIONS, jobId: `fire:${scheduleId}:${fireMs}` });
 }
 
 /** The fire time a job stands for: `fire_at` when added by hand, else the one in its scheduler-made id. */

@@ -60,6 +60,8 @@ export interface SchedulerTestApp {
   deps: AppDeps;
   /** Moves the app's clock forward. */
   advanceClock(ms: number): void;
+  /** Sets the app's clock (and the cron fire computation of its queues) to `at`; it runs on from there. */
+  setClock(at: Date): void;
   now(): Date;
   lines: string[];
   /** Base URL of the agent service the app asks. */
@@ -121,6 +123,9 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
     deps,
     advanceClock: (ms) => {
       offsetMs += ms;
+    },
+    setClock: (at) => {
+      offsetMs = at.getTime() - Date.now();
     },
     now: clock,
     lines,
