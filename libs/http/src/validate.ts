@@ -8,6 +8,7 @@ const TYPE_MAP: Record<string, string> = {
   'any.only': 'enum',
   'any.invalid': 'value_error',
   'any.custom': 'value_error',
+  custom: 'value_error',
   'string.base': 'string_type',
   'string.empty': 'string_too_short',
   'string.min': 'string_too_short',

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { producerConnection, type IORedis, type Queue } from '@platform/queue';
-import { createExecutionRepository, createScheduleStats, createWebhookStats, enqueueRun, type AgentRunJob, type ExecutionRecord } from '@platform/scheduling';
+import { createExecutionRepository, createScheduleStats, createWebhookStats, enqueueRun, type AgentRunJob, type ExecutionRecord, type FireJob } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
 import {
   captureLogger,
@@ -37,6 +37,8 @@ export interface TriggerStack {
   agentId: string;
   webhook: { id: string; secret_key: string };
   queue: Queue<AgentRunJob>;
+  /** The `schedule-fires` queue (cron job schedulers). */
+  fires: Queue<FireJob>;
   /** Runs one outbox sweep, as the scheduler's timer does. */
   sweepOutbox(): Promise<number>;
   startWorker(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
@@ -157,6 +159,7 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
     agentId,
     webhook: { id: created.body.id, secret_key: created.body.secret_key },
     queue,
+    fires: testQueues.fires,
     sweepOutbox,
     startWorker,
     trigger(body, headers = {}, secret = stack.webhook.secret_key) {
