@@ -1,5 +1,6 @@
 /** OpenAPI description of the scheduler service, served at /openapi.json and rendered at /docs. */
 import { apiKeySecurityScheme, errorSchemas, jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
+import { schedulePaths, scheduleSchemas } from './schedules/schedule.openapi';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const id = { name: 'webhook_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } };
@@ -17,11 +18,12 @@ const description = nullable('string', { maxLength: 1000 });
 
 export const openapi = {
   openapi: '3.0.3',
-  info: { title: 'Scheduler service', version: '1.0.0', description: 'Webhooks that run agents.' },
+  info: { title: 'Scheduler service', version: '1.1.0', description: 'Webhooks and cron schedules that run agents, and HTTP endpoints on cron.' },
   components: {
     securitySchemes: apiKeySecurityScheme,
     schemas: {
       ...errorSchemas,
+      ...scheduleSchemas,
       Webhook: {
         type: 'object',
         properties: {
@@ -94,5 +96,13 @@ export const openapi = {
         responses: webhook('Webhook with its new secret'),
       },
     },
+    '/agent-webhooks/{webhook_id}/executions': {
+      get: {
+        summary: "The webhook's runs, newest first",
+        parameters: [id, { name: 'success', in: 'query', schema: { type: 'boolean' } }, ...listParameters.slice(2)],
+        responses: responses({ '200': { description: 'Executions', ...json(ref('ExecutionList')) }, ...notFound }),
+      },
+    },
+    ...schedulePaths,
   },
 };

@@ -302,3 +302,13 @@ describe('HTTP schedules', () => {
     expect((await api().delete(path)).status).toBe(204);
   });
 });
+
+it('/openapi.json describes every schedule route of both kinds', async () => {
+  const paths = Object.keys((await request(t.app).get('/openapi.json')).body.paths);
+  for (const base of ['/schedules', '/http-schedules']) {
+    for (const p of ['/', '/pause-bulk/', '/executions/recent', '/{schedule_id}', '/{schedule_id}/pause', '/{schedule_id}/resume', '/{schedule_id}/trigger', '/{schedule_id}/logs']) {
+      expect(paths).toContain(base + p);
+    }
+  }
+  expect(paths).toContain('/schedules/by-agent/{agent_id}');
+});
