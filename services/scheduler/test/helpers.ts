@@ -53,6 +53,8 @@ export interface SchedulerTestApp {
   webhooks: WebhookService;
   box: SecretBox;
   scheduleBox: SecretBox;
+  /** The key of `scheduleBox`, for worker processes. */
+  scheduleKeyHex: string;
   /** The app's queues (their prefix is this app's own). */
   queues: TestQueues;
   prefix: string;
@@ -93,7 +95,8 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
   const prefix = uniqueName('q');
   const queues = createTestQueues(redis, prefix, () => clock().getTime());
   const box = createSecretBox(randomBytes(32));
-  const scheduleBox = createSecretBox(randomBytes(32));
+  const scheduleKey = randomBytes(32);
+  const scheduleBox = createSecretBox(scheduleKey);
   const deps: AppDeps = {
     logger,
     db: dbs.conn,
@@ -117,6 +120,7 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
     webhooks: createWebhooks(deps),
     box,
     scheduleBox,
+    scheduleKeyHex: scheduleKey.toString('hex'),
     queues,
     prefix,
     redis,
