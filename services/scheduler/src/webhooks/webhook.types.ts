@@ -1,3 +1,5 @@
+import type { BulkPauseCounts } from '../shared/bulk-pause';
+
 /** The caller, as resolved from the API key. Every webhook belongs to one. */
 export interface Owner {
   user_id: string;
@@ -43,15 +45,8 @@ export interface WebhookList {
   total: number;
 }
 
-export interface BulkPauseResult {
-  message: string;
-  total_requested: number;
-  paused_count: number;
-  already_paused_count: number;
-  not_found_count: number;
-  invalid_count: number;
-  paused_webhooks: Webhook[];
-}
+/** The spec's BulkPauseResult: the shared counts, and the webhooks this request paused. */
+export type BulkPauseResult = Omit<BulkPauseCounts<Webhook>, 'paused'> & { paused_webhooks: Webhook[] };
 
 export interface CreateWebhookInput {
   agent_id: string;
