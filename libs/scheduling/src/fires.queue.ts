@@ -11,8 +11,17 @@ export function createRepeatStrategy(clock: () => number = Date.now): RepeatStra
   return (millis, opts) => nextFire(opts.pattern ?? '', opts.tz ?? 'UTC', Math.max(millis, clock())) ?? undefined;
 }
 
-/** Jobs a fire leaves in Redis: few, the executions are the record. */
-const FIRE_JOB_OPTIONS = { removeOnComplete: { count: 1_000, age: 3600 }, removeOnFail: { count: 1_000, age: 24 * 3600 }, attempts: 5, backoff: { type: 'exponential', delay: 1_000 } };
+/**
+ * A fire job that fails (MongoDB unreachable) is retried for about 17 minutes (1 s doubling, 10 attempts) before the
+ * fire is given up; its execution is created at most once whenever it succeeds. Finished jobs are kept briefly:
+ * the executions are the record.
+ */
+const FIRE_JOB_OPTIONS = {
+  removeOnComplete: { count: 1_000, age: 3600 },
+  removeOnFail: { count: 1_000, age: 24 * 3600 },
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 1_000 },
+};
 
 /** The job id of one fire; the same on every replica, so Redis holds one job per fire. */
 export const fireJobId = (scheduleId: string, fireMs: number) => `repeat:${scheduleId}:${fireMs}`;

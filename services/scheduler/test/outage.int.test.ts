@@ -67,4 +67,21 @@ describe('Redis down', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
     expect((await request(t.app).get('/healthz')).status).toBe(200);
   });
+
+  it('schedules are still created, changed and paused (MongoDB is the truth); the reconciler repairs Redis later', async () => {
+    const key = await t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
+    const started = Date.now();
+    const created = await request(t.app)
+      .post('/http-schedules/')
+      .set('x-api-key', key)
+      .send({ name: 'ping', url: 'https://example.com/', cron_expression: '*/5 * * * *' });
+    expect(created.status).toBe(201);
+    expect(created.body.next_run_time).not.toBeNull();
+    const paused = await request(t.app).post(`/http-schedules/${created.body.id}/pause`).set('x-api-key', key);
+    expect(paused.body.is_active).toBe(false);
+    const run = await request(t.app).post(`/http-schedules/${created.body.id}/trigger`).set('x-api-key', key);
+    expect(run.status).toBe(202); // stored; the outbox enqueues it when Redis is back
+    expect(Date.now() - started).toBeLessThan(6_000);
+    expect(t.lines.some((l) => l.includes('the reconciler will'))).toBe(true);
+  });
 });
