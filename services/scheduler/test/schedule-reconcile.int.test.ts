@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import request from 'supertest';
 import { IORedis } from '@platform/queue';
 import { fireJobId } from '@platform/scheduling';
-import { privateRedis, type PrivateRedis } from '@platform/testing';
+import { privateRedis, startServiceProcess, testInfra, type PrivateRedis } from '@platform/testing';
 import { startScheduleStack, type ScheduleStack } from './schedule-stack';
 
 // FLUSHALL needs a Redis of this file's own.
@@ -76,3 +78,43 @@ it('a schedule whose cron changed while Redis was away is brought in line', asyn
   expect(report.upserted).toBe(1);
   expect(await s.t.queues.fires.getJobScheduler(id)).toMatchObject({ pattern: '*/5 * * * *' });
 });
+
+it('the scheduler process reconciles on its own: at start, and again after Redis loses everything', async () => {
+  const id = await s.createHttp({ cron_expression: '0 * * * *' });
+  const flush = new IORedis(redis.url);
+  await flush.flushall();
+  const proc = await startServiceProcess({
+    script: resolve(__dirname, '../dist/main.js'),
+    env: {
+      MONGODB_URI: testInfra.mongoUri,
+      MONGODB_DB: s.t.dbs.conn.name,
+      AUTH_DB: s.t.dbs.authDb,
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: s.t.prefix,
+      AGENT_SERVICE_URL: s.t.agentServiceUrl,
+      WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      SCHEDULE_SECRET_ENCRYPTION_KEY: s.t.scheduleKeyHex,
+      RECONCILE_INTERVAL_MS: '1000',
+      LOG_LEVEL: 'warn',
+    },
+  });
+  try {
+    const present = async () => (await s.t.queues.fires.getJobScheduler(id)) !== undefined;
+    await until(present, 10_000);
+    await flush.flushall();
+    expect(await present()).toBe(false);
+    await until(present, 10_000);
+    expect((await s.t.queues.fires.getDelayed()).filter((j) => String(j.id).startsWith(`repeat:${id}:`))).toHaveLength(1);
+  } finally {
+    await proc.stop();
+    await flush.quit();
+  }
+}, 60_000);
+
+async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('not reconciled in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
