@@ -98,10 +98,18 @@ export async function atomicUpdateOne<T>(
     const inc = { ...((update.$inc as Record<string, number>) ?? {}), _rev: 1 };
     // The claim makes this the only writer of revision `rev`; returning what it wrote (not a re-read, which a
     // later writer may already have changed) keeps results such as sequence values unique.
+    // The write is also conditioned on the claimed revision, so the claim can go as soon as the write is done: a
+    // late claimant of the same revision finds the document moved on and writes nothing. Claims so never pile up
+    // (sweeping a large claims collection is a full scan on FerretDB).
+    const current = rev === 0 ? { $in: [null, 0] } : rev;
     const updated = await model
-      .findOneAndUpdate({ _id: doc._id }, { ...update, $inc: inc } as UpdateQuery<T>, { returnDocument: 'after', strict: false })
+      .findOneAndUpdate({ _id: doc._id, _rev: current } as Record<string, unknown>, { ...update, $inc: inc } as UpdateQuery<T>, {
+        returnDocument: 'after',
+        strict: false,
+      })
       .lean<T>();
-    if (Math.random() < 0.01) void sweepClaims(Claims);
+    await Claims.deleteOne({ _id: claimId }).catch(() => undefined);
+    if (Math.random() < 0.001) void sweepClaims(Claims);
     if (updated) return updated;
   }
   throw new Error(`atomic update of ${model.collection.name} kept conflicting`);
@@ -129,6 +137,7 @@ async function releaseIfStale(Claims: Model<ClaimDoc>, claimId: string): Promise
   await Claims.deleteOne({ _id: claimId, at: { $lt: new Date(Date.now() - STALE_CLAIM_MS) } });
 }
 
+/** Claims of claimants that died between claiming and releasing: the only ones left behind. */
 async function sweepClaims(Claims: Model<ClaimDoc>): Promise<void> {
   await Claims.deleteMany({ at: { $lt: new Date(Date.now() - 10 * 60_000) } }).catch(() => undefined);
 }

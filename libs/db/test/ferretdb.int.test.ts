@@ -98,6 +98,13 @@ test('atomicUpdateOne: concurrent $inc loses no increment', async () => {
   expect((await Thing().findById(t._id).lean())?.n).toBe(25);
 });
 
+test('atomicUpdateOne leaves no revision claims behind (they are released after each write)', async () => {
+  const doc = await Thing().create({ name: 'claims', owner: 'claims' });
+  await Promise.all(Array.from({ length: 20 }, () => atomicUpdateOne(Thing(), { _id: doc._id }, { $inc: { n: 1 } })));
+  expect((await Thing().findById(doc._id).lean())?.n).toBe(20);
+  expect(await conn.db!.collection('_revision_claims').countDocuments({ _id: { $regex: `^things:${String(doc._id)}:` } })).toBe(0);
+});
+
 test('atomicUpdateOne returns null when nothing matches', async () => {
   expect(await atomicUpdateOne(Thing(), { name: 'nobody' }, { $set: { n: 1 } })).toBeNull();
 });
