@@ -102,7 +102,7 @@ test('atomicUpdateOne leaves no revision claims behind (they are released after 
   const doc = await Thing().create({ name: 'claims', owner: 'claims' });
   await Promise.all(Array.from({ length: 20 }, () => atomicUpdateOne(Thing(), { _id: doc._id }, { $inc: { n: 1 } })));
   expect((await Thing().findById(doc._id).lean())?.n).toBe(20);
-  expect(await conn.db!.collection('_revision_claims').countDocuments({ _id: { $regex: `^things:${String(doc._id)}:` } })).toBe(0);
+  expect(await conn.db!.collection('_revision_claims').countDocuments({ _id: { $regex: `^things:${String(doc._id)}:` } } as Record<string, unknown>)).toBe(0);
 });
 
 test('atomicUpdateOne returns null when nothing matches', async () => {

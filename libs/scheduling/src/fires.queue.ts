@@ -57,5 +57,5 @@ export function fireTimeOf(job: Pick<Job<FireJob>, 'id' | 'data'>): number | nul
 }
 
 /** True when Redis's scheduler fires what the schedule says. */
-export const firingMatches = (j: JobSchedulerJson<FireJob> | undefined, s: ScheduleRecord) =>
+export const firingMatches = (j: JobSchedulerJson<FireJob> | undefined, s: Pick<ScheduleRecord, 'cron_expression' | 'timezone'>) =>
   Boolean(j && j.pattern === s.cron_expression && (j.tz ?? 'UTC') === s.timezone);

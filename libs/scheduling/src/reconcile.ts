@@ -17,7 +17,6 @@ export interface ReconcileDeps {
   catchUpMs: number;
   /** How long adding a job may wait for Redis. */
   enqueueTimeoutMs: number;
-  pageSize?: number;
 }
 
 export interface ReconcileReport {
@@ -36,7 +35,7 @@ export interface ReconcileReport {
  * `fire_key` make every fire run once.
  */
 export function createReconciler(deps: ReconcileDeps) {
-  const pageSize = deps.pageSize ?? 500;
+  let inFlight: Promise<ReconcileReport> | null = null;
 
   async function catchUp(s: ScheduleRecord, now: number): Promise<boolean> {
     const from = Math.max(s.active_since.getTime(), now - deps.catchUpMs);
@@ -47,34 +46,37 @@ export function createReconciler(deps: ReconcileDeps) {
     return true;
   }
 
-  return async function reconcile(): Promise<ReconcileReport> {
+  async function run(): Promise<ReconcileReport> {
     const report: ReconcileReport = { active: 0, upserted: 0, removed: 0, caughtUp: 0 };
     const inRedis = new Map((await deps.queue.getJobSchedulers(0, -1, true)).map((j) => [j.key, j]));
     const now = deps.clock().getTime();
-    for (let after: string | null = null; ; ) {
-      const page = await deps.schedules.activePage(after, pageSize);
-      for (const s of page) {
-        report.active++;
-        const existing = inRedis.get(s.id);
-        inRedis.delete(s.id);
-        if (firingMatches(existing, s)) continue;
-        // Re-read: a pause or change since the page was read must not be undone.
-        const current = await deps.schedules.getById(s.id);
-        if (!current?.is_active) continue;
-        if (!existing && (await catchUp(current, now))) report.caughtUp++;
-        await syncFiring(deps.queue, current);
-        report.upserted++;
-      }
-      if (page.length < pageSize) break;
-      after = page[page.length - 1]?.id ?? null;
+    for await (const spec of deps.schedules.activeSpecs()) {
+      report.active++;
+      const existing = inRedis.get(spec.id);
+      inRedis.delete(spec.id);
+      if (firingMatches(existing, spec)) continue;
+      // Re-read: a pause or change since the walk read it must not be undone.
+      const current = await deps.schedules.getById(spec.id);
+      if (!current?.is_active) continue;
+      if (!existing && (await catchUp(current, now))) report.caughtUp++;
+      await syncFiring(deps.queue, current);
+      report.upserted++;
     }
     for (const id of inRedis.keys()) {
-      // A schedule created or resumed after the walk read its page is active in MongoDB: keep it.
+      // A schedule created or resumed after the walk passed it is active in MongoDB: keep it.
       if ((await deps.schedules.getById(id))?.is_active) continue;
       await deps.queue.removeJobScheduler(id);
       report.removed++;
     }
     if (report.upserted || report.removed) deps.logger.info('schedules reconciled into Redis', { ...report });
     return report;
+  }
+
+  /** One pass at a time per process: a call while a pass runs gets that pass's report. */
+  return function reconcile(): Promise<ReconcileReport> {
+    inFlight ??= run().finally(() => {
+      inFlight = null;
+    });
+    return inFlight;
   };
 }

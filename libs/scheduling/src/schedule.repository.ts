@@ -29,6 +29,13 @@ function toRecord(d: ScheduleDoc): ScheduleRecord {
   };
 }
 
+/** What the reconciler compares with Redis. */
+export interface ActiveSpec {
+  id: string;
+  cron_expression: string;
+  timezone: string;
+}
+
 export interface ScheduleFilter {
   agent_id?: string;
   is_active?: boolean;
@@ -88,12 +95,15 @@ export function createScheduleRepository(conn: Connection) {
       return (await Schedule.deleteOne({ _id: id, ...scoped(owner, kind) })).deletedCount === 1;
     },
 
-    /** Active schedules (every owner) with an id above `afterId`, in id order: the reconciler's walk. */
-    async activePage(afterId: string | null, limit: number): Promise<ScheduleRecord[]> {
-      const filter: Record<string, unknown> = { is_active: true };
-      if (afterId) filter._id = { $gt: afterId };
-      const docs = await Schedule.find(filter).sort({ _id: 1 }).limit(limit).lean<ScheduleDoc[]>();
-      return docs.map(toRecord);
+    /**
+     * Every active schedule (all owners), streamed in one pass with only what the reconciler compares: one scan
+     * rather than sorted pages (FerretDB sorts in process, so each page would read them all again).
+     */
+    async *activeSpecs(): AsyncGenerator<ActiveSpec> {
+      const cursor = Schedule.find({ is_active: true }, { cron_expression: 1, timezone: 1 }).lean<ScheduleDoc[]>().cursor({ batchSize: 1000 });
+      for await (const d of cursor as AsyncIterable<Pick<ScheduleDoc, '_id' | 'cron_expression' | 'timezone'>>) {
+        yield { id: d._id.toHexString(), cron_expression: d.cron_expression, timezone: d.timezone };
+      }
     },
 
     async init(): Promise<void> {

@@ -63,6 +63,20 @@ describe('fire times in Redis', () => {
   });
 });
 
+describe('a fire queue that is behind', () => {
+  it('a fire taken after later fires fell due runs once, stands for them (logged), and the next fire is the next one from now', async () => {
+    s.t.setClock(at('2026-11-22T10:07:00Z'));
+    const id = await s.createHttp({ cron_expression: '*/5 * * * *' });
+    s.t.setClock(at('2026-11-22T10:21:00Z')); // 10:10, 10:15 and 10:20 are all due; Redis holds the 10:10 job
+    const fire = await s.fireNow(id);
+    expect(isoOf(fire)).toBe('2026-11-22T10:10:00.000Z');
+    expect((await s.waitEnded(id, 1)).map((e) => e.scheduled_for)).toEqual(['2026-11-22T10:10:00.000Z']);
+    expect((await s.nextFireJob(id))?.id).toBe(fireJobId(id, at('2026-11-22T10:25:00Z').getTime()));
+    const line = s.workerLines.find((l) => l.includes('fire taken late') && l.includes(id));
+    expect(line && JSON.parse(line)).toMatchObject({ coalesced: 2, fire_at: '2026-11-22T10:10:00.000Z' });
+  });
+});
+
 describe('pause, resume, change, delete', () => {
   it('pause removes the firing from Redis and a fire still in flight runs nothing; resume restarts it', async () => {
     const id = await s.createHttp();

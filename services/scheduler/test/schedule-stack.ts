@@ -21,6 +21,8 @@ export interface WorkerHandle {
 export interface ScheduleStack {
   t: SchedulerTestApp;
   key: string;
+  /** Log lines of the in-process workers. */
+  workerLines: string[];
   /** The user's endpoint that HTTP schedules call (outside the product; allow-listed for the workers). */
   target: LocalServer;
   setTarget(handler: LocalHandler): void;
@@ -54,11 +56,12 @@ export async function startScheduleStack(opts: StartOptions = {}): Promise<Sched
   const target = await startLocalServer((req, res) => handler(req, res));
   const workers: WorkerHandle[] = [];
   const executions = createExecutionRepository(t.dbs.conn);
-  const { logger } = captureLogger('worker');
+  const { logger, lines } = captureLogger('worker');
 
   const stack: ScheduleStack = {
     t,
     key,
+    workerLines: lines,
     target,
     setTarget: (h) => {
       handler = h;

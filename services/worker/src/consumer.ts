@@ -98,3 +98,13 @@ export function runMetrics(registry: Registry) {
     attempts.inc({ kind, outcome });
   };
 }
+
+/** Cron fires that did not run because an earlier fire of the same schedule was taken after they fell due. */
+export function fireMetrics(registry: Registry) {
+  const coalesced = new Counter({
+    name: 'schedule_fires_coalesced_total',
+    help: 'Cron fires not run because the fire queue was behind (an earlier fire of the schedule was taken after they fell due).',
+    registers: [registry],
+  });
+  return (count: number) => coalesced.inc(count);
+}

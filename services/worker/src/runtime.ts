@@ -14,7 +14,7 @@ import {
 } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
 import type { WorkerConfig } from './config';
-import { runMetrics, startConsumers, type Consumers, type QueueConsumer } from './consumer';
+import { fireMetrics, runMetrics, startConsumers, type Consumers, type QueueConsumer } from './consumer';
 import { createFireProcessor } from './fires/fire.processor';
 import { createAgentClient, type AgentClient } from './runs/agent.client';
 import { createAgentRunProcessor } from './runs/agent-run.processor';
@@ -98,6 +98,7 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
         enqueue: (exec) => enqueueRun(runQueues, exec, { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: 2_000 }),
         clock,
         logger,
+        onCoalesced: fireMetrics(deps.registry),
       }),
       settings: { concurrency: config.FIRE_CONCURRENCY, repeatStrategy: createRepeatStrategy(() => clock().getTime()) },
     },

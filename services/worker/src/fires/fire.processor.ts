@@ -1,6 +1,7 @@
 import type { Logger } from '@platform/logger';
 import type { Job } from '@platform/queue';
 import {
+  firesBetween,
   fireKeyOf,
   fireTimeOf,
   nextFire,
@@ -21,6 +22,8 @@ export interface FireDeps {
   enqueue: (exec: ExecutionRecord) => Promise<unknown>;
   clock: () => Date;
   logger: Logger;
+  /** Observes fires that will not run because this one was taken late (metrics). */
+  onCoalesced?: (count: number) => void;
 }
 
 /** What a fire's execution records as its payload: the agent's message, or the request without header values. */
@@ -44,7 +47,8 @@ function staleReason(s: ScheduleRecord | null, fireMs: number): string | null {
  * MongoDB decides: a fire of a deleted, paused or changed schedule is dropped. The fire's execution is created
  * with the unique key `<schedule id>:<fire ms>`, so however many replicas handle the same fire, one execution
  * exists and one run starts. With `overlap_policy: skip`, a fire while a run of the schedule is unfinished is
- * recorded as `skipped`.
+ * recorded as `skipped`. A fire taken after later fires fell due stands for them (they are not queued); that is
+ * logged and counted.
  */
 export function createFireProcessor(deps: FireDeps) {
   const log = deps.logger.child({ module: 'fire' });
@@ -57,6 +61,13 @@ export function createFireProcessor(deps: FireDeps) {
       return;
     }
     const now = deps.clock();
+    // BullMQ queues a schedule's next fire when it takes the current one, from now on: fires that fell due while
+    // this one waited (the fire queue is behind, or no worker ran) are not queued. Say so rather than stay silent.
+    const passed = firesBetween(s.cron_expression, s.timezone, fireMs, now.getTime(), 10_000).length;
+    if (passed > 0) {
+      deps.onCoalesced?.(passed);
+      log.warn('fire taken late: later fires that fell due meanwhile are coalesced into it', { schedule_id: s.id, fire_at: new Date(fireMs).toISOString(), coalesced: passed });
+    }
     const base: NewExecution & { fire_key: string } = {
       kind: s.kind === 'agent' ? 'agent_schedule' : 'http_schedule',
       schedule_id: s.id,
