@@ -29,6 +29,8 @@ export interface RunStats {
   accepted(targetId: string, at: Date): void;
   /** Records how the latest run ended (last success). Returns at once. */
   outcome(targetId: string, success: boolean): void;
+  /** A whole run in one write, when it ends: count + 1, last-at = when it started, last success. Returns at once. */
+  ran(targetId: string, startedAt: Date, success: boolean): void;
   /** Writes everything pending; for shutdown and tests. */
   flush(): Promise<void>;
 }
@@ -98,6 +100,11 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
     outcome(targetId, success) {
       if (!isObjectIdHex(targetId)) return;
       merge(targetId, { accepted: 0, lastTriggeredAt: null, success });
+      void write(targetId);
+    },
+    ran(targetId, startedAt, success) {
+      if (!isObjectIdHex(targetId)) return;
+      merge(targetId, { accepted: 1, lastTriggeredAt: startedAt, success });
       void write(targetId);
     },
     async flush() {

@@ -11,7 +11,6 @@ import {
   enqueueRun,
   type FireJob,
   type RunQueues,
-  type RunStats,
   type WebhookStats,
 } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
@@ -48,8 +47,6 @@ export interface AppDeps {
   fires: Queue<FireJob>;
   /** Webhook trigger statistics (coalesced writes; main flushes them on shutdown). */
   stats: WebhookStats;
-  /** Schedule run statistics (same). */
-  scheduleStats: RunStats;
   triggers?: TriggerSettings;
   clock?: () => Date;
   jsonLimit?: string;
@@ -101,7 +98,6 @@ export function createApp(deps: AppDeps): Express {
     box: deps.scheduleBox,
     firing: createFiring(deps.fires, deps.logger, settings.timeoutMs),
     startRun: (exec) => enqueueRun(deps.queues, exec, settings),
-    stats: deps.scheduleStats,
     clock,
     logger: deps.logger,
   });

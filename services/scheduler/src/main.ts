@@ -9,7 +9,6 @@ import {
   createReconciler,
   createRepeatStrategy,
   createScheduleRepository,
-  createScheduleStats,
   createWebhookStats,
   enqueueRun,
   type AgentRunJob,
@@ -47,7 +46,6 @@ async function main(): Promise<void> {
   });
 
   const stats = createWebhookStats(db, logger);
-  const scheduleStats = createScheduleStats(db, logger);
   const app = createApp({
     logger,
     db,
@@ -61,7 +59,6 @@ async function main(): Promise<void> {
     queues,
     fires,
     stats,
-    scheduleStats,
     triggers: { maxAttempts: config.TRIGGER_MAX_ATTEMPTS, enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS, retryBackoffMs: config.RETRY_BACKOFF_MS },
   });
   const executions = createExecutionRepository(db);
@@ -96,7 +93,7 @@ async function main(): Promise<void> {
     clearInterval(outbox);
     clearInterval(reconciler);
     await server.close(config.SHUTDOWN_GRACE_MS);
-    await closeWithin(2_000, () => stats.flush(), () => scheduleStats.flush(), ...[queues.agentRuns, queues.httpCalls, fires].map((q) => () => q.close()));
+    await closeWithin(2_000, () => stats.flush(), ...[queues.agentRuns, queues.httpCalls, fires].map((q) => () => q.close()));
     redis.disconnect();
     await Promise.all([db.close(), authDb.close()]);
   });

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { pingRedis, producerConnection, type IORedis } from '@platform/queue';
-import { createScheduleStats, createWebhookStats } from '@platform/scheduling';
+import { createWebhookStats } from '@platform/scheduling';
 import { createSecretBox, type SecretBox } from '@platform/secrets';
 import {
   captureLogger,
@@ -110,7 +110,6 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
     queues: queues.queues,
     fires: queues.fires,
     stats: createWebhookStats(dbs.conn, logger),
-    scheduleStats: createScheduleStats(dbs.conn, logger),
   };
   const app = createApp(deps);
   await syncIndexes(dbs.conn);

@@ -166,9 +166,10 @@ describe('runs', () => {
     await s.fireNow(failing);
     const [failed] = await s.waitEnded(failing, 1, 20_000);
     expect(failed).toMatchObject({ status: 'failed', success: false, attempt: 2, response_status: 503, error_message: 'endpoint answered 503' });
-    const read = await api().get(`/http-schedules/${failing}`).set('x-api-key', s.key);
+    // The run counts once, when it ends, whatever its attempts: run_count 1, last_run_at = when the fire was handled.
     await waitFor(async () => (await api().get(`/http-schedules/${failing}`).set('x-api-key', s.key)).body.last_run_success === false);
-    expect(read.body.run_count).toBe(1);
+    const read = await api().get(`/http-schedules/${failing}`).set('x-api-key', s.key);
+    expect(read.body).toMatchObject({ run_count: 1, last_run_at: failed!.triggered_at });
   });
 
   it('two workers and two schedulers: each fire runs exactly once, even when delivered twice at once', async () => {

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { producerConnection, type IORedis, type Queue } from '@platform/queue';
-import { createExecutionRepository, createScheduleStats, createWebhookStats, enqueueRun, type AgentRunJob, type ExecutionRecord, type FireJob } from '@platform/scheduling';
+import { createExecutionRepository, createWebhookStats, enqueueRun, type AgentRunJob, type ExecutionRecord, type FireJob } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
 import {
   captureLogger,
@@ -111,7 +111,6 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
     queues: testQueues.queues,
     fires: testQueues.fires,
     stats: createWebhookStats(dbs.conn, logger),
-    scheduleStats: createScheduleStats(dbs.conn, logger),
     triggers: { maxAttempts: 3, ...enqueueOpts },
   });
   await syncIndexes(dbs.conn);

@@ -94,7 +94,6 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
       process: createFireProcessor({
         schedules,
         executions,
-        stats: stats.schedules,
         enqueue: (exec) => enqueueRun(runQueues, exec, { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: 2_000 }),
         clock,
         logger,

@@ -5,7 +5,6 @@ import type {
   ExecutionRepository,
   NewSchedule,
   Owner,
-  RunStats,
   ScheduleKind,
   ScheduleRecord,
   ScheduleRepository,
@@ -32,7 +31,6 @@ export interface ScheduleServiceDeps {
   firing: Firing;
   /** Puts a stored execution on its run queue; a failure leaves it to the outbox. */
   startRun: (exec: ExecutionRecord) => Promise<unknown>;
-  stats: RunStats;
   clock: () => Date;
   logger: Logger;
 }
@@ -135,7 +133,6 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
         },
         now,
       );
-      deps.stats.accepted(s.id, now);
       await deps.startRun(exec).catch((err: unknown) =>
         deps.logger.warn('manual run not enqueued; left to the outbox', { execution_id: exec.id, err: (err as Error).message }),
       );

@@ -9,7 +9,6 @@ import {
   type ExecutionRepository,
   type FireJob,
   type NewExecution,
-  type RunStats,
   type ScheduleRecord,
   type ScheduleRepository,
 } from '@platform/scheduling';
@@ -17,8 +16,7 @@ import {
 export interface FireDeps {
   schedules: ScheduleRepository;
   executions: ExecutionRepository;
-  stats: RunStats;
-  /** Puts a stored execution on its run queue (agent-runs or http-calls). */
+  /** Puts a stored execution on its run queue (agent-runs or http-calls). The run counts itself when it ends. */
   enqueue: (exec: ExecutionRecord) => Promise<unknown>;
   clock: () => Date;
   logger: Logger;
@@ -90,7 +88,6 @@ export function createFireProcessor(deps: FireDeps) {
       log.info('fire already handled by another replica', { schedule_id: s.id, fire_key: base.fire_key });
       return;
     }
-    deps.stats.accepted(s.id, now);
     // A failed add leaves the execution queued: the scheduler's outbox enqueues it once Redis takes jobs again.
     await deps.enqueue(exec).catch((err: unknown) => log.warn('run not enqueued; left to the outbox', { execution_id: exec.id, err: (err as Error).message }));
   };

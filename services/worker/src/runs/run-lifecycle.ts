@@ -20,9 +20,13 @@ export interface RunLifecycleDeps {
   onAttempt?: (outcome: 'succeeded' | 'failed' | 'retry', seconds: number) => void;
 }
 
-function recordOutcome(deps: RunLifecycleDeps, exec: ExecutionRecord, success: boolean): void {
+/**
+ * Statistics of the run's origin once it has ended: a webhook's trigger was counted on acceptance, so only its
+ * success is left; a schedule's run is counted now, in one write (`last_run_at` = when the fire or run-now was handled).
+ */
+function recordOutcome(deps: Pick<RunLifecycleDeps, 'stats'>, exec: ExecutionRecord, success: boolean): void {
   if (exec.webhook_id) deps.stats.webhooks.outcome(exec.webhook_id, success);
-  if (exec.schedule_id) deps.stats.schedules.outcome(exec.schedule_id, success);
+  if (exec.schedule_id) deps.stats.schedules.ran(exec.schedule_id, new Date(exec.triggered_at), success);
 }
 
 /**
@@ -49,7 +53,7 @@ export function createRunProcessor(deps: RunLifecycleDeps, module: string, attem
       throw new RetryableRunError(outcome.error_message ?? 'failed');
     }
     const done = await deps.executions.finish(exec.id, exec.attempt, outcome, deps.clock(), startedAt);
-    if (done) recordOutcome(deps, exec, outcome.success);
+    if (done) recordOutcome(deps, done, outcome.success);
     deps.onAttempt?.(outcome.success ? 'succeeded' : 'failed', seconds);
     const line = { ...context, status: outcome.response_status, seconds, ...(outcome.success ? {} : { error: outcome.error_message }) };
     if (outcome.success) log.info('run attempt succeeded', line);
@@ -65,7 +69,7 @@ export function createGiveUpHandler(deps: Pick<RunLifecycleDeps, 'executions' | 
   return async (job: Job<AgentRunJob>, reason: string): Promise<void> => {
     const ended = await deps.executions.abandon(job.data.execution_id, reason, deps.clock());
     if (!ended) return;
-    recordOutcome(deps as RunLifecycleDeps, ended, false);
+    recordOutcome(deps, ended, false);
     deps.logger.warn('run given up', { execution_id: ended.id, reason });
   };
 }
