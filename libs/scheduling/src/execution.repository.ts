@@ -102,9 +102,10 @@ export function createExecutionRepository(conn: Connection) {
     async delete(id: string): Promise<void> {
       await Execution.deleteOne({ _id: byId(id) });
     },
-    /** Executions still queued that were triggered before `olderThan`, oldest first: what the outbox checks. */
-    async pendingEnqueue(olderThan: Date, limit: number): Promise<ExecutionRecord[]> {
-      const docs = await Execution.find({ status: 'queued', triggered_at: { $lt: olderThan } })
+    /** Executions still queued, triggered before `olderThan` (and after `after`), oldest first: what the outbox checks. */
+    async pendingEnqueue(olderThan: Date, limit: number, after?: Date): Promise<ExecutionRecord[]> {
+      const window = after ? { $lt: olderThan, $gt: after } : { $lt: olderThan };
+      const docs = await Execution.find({ status: 'queued', triggered_at: window })
         .sort({ triggered_at: 1 })
         .limit(limit)
         .lean<ExecutionDoc[]>();
