@@ -109,3 +109,17 @@ export const encryptionKeyEnv = (description: string) =>
     .pattern(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
     .required()
     .description(description);
+
+/**
+ * An optional string variable (default empty) that `check` parses; whatever `check` throws becomes the message
+ * naming the variable (e.g. an allow-list of hosts).
+ */
+export const checkedStringEnv = (check: (value: string) => unknown, description: string) =>
+  Joi.string()
+    .allow('')
+    .default('')
+    .custom((value: string) => {
+      check(value);
+      return value;
+    })
+    .description(description);

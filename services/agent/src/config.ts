@@ -1,14 +1,11 @@
-import { Joi, commonEnv, type CommonConfig } from '@platform/config';
+import { Joi, checkedStringEnv, commonEnv, encryptionKeyEnv, type CommonConfig } from '@platform/config';
 import { parseAllowHosts } from '@platform/outbound';
 
 /** Every environment variable the agent service reads. */
 export const configSchema = Joi.object({
   PORT: Joi.number().port().default(3002).description('HTTP port.'),
   MONGODB_DB: Joi.string().default('agent').description("The agent service's own database."),
-  CREDENTIALS_ENCRYPTION_KEY: Joi.string()
-    .required()
-    .pattern(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/)
-    .description('32-byte key (64 hex chars or base64) that encrypts provider credentials at rest (AES-256-GCM).'),
+  CREDENTIALS_ENCRYPTION_KEY: encryptionKeyEnv('32-byte key (64 hex chars or base64) that encrypts provider credentials at rest (AES-256-GCM).'),
   PROVIDER_TIMEOUT_MS: Joi.number()
     .integer()
     .min(1000)
@@ -26,17 +23,11 @@ export const configSchema = Joi.object({
     .default('https://api.openai.com/v1')
     .description('OpenAI-protocol base URL that enhance_descriptions asks (with the openai_api_key sent on import).'),
   TOOL_ENHANCE_MODEL: Joi.string().default('gpt-4o-mini').description('Model that enhance_descriptions asks.'),
-  OUTBOUND_ALLOW_HOSTS: Joi.string()
-    .allow('')
-    .default('')
-    .custom((value: string) => {
-      parseAllowHosts(value);
-      return value;
-    })
-    .description(
-      'Comma-separated hosts or host:port pairs that outbound calls may reach although they are loopback or private ' +
-        '(e.g. a self-hosted vLLM or Ollama, or an internal tool API). Everything else non-public is refused.',
-    ),
+  OUTBOUND_ALLOW_HOSTS: checkedStringEnv(
+    parseAllowHosts,
+    'Comma-separated hosts or host:port pairs that outbound calls may reach although they are loopback or private ' +
+      '(e.g. a self-hosted vLLM or Ollama, or an internal tool API). Everything else non-public is refused.',
+  ),
   INTERNAL_SERVICE_SECRET: Joi.string()
     .allow('')
     .min(32)

@@ -1,4 +1,4 @@
-import { Joi, commonEnv, encryptionKeyEnv, type CommonConfig } from '@platform/config';
+import { Joi, checkedStringEnv, commonEnv, encryptionKeyEnv, type CommonConfig } from '@platform/config';
 import { parseAllowHosts } from '@platform/outbound';
 
 /** Every environment variable the worker reads. */
@@ -18,14 +18,10 @@ export const configSchema = Joi.object({
   STALLED_INTERVAL_MS: Joi.number().integer().min(500).max(600_000).default(30_000).description('How often stalled jobs are looked for.'),
   LIVENESS_STALE_MS: Joi.number().integer().min(1000).default(30_000).description('/healthz fails when the consumer has not been connected this long.'),
   SCHEDULE_SECRET_ENCRYPTION_KEY: encryptionKeyEnv("32-byte key (64 hex chars or base64) opening HTTP schedules' header values (same value as the scheduler's)."),
-  OUTBOUND_ALLOW_HOSTS: Joi.string()
-    .allow('')
-    .default('')
-    .custom((value: string) => {
-      parseAllowHosts(value);
-      return value;
-    })
-    .description('Comma-separated host or host:port entries HTTP schedules may call although they are loopback or private.'),
+  OUTBOUND_ALLOW_HOSTS: checkedStringEnv(
+    parseAllowHosts,
+    'Comma-separated host or host:port entries HTTP schedules may call although they are loopback or private.',
+  ),
   HTTP_MAX_RESPONSE_BYTES: Joi.number().integer().min(1024).max(50 * 1024 * 1024).default(5 * 1024 * 1024).description('Largest response an HTTP schedule reads (its first 64 KiB are stored); larger fails the attempt.'),
   FIRE_CONCURRENCY: Joi.number().integer().min(1).max(512).default(32).description('Cron fires turned into executions at once by this process.'),
   ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(30_000).default(5_000).description('How long a fire waits for Redis to take its run before leaving it to the outbox.'),

@@ -1,9 +1,10 @@
 import { Router, type Request } from 'express';
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
-import { presentExecution, type ExecutionQuery, type ExecutionRepository, type Owner, type ScheduleKind } from '@platform/scheduling';
+import type { ExecutionKind, ExecutionRepository, ScheduleKind } from '@platform/scheduling';
+import { listExecutions, logsQuery, recentFilter, recentQuery, type LogsQuery, type RecentQuery } from '../executions/execution.queries';
 import type { WebhookService } from '../webhooks/webhook.service';
-import { agentCreateBody, agentUpdateBody, bulkBody, httpCreateBody, httpUpdateBody, listQuery, logsQuery, recentQuery } from './schedule.schemas';
+import { agentCreateBody, agentUpdateBody, bulkBody, httpCreateBody, httpUpdateBody, listQuery } from './schedule.schemas';
 import type { Input, ScheduleService } from './schedule.service';
 import type { ListFilter } from './schedule.types';
 
@@ -16,8 +17,8 @@ export interface ScheduleRoutesDeps {
 
 const apiKeyOf = (req: Request) => req.get('x-api-key') ?? '';
 const KINDS = [
-  { kind: 'agent' as ScheduleKind, base: '/schedules', exec: 'agent_schedule', create: agentCreateBody, update: agentUpdateBody },
-  { kind: 'http' as ScheduleKind, base: '/http-schedules', exec: 'http_schedule', create: httpCreateBody, update: httpUpdateBody },
+  { kind: 'agent' as ScheduleKind, base: '/schedules', exec: 'agent_schedule' as ExecutionKind, create: agentCreateBody, update: agentUpdateBody },
+  { kind: 'http' as ScheduleKind, base: '/http-schedules', exec: 'http_schedule' as ExecutionKind, create: httpCreateBody, update: httpUpdateBody },
 ];
 /** How many schedules and webhooks the by-agent view lists of each (newest first). */
 export const BY_AGENT_LIMIT = 100;
@@ -26,10 +27,6 @@ export const BY_AGENT_LIMIT = 100;
 export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
   const { service } = deps;
   const r = Router();
-  const executions = async (owner: Owner, q: ExecutionQuery) => {
-    const { items, total } = await deps.executions.list(owner, q);
-    return { executions: items.map(presentExecution), total };
-  };
 
   for (const { kind, base, exec, create, update } of KINDS) {
     r.post(base, async (req, res) => {
@@ -42,9 +39,8 @@ export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
       res.json(await service.pauseBulk(principalOf(req), kind, validate<string[]>(bulkBody, req.body, 'body')));
     });
     r.get(`${base}/executions/recent`, async (req, res) => {
-      const q = validate<{ skip: number; limit: number; success?: boolean; agent_id?: string; hours: number }>(recentQuery, req.query, 'query');
-      const since = new Date(deps.clock().getTime() - q.hours * 3600_000);
-      res.json(await executions(principalOf(req), { kinds: [exec], agent_id: q.agent_id, success: q.success, since, skip: q.skip, limit: q.limit }));
+      const q = validate<RecentQuery>(recentQuery, req.query, 'query');
+      res.json(await listExecutions(deps.executions, principalOf(req), recentFilter(exec, q, deps.clock())));
     });
     r.get(`${base}/:id`, async (req, res) => {
       res.json(await service.get(principalOf(req), kind, req.params.id));
@@ -68,9 +64,9 @@ export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
     });
     r.get(`${base}/:id/logs`, async (req, res) => {
       const owner = principalOf(req);
-      const q = validate<{ skip: number; limit: number; success?: boolean }>(logsQuery, req.query, 'query');
+      const q = validate<LogsQuery>(logsQuery, req.query, 'query');
       await service.assertOwned(owner, kind, req.params.id);
-      res.json(await executions(owner, { schedule_id: req.params.id, success: q.success, skip: q.skip, limit: q.limit }));
+      res.json(await listExecutions(deps.executions, owner, { schedule_id: req.params.id, success: q.success, skip: q.skip, limit: q.limit }));
     });
   }
 

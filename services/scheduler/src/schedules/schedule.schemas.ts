@@ -96,13 +96,6 @@ export const httpCreateBody = Joi.object(httpFields(true)).required();
 export const httpUpdateBody = Joi.object(httpFields(false));
 
 export const listQuery = Joi.object({ agent_id: agentId, is_active: Joi.boolean(), ...pageQuery });
-export const logsQuery = Joi.object({ ...pageQuery, success: Joi.boolean() });
-export const recentQuery = Joi.object({
-  ...pageQuery,
-  success: Joi.boolean(),
-  agent_id: agentId,
-  hours: Joi.number().integer().min(1).max(720).default(24),
-});
 
 /** A JSON array of id strings; malformed ones are counted, not rejected. */
 export const bulkBody = Joi.array().items(Joi.string().allow('')).max(LIMITS.bulkIds).required();
