@@ -1,12 +1,23 @@
-import { createExecutionRepository, type ExecutionRecord } from '@platform/scheduling';
-import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
+import { producerConnection, type IORedis } from '@platform/queue';
+import { createExecutionRepository, enqueueRun, type ExecutionRecord } from '@platform/scheduling';
+import { captureLogger, createTestDatabases, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
 import { createOutboxSweeper } from '../src/triggers/outbox.sweeper';
+import { createTestQueues, type TestQueues } from './queues';
 
+// Real FerretDB and a real BullMQ queue on Redis (a prefix of this file's own).
 let dbs: TestDatabases;
+let redis: IORedis;
+let q: TestQueues;
 beforeAll(async () => {
   dbs = await createTestDatabases('outbox');
+  redis = producerConnection(testInfra.redisUrl);
+  q = createTestQueues(redis, uniqueName('q'));
 });
-afterAll(() => dbs.cleanup());
+afterAll(async () => {
+  await q.close();
+  redis.disconnect();
+  await dbs.cleanup();
+});
 
 it('a backlog of queued runs that are on the queue does not hide a lost one behind it; idle sweeps rest', async () => {
   const executions = createExecutionRepository(dbs.conn);
@@ -16,6 +27,7 @@ it('a backlog of queued runs that are on the queue does not hide a lost one behi
     made.push(await executions.create({ kind: 'webhook', user_id: 'u', org_id: 'o', payload: i, max_attempts: 1 }, new Date(Date.UTC(2026, 0, 1, 0, 0, i))));
   }
   const lost = made[5]!.id; // the only one whose job Redis lacks
+  for (const e of made) if (e.id !== lost) await enqueueRun(q.queues, e, { timeoutMs: 2_000, backoffMs: 1_000 });
   const enqueued: string[] = [];
   let reads = 0;
   const sweeper = (batch: number) => createOutboxSweeper({
@@ -26,8 +38,11 @@ it('a backlog of queued runs that are on the queue does not hide a lost one behi
         return executions.pendingEnqueue(...args);
       },
     },
-    enqueue: async (e) => void enqueued.push(e.id),
-    hasJob: async (e) => e.id !== lost || enqueued.includes(lost),
+    enqueue: async (e) => {
+      enqueued.push(e.id);
+      await enqueueRun(q.queues, e, { timeoutMs: 2_000, backoffMs: 1_000 });
+    },
+    hasJob: async (e) => Boolean(await q.queues.agentRuns.getJob(e.id)),
     clock: () => new Date(Date.UTC(2026, 0, 2)),
     logger: captureLogger('outbox').logger,
     graceMs: 0,
@@ -37,6 +52,7 @@ it('a backlog of queued runs that are on the queue does not hide a lost one behi
   const moved: number[] = [];
   for (let i = 0; i < 4; i++) moved.push(await sweep());
   expect(enqueued).toEqual([lost]); // reached on the third batch, not stuck on the two oldest
+  expect(await q.queues.agentRuns.getJob(lost)).toBeDefined();
   expect(moved.reduce((a, b) => a + b, 0)).toBe(1);
 
   // Nothing left to move: after each idle round it rests one interval longer (it still looks now and then).
