@@ -1,11 +1,8 @@
-import { modelFor, mongoose, type Connection } from '@platform/db';
+import { modelFor, mongoose, type Connection, type Owner } from '@platform/db';
 import { generateApiKey } from './api-key';
 
-/** Who a key acts for. */
-export interface Principal {
-  user_id: string;
-  org_id: string;
-}
+/** Who a key acts for: the owner of whatever the request touches. */
+export type Principal = Owner;
 
 export interface ApiKeyRecord extends Principal {
   prefix: string;
@@ -55,7 +52,7 @@ export function createApiKeyRepository(conn: Connection) {
     async create(owner: Principal, name?: string): Promise<{ key: string; record: ApiKeyRecord }> {
       const { key, prefix, hash } = generateApiKey();
       const doc = await ApiKey.create({ key_hash: hash, prefix, ...owner, name: name ?? null, created_at: new Date() });
-      return { key, record: toRecord(doc.toObject() as KeyDoc) };
+      return { key, record: toRecord(doc.toObject()) };
     },
     /** The owner of an unrevoked key with this hash, or null. */
     async findActiveByHash(hash: string): Promise<Principal | null> {

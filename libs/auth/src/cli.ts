@@ -24,7 +24,7 @@ const ID = /^[A-Za-z0-9._@:-]{1,128}$/;
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(
-    Joi.object({ MONGODB_URI: commonEnv.MONGODB_URI, AUTH_DB: commonEnv.AUTH_DB }),
+    Joi.object<{ MONGODB_URI: string; AUTH_DB: string }>({ MONGODB_URI: commonEnv.MONGODB_URI, AUTH_DB: commonEnv.AUTH_DB }),
     process.env,
     'apikey',
   );

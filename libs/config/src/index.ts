@@ -14,11 +14,12 @@ export class ConfigError extends Error {
  * Unknown variables are ignored; defaults and conversions apply.
  */
 export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv | Record<string, string | undefined>): T {
-  const { value, error } = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
+  const result = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
+  const { error } = result;
   if (error) {
     throw new ConfigError(error.details.map((d) => `${String(d.path.join('.'))}: ${d.message.replace(/^"[^"]*" /, '')}`));
   }
-  return value as T;
+  return result.value;
 }
 
 /** One row per variable: name, required, default, description. */
@@ -36,14 +37,14 @@ export function describeConfig(schema: Joi.ObjectSchema): ConfigVariable[] {
     name,
     required: d.flags?.presence === 'required',
     default: d.flags?.default,
-    description: String(d.flags?.description ?? ''),
+    description: typeof d.flags?.description === 'string' ? d.flags.description : '',
   }));
 }
 
 /** Renders `describeConfig` as a markdown table. */
 export function configTable(schema: Joi.ObjectSchema): string {
   const rows = describeConfig(schema).map(
-    (v) => `| \`${v.name}\` | ${v.required ? 'yes' : 'no'} | ${v.default === undefined ? '' : `\`${String(v.default)}\``} | ${v.description} |`,
+    (v) => `| \`${v.name}\` | ${v.required ? 'yes' : 'no'} | ${v.default === undefined ? '' : `\`${typeof v.default === 'string' ? v.default : JSON.stringify(v.default)}\``} | ${v.description} |`,
   );
   return ['| Variable | Required | Default | Description |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -1,4 +1,9 @@
 import mongoose, { type Connection, type Model, type UpdateQuery } from 'mongoose';
+import { ensureLookupIndexes } from './ferretdb-indexes';
+import { isDuplicateKeyError } from './duplicate-key';
+import { atomicStrategy } from './server-kind';
+
+export { atomicStrategy, type AtomicStrategy } from './server-kind';
 
 /**
  * Atomic single-document updates on both servers we run on.
@@ -10,7 +15,6 @@ import mongoose, { type Connection, type Model, type UpdateQuery } from 'mongoos
  * `<collection>:<id>:<rev>` into `_revision_claims` (unique `_id`); only the claimant writes, bumping `_rev`.
  * Every update of a collection that uses this must go through it. `_rev` lives outside the schemas (strict: false).
  */
-export type AtomicStrategy = 'native' | 'claims';
 
 interface ClaimDoc {
   _id: string;
@@ -19,26 +23,15 @@ interface ClaimDoc {
 
 const claimSchema = new mongoose.Schema<ClaimDoc>({ _id: String, at: Date }, { versionKey: false });
 const STALE_CLAIM_MS = 30_000;
-const strategies = new WeakMap<Connection, Promise<AtomicStrategy>>();
 
-/** 'claims' on FerretDB (detected by its buildInfo), 'native' on MongoDB. Cached per connection. */
-export function atomicStrategy(conn: Connection): Promise<AtomicStrategy> {
-  let s = strategies.get(conn);
-  if (!s) {
-    s = (async () => {
-      const db = conn.db;
-      if (!db) throw new Error('connection is not open');
-      const info = await db.admin().command({ buildInfo: 1 });
-      return 'ferretdbVersion' in info ? 'claims' : 'native';
-    })();
-    s.catch(() => strategies.delete(conn));
-    strategies.set(conn, s);
-  }
-  return s;
-}
 
-function isDuplicateKey(err: unknown): boolean {
-  return (err as { code?: unknown })?.code === 11000;
+/** The revision claims of a connection; its `_id` lookups get their FerretDB GIN index once (development only). */
+function claimsModel(conn: Connection): Model<ClaimDoc> {
+  const existing = conn.models._RevisionClaim as Model<ClaimDoc> | undefined;
+  if (existing) return existing;
+  const model = conn.model<ClaimDoc>('_RevisionClaim', claimSchema, '_revision_claims');
+  model.on('index', () => void ensureLookupIndexes(model).catch(() => undefined));
+  return model;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -62,15 +55,14 @@ export async function atomicUpdateOne<T>(
   const conn = model.db;
   if ((await atomicStrategy(conn)) === 'native') {
     return model
-      .findOneAndUpdate(filter, { ...update, $inc: { ...(update.$inc ?? {}), _rev: 1 } } as UpdateQuery<T>, {
+      .findOneAndUpdate(filter, { ...update, $inc: { ...(update.$inc ?? {}), _rev: 1 } }, {
         returnDocument: 'after',
         upsert: opts.upsert ?? false,
         strict: false,
       })
       .lean<T>();
   }
-  const Claims = (conn.models._RevisionClaim as Model<ClaimDoc> | undefined) ??
-    conn.model<ClaimDoc>('_RevisionClaim', claimSchema, '_revision_claims');
+  const Claims = claimsModel(conn);
   const attempts = opts.attempts ?? 200;
   for (let i = 0; i < attempts; i++) {
     const doc = await model.findOne(filter).lean<{ _id: unknown; _rev?: number }>();
@@ -80,7 +72,7 @@ export async function atomicUpdateOne<T>(
       try {
         await model.collection.insertOne(inserted);
       } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+        if (!isDuplicateKeyError(err)) throw err;
         continue; // a concurrent upsert inserted it first: update that one
       }
       return inserted as T; // not re-read: a concurrent update may already have changed it
@@ -90,7 +82,7 @@ export async function atomicUpdateOne<T>(
     try {
       await Claims.create({ _id: claimId, at: new Date() });
     } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
+      if (!isDuplicateKeyError(err)) throw err;
       await releaseIfStale(Claims, claimId);
       await sleep(Math.random() * Math.min(2 + i, 20));
       continue;
@@ -102,17 +94,47 @@ export async function atomicUpdateOne<T>(
     // late claimant of the same revision finds the document moved on and writes nothing. Claims so never pile up
     // (sweeping a large claims collection is a full scan on FerretDB).
     const current = rev === 0 ? { $in: [null, 0] } : rev;
-    const updated = await model
-      .findOneAndUpdate({ _id: doc._id, _rev: current } as Record<string, unknown>, { ...update, $inc: inc } as UpdateQuery<T>, {
-        returnDocument: 'after',
-        strict: false,
-      })
-      .lean<T>();
-    await Claims.deleteOne({ _id: claimId }).catch(() => undefined);
+    let updated: T | null;
+    try {
+      updated = await model
+        .findOneAndUpdate({ _id: doc._id, _rev: current } as Record<string, unknown>, { ...update, $inc: inc }, {
+          returnDocument: 'after',
+          strict: false,
+        })
+        .lean<T>();
+    } catch (err) {
+      // The store went away between the claim and the write: free the claim as soon as it is back, so that a retry
+      // of this update does not wait for the claim to go stale.
+      releaseWhenPossible(Claims, claimId);
+      throw err;
+    }
+    await Claims.deleteOne({ _id: claimId }).catch(() => releaseWhenPossible(Claims, claimId));
     if (Math.random() < 0.001) void sweepClaims(Claims);
     if (updated) return updated;
   }
-  throw new Error(`atomic update of ${model.collection.name} kept conflicting`);
+  throw new AtomicConflictError(model.collection.name);
+}
+
+/** An atomic update that could not claim its document within its attempts (contention, or a claim left by a failure). */
+export class AtomicConflictError extends Error {
+  override name = 'AtomicConflictError';
+  constructor(collection: string) {
+    super(`atomic update of ${collection} kept conflicting`);
+  }
+}
+
+/** Deletes a claim, retrying with capped backoff for up to the stale-claim age (after which it goes anyway). */
+function releaseWhenPossible(Claims: Model<ClaimDoc>, claimId: string): void {
+  const deadline = Date.now() + STALE_CLAIM_MS;
+  const attempt = (delay: number): void => {
+    Claims.deleteOne({ _id: claimId }).then(
+      () => undefined,
+      () => {
+        if (Date.now() < deadline) setTimeout(() => attempt(Math.min(delay * 2, 2_000)), delay).unref();
+      },
+    );
+  };
+  attempt(100);
 }
 
 /** The document an upsert inserts: the filter's equality fields plus the update's values. */

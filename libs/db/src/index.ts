@@ -2,9 +2,13 @@ import mongoose, { type Connection, type Model } from 'mongoose';
 import type { Logger } from '@platform/logger';
 
 export { mongoose };
-export { atomicUpdateOne, atomicStrategy, type AtomicStrategy, type AtomicUpdateOptions } from './atomic';
+export { AtomicConflictError, atomicUpdateOne, atomicStrategy, type AtomicStrategy, type AtomicUpdateOptions } from './atomic';
 import { atomicUpdateOne } from './atomic';
+import { ensureLookupIndexes } from './ferretdb-indexes';
+export { analyzeLookupTables, ensureLookupIndexes, ginIndexName, lookupFieldsOf, FERRETDB_POSTGRESQL_URL_ENV, type LookupModel } from './ferretdb-indexes';
 export type { Connection, Model };
+export { isDuplicateKeyError } from './duplicate-key';
+export { findPage, listEqualities, type ListFilter, type Page } from './listing';
 
 export interface MongoOptions {
   uri: string;
@@ -13,6 +17,8 @@ export interface MongoOptions {
   serverSelectionTimeoutMS?: number;
   logger?: Logger;
   appName?: string;
+  /** Emit the driver's command events (`commandStarted`, …) on `conn.getClient()`: tests count the work with it. */
+  monitorCommands?: boolean;
 }
 
 /**
@@ -33,6 +39,7 @@ export async function connectMongo(opts: MongoOptions): Promise<Connection> {
     heartbeatFrequencyMS: 2000,
     maxPoolSize: 20,
     appName: opts.appName,
+    monitorCommands: opts.monitorCommands ?? false,
   });
   conn.on('disconnected', () => opts.logger?.warn('mongodb disconnected', { db: opts.dbName }));
   conn.on('reconnected', () => opts.logger?.info('mongodb reconnected', { db: opts.dbName }));
@@ -40,9 +47,18 @@ export async function connectMongo(opts: MongoOptions): Promise<Connection> {
   return conn;
 }
 
-/** Waits for every model's indexes to exist; call once at start (and in tests) before serving. */
+/**
+ * Waits for every model's indexes to exist (and, on FerretDB in development, the GIN indexes that let PostgreSQL
+ * serve their equality lookups: see ferretdb-indexes.ts); call once at start (and in tests) before serving.
+ */
 export async function syncIndexes(conn: Connection): Promise<void> {
-  await Promise.all(Object.values(conn.models).map((m) => m.init()));
+  await Promise.all(
+    Object.values(conn.models).map(async (m) => {
+      await m.init();
+      // Development only and a matter of speed: a PostgreSQL that cannot be reached must not stop the service.
+      await ensureLookupIndexes(m).catch(() => undefined);
+    }),
+  );
 }
 
 /** Pings the server; resolves false on any failure within `timeoutMs`. For readiness checks. */
@@ -57,10 +73,16 @@ export async function pingMongo(conn: Connection, timeoutMs = 2000): Promise<boo
   return Promise.race([ping, timer]);
 }
 
-/** The connection's model `name`, compiled on first use (models live per connection, never globally). */
+/**
+ * The connection's model `name`, compiled on first use (models live per connection, never globally). Once mongoose
+ * has built its indexes, the FerretDB companion adds the GIN indexes of its equality fields (development only).
+ */
 export function modelFor<T>(conn: Connection, name: string, schema: mongoose.Schema<T>, collection: string): Model<T> {
   const existing = conn.models[name] as Model<T> | undefined;
-  return existing ?? conn.model<T>(name, schema, collection);
+  if (existing) return existing;
+  const model = conn.model<T>(name, schema, collection);
+  model.on('index', () => void ensureLookupIndexes(model).catch(() => undefined));
+  return model;
 }
 
 const OBJECT_ID = /^[0-9a-f]{24}$/;
@@ -100,3 +122,27 @@ export function iso(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   return new Date(value).toISOString();
 }
+
+/**
+ * Free-form client JSON (webhook payloads, JSON Schemas, provider parameters) is stored as JSON text: a document
+ * store refuses some keys (`$`-prefixed, dotted) and FerretDB nested arrays, yet a client's JSON must come back
+ * exactly as sent. `undefined` and null are stored as null.
+ */
+export function toJsonText(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
+}
+
+/** Reads what `toJsonText` wrote; `legacy` is the value of a document written before the field was JSON text. */
+export function fromJsonText(text: unknown, legacy: unknown = null): unknown {
+  return typeof text === 'string' ? (JSON.parse(text) as unknown) : (legacy ?? null);
+}
+
+/** A stored object's owner (contract §1): every query of an owner's objects is scoped to both. */
+export interface Owner {
+  user_id: string;
+  org_id: string;
+}
+
+/** The equality filter that scopes a query to `owner`. */
+export const ownerFilter = (owner: Owner): { user_id: string; org_id: string } => ({ user_id: owner.user_id, org_id: owner.org_id });
+

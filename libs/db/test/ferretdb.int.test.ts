@@ -55,12 +55,12 @@ test('countDocuments with a filter, sort/skip/limit', async () => {
 
 test('findOneAndUpdate: conditional update, upsert, $inc', async () => {
   await Thing().create({ name: 'f', owner: 'u3', n: 1 });
-  const miss = await Thing().findOneAndUpdate({ name: 'f', owner: 'u3', n: 99 }, { $set: { n: 2 } }, { new: true }).lean();
+  const miss = await Thing().findOneAndUpdate({ name: 'f', owner: 'u3', n: 99 }, { $set: { n: 2 } }, { returnDocument: 'after' }).lean();
   expect(miss).toBeNull();
-  const hit = await Thing().findOneAndUpdate({ name: 'f', owner: 'u3', n: 1 }, { $inc: { n: 10 } }, { new: true }).lean();
+  const hit = await Thing().findOneAndUpdate({ name: 'f', owner: 'u3', n: 1 }, { $inc: { n: 10 } }, { returnDocument: 'after' }).lean();
   expect(hit?.n).toBe(11);
   const up = await Thing()
-    .findOneAndUpdate({ name: 'new', owner: 'u3' }, { $setOnInsert: { n: 7 } }, { upsert: true, new: true })
+    .findOneAndUpdate({ name: 'new', owner: 'u3' }, { $setOnInsert: { n: 7 } }, { upsert: true, returnDocument: 'after' })
     .lean();
   expect(up?.n).toBe(7);
 });

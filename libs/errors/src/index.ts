@@ -112,6 +112,41 @@ const UNAVAILABLE_MESSAGES = [
 ];
 
 /**
+ * Server errors that mean "the database cannot serve right now", not "this request is wrong": MongoDB's replica-set
+ * and shutdown codes, and FerretDB's InternalError when its PostgreSQL store is unreachable (the driver sees a
+ * MongoServerError whose message carries PostgreSQL's connection failure).
+ */
+const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436]);
+const STORE_DOWN_MESSAGES = [
+  /failed to connect to/i,
+  /dial error/i,
+  /unexpected EOF/i,
+  /connection refused/i,
+  /conn(ection)? (is )?closed/i,
+  /broken pipe/i,
+  /the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)/i,
+  /terminating connection/i,
+  /connection reset by peer/i,
+  /server closed the connection/i,
+  /i\/o timeout/i,
+  /context deadline exceeded/i,
+  /\bEOF\b/,
+  // PostgreSQL's connection exception (08xxx) and operator intervention (57P0x) classes
+  /SQLSTATE (08[0-9A-Z]{3}|57P0[0-9])/,
+];
+
+/** Server-side errors of the driver: MongoServerError, and the bulk and write-concern errors that carry a code too. */
+const SERVER_ERROR_NAMES = new Set(['MongoServerError', 'MongoBulkWriteError', 'MongoWriteConcernError']);
+
+function isStoreDownServerError(err: Error): boolean {
+  if (!SERVER_ERROR_NAMES.has(err.name)) return false;
+  const e = err as Error & { code?: unknown; errorLabelSet?: Set<string> };
+  if (typeof e.code === 'number' && UNAVAILABLE_CODES.has(e.code)) return true;
+  if (e.errorLabelSet?.has('RetryableWriteError') || e.errorLabelSet?.has('ResetPool')) return true;
+  return e.code === 1 && STORE_DOWN_MESSAGES.some((re) => re.test(err.message));
+}
+
+/**
  * True when an error means a backing store (MongoDB, Redis) could not be reached, as opposed to a bug.
  * Recognised by the drivers' error names and messages so that this package needs no driver dependency.
  */
@@ -119,6 +154,7 @@ export function isUnavailableError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (err instanceof ServiceUnavailableError) return true;
   if (UNAVAILABLE_NAMES.has(err.name)) return true;
+  if (isStoreDownServerError(err)) return true;
   if (err.name.startsWith('Mongo') || err.name.startsWith('Mongoose') || err.name === 'Error') {
     if (UNAVAILABLE_MESSAGES.some((re) => re.test(err.message))) return true;
   }

@@ -5,6 +5,7 @@ import swaggerUi from 'swagger-ui-express';
 import type { Registry } from 'prom-client';
 import { withLogContext, type Logger } from '@platform/logger';
 import { errorHandler, notFoundHandler } from './error-handler';
+import { jsonBodyParser, rejectBadJson, rejectBadUrl, requireJsonContentType } from './input-guards';
 import { createMetrics } from './metrics';
 
 /** A named readiness check: resolves true when the dependency answers. */
@@ -15,7 +16,10 @@ export interface HttpAppOptions {
   logger: Logger;
   /** The service's API. Mounted after the JSON parser. */
   routes: Router;
-  /** Routers that need the raw body (e.g. signed webhooks). Mounted before the JSON parser. */
+  /**
+   * Routers that need the raw body (e.g. signed webhooks). Mounted before the JSON parser and its Content-Type
+   * and string checks, which they apply themselves; the path and query checks still run before them.
+   */
   rawRoutes?: Router[];
   readiness?: Record<string, ReadinessCheck>;
   /** Liveness beyond "the process answers" (e.g. a worker still consuming); false → /healthz 503. */
@@ -55,7 +59,9 @@ export function requestContext(logger: Logger): RequestHandler {
 /**
  * Assembles a service's express app with everything the contract asks of every service: request ids, helmet,
  * no x-powered-by, JSON body limit, both trailing-slash forms (non-strict routing, no redirect), the error
- * shapes, /healthz, /readyz, /metrics, /openapi.json and /docs. Pure: opens nothing.
+ * shapes, /healthz, /readyz, /metrics, /openapi.json and /docs. Bad input never reaches a route as such: a path
+ * with U+0000 or bytes that do not decode → 404; U+0000 or lone surrogates in the query or a JSON body → 422;
+ * a body that is not JSON → 415; JSON nested deeper than MAX_JSON_DEPTH → 422. Pure: opens nothing.
  */
 export function createHttpApp(opts: HttpAppOptions): { app: Express; registry: Registry } {
   const app = express();
@@ -66,6 +72,7 @@ export function createHttpApp(opts: HttpAppOptions): { app: Express; registry: R
   app.use(requestContext(opts.logger));
   app.use(middleware);
   app.use(helmet({ contentSecurityPolicy: { useDefaults: true, directives: { 'upgrade-insecure-requests': null } } }));
+  app.use(rejectBadUrl);
 
   app.get('/healthz', async (_req, res) => {
     const alive = opts.liveness ? await Promise.resolve().then(opts.liveness).catch(() => false) : true;
@@ -91,7 +98,9 @@ export function createHttpApp(opts: HttpAppOptions): { app: Express; registry: R
 
   for (const router of opts.rawRoutes ?? []) app.use(router);
   if (opts.protect) app.use(opts.protect.paths, opts.protect.middleware);
-  app.use(express.json({ limit: opts.jsonLimit ?? '1mb', strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(requireJsonContentType);
+  app.use(jsonBodyParser(opts.jsonLimit ?? '1mb'));
+  app.use(rejectBadJson);
   app.use(opts.routes);
   app.use(notFoundHandler);
   app.use(errorHandler(opts.logger));

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, PayloadTooLargeError, ValidationError, toAppError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
@@ -5,6 +6,7 @@ import type { Logger } from '@platform/logger';
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
+  expose?: boolean;
 }
 
 /** Maps body-parser failures to the contract's shapes. */
@@ -21,6 +23,11 @@ function fromBodyParser(err: BodyParserError): AppError | undefined {
     case 'request.size.invalid':
       return new AppError(400, 'Request body incomplete');
     default:
+      // Any other client error of the body reader (e.g. a gzip body that does not inflate) is the client's, not
+      // ours: keep its 4xx with a generic detail, since its message may quote internals.
+      if (err.expose === true && typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
+        return new AppError(err.status, err.status === 400 ? 'Request body could not be read' : (STATUS_CODES[err.status] ?? 'Bad request'));
+      }
       return undefined;
   }
 }
@@ -30,7 +37,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const known = toAppError(err) ?? fromBodyParser(err as BodyParserError);
     if (res.headersSent) {
-      logger.error('error after response started', { err });
+      logger.error('error after response started', { err: err as unknown });
       return;
     }
     if (known) {

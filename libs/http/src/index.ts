@@ -1,7 +1,18 @@
 export { createHttpApp, requestContext, type HttpAppOptions, type ReadinessCheck } from './app';
 export { errorHandler, notFoundHandler } from './error-handler';
 export { createMetrics } from './metrics';
-export { listen, onShutdownSignal, type RunningServer } from './server';
-export { validate, toFieldErrors, type Location } from './validate';
+export { listen, onShutdownSignal, startMain, type RunningServer } from './server';
+export { MAX_ERROR_MESSAGE_CHARS, validate, toFieldErrors, type Location } from './validate';
 export { pageQuery, type Page } from './paging';
 export { apiKeySecurityScheme, errorSchemas, jsonContent, notFoundResponse, withStandardResponses } from './openapi';
+export {
+  JSON_CONTENT_TYPES,
+  UNSUPPORTED_MEDIA_TYPE,
+  UNSUPPORTED_MULTIPART_TYPE,
+  jsonBodyParser,
+  rejectBadJson,
+  rejectBadUrl,
+  requireContentType,
+  requireJsonContentType,
+} from './input-guards';
+export { MAX_INPUT_ERRORS, MAX_JSON_DEPTH, inspectInput, parseJsonBytes, stringFault, type StringFault } from './input-inspect';

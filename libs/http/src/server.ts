@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
 import type { Logger } from '@platform/logger';
 
@@ -9,6 +10,34 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Node's answers to requests it cannot parse, with the contract's `detail` body instead of none. */
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request header fields too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timeout'],
+};
+
+/** How long a connection answered with a client error may go on sending before it is cut. */
+const CLIENT_ERROR_LINGER_MS = 2_000;
+
+function onClientError(err: Error & { code?: string }, socket: Duplex): void {
+  // As Node's own handler: answer unless a response on this connection has already started (the answer would
+  // corrupt it), then close the connection.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+    const [status, detail] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad request'];
+    const body = JSON.stringify({ detail });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    // Read and drop what the client is still sending: closing with unread bytes resets the connection, and a
+    // reset can destroy the answer before the client reads it.
+    socket.resume();
+    setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
+    return;
+  }
+  socket.destroy();
+}
+
 /** Listens on `port` (0 = any free port) and resolves once listening. */
 export async function listen(app: Express, port: number, logger?: Logger, host?: string): Promise<RunningServer> {
   const server = await new Promise<Server>((resolve, reject) => {
@@ -16,6 +45,7 @@ export async function listen(app: Express, port: number, logger?: Logger, host?:
   });
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  server.on('clientError', onClientError);
   const address = server.address();
   const actual = typeof address === 'object' && address ? address.port : port;
   logger?.info('listening', { port: actual });
@@ -61,4 +91,12 @@ export function onShutdownSignal(logger: Logger, shutdown: () => Promise<void>):
   };
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));
+}
+
+/** Runs a process's `main`, ending the process with one line naming the failure if it cannot start. For `main.ts`. */
+export function startMain(name: string, main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${name}: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
 }

@@ -1,7 +1,10 @@
 import type Joi from 'joi';
 import { ValidationError, type FieldError } from '@platform/errors';
+import { MAX_INPUT_ERRORS } from './input-inspect';
 
-export type Location = 'body' | 'query' | 'path' | 'header';
+import type { Location } from './location';
+
+export type { Location };
 
 const TYPE_MAP: Record<string, string> = {
   'any.required': 'missing',
@@ -32,11 +35,19 @@ const TYPE_MAP: Record<string, string> = {
   'date.base': 'datetime_type',
 };
 
-/** Turns a joi error into FastAPI-style field errors under `location`. */
+/** Longest `msg` of a 422 entry: messages that quote the value sent must not echo a megabyte back. */
+export const MAX_ERROR_MESSAGE_CHARS = 500;
+
+const clip = (msg: string) => (msg.length > MAX_ERROR_MESSAGE_CHARS ? `${msg.slice(0, MAX_ERROR_MESSAGE_CHARS - 1)}…` : msg);
+
+/**
+ * Turns a joi error into FastAPI-style field errors under `location`: at most MAX_INPUT_ERRORS of them (an array of
+ * 50,000 wrong items answers with the first ones, not 50,000 entries).
+ */
 export function toFieldErrors(error: Joi.ValidationError, location: Location): FieldError[] {
-  return error.details.map((d) => ({
+  return error.details.slice(0, MAX_INPUT_ERRORS).map((d) => ({
     loc: [location, ...d.path],
-    msg: d.message.replace(/^"[^"]*" /, (m) => (d.path.length ? '' : m)).replace(/^./, (c) => c.toUpperCase()),
+    msg: clip(d.message.replace(/^"[^"]*" /, (m) => (d.path.length ? '' : m)).replace(/^./, (c) => c.toUpperCase())),
     type: TYPE_MAP[d.type] ?? d.type.replace(/\./g, '_'),
   }));
 }
@@ -44,14 +55,17 @@ export function toFieldErrors(error: Joi.ValidationError, location: Location): F
 /**
  * Validates a request part; returns the converted value or throws a 422 ValidationError listing every invalid
  * field. Unknown keys are dropped (never stored). Bodies are strict about types; query and path strings convert.
+ * A body that is validated is required: a request without one → 422 `missing` at loc ["body"] (a route whose body
+ * is optional does not call this without one).
  */
 export function validate<T>(schema: Joi.Schema<T>, value: unknown, location: Location): T {
-  const { value: out, error } = schema.validate(value, {
+  const effective = location === 'body' && value === undefined ? schema.required() : schema;
+  const result = effective.validate(value, {
     abortEarly: false,
     stripUnknown: { objects: true, arrays: false },
     convert: location !== 'body',
     errors: { wrap: { label: false } },
   });
-  if (error) throw new ValidationError(toFieldErrors(error, location));
-  return out as T;
+  if (result.error) throw new ValidationError(toFieldErrors(result.error, location));
+  return result.value;
 }

@@ -80,7 +80,7 @@ function toError(err: unknown, timeoutMs: number, cap: number): Error {
 function plainHeaders(res: AxiosResponse): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers as Record<string, unknown>)) {
-    if (v !== undefined && v !== null) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+    if (v !== undefined && v !== null) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : typeof v === 'string' ? v : JSON.stringify(v);
   }
   return out;
 }

@@ -55,7 +55,7 @@ function guardAgent<A extends http.Agent>(agent: A, allow: AllowEntry[], default
       }
       return original(options, callback);
     }
-    return original({ ...options, lookup: guardedLookup(host) } as http.ClientRequestArgs, callback);
+    return original({ ...options, lookup: guardedLookup(host) }, callback);
   };
   return agent;
 }

@@ -1,7 +1,7 @@
-import { Queue, Worker, type JobsOptions, type Processor, type RepeatStrategy, type WorkerOptions } from 'bullmq';
+import { DelayedError, Queue, Worker, type JobsOptions, type Processor, type RepeatStrategy, type WorkerOptions } from 'bullmq';
 import IORedis from 'ioredis';
 
-export { Queue, Worker, IORedis };
+export { DelayedError, Queue, Worker, IORedis };
 export type { Job, JobsOptions, JobSchedulerJson, Processor, RepeatOptions, RepeatStrategy } from 'bullmq';
 
 /** The queues between the scheduler and the worker. */
@@ -125,4 +125,19 @@ export async function closeWithin(ms: number, ...closers: (() => Promise<unknown
 export async function pingRedis(conn: IORedis, timeoutMs = 1_000): Promise<boolean> {
   const timer = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
   return Promise.race([conn.ping().then((r) => r === 'PONG', () => false), timer]);
+}
+
+/** Drops the connection and resolves once it has ended (or after `timeoutMs`), so callers see `status === 'end'`. */
+export async function disconnectRedis(conn: IORedis, timeoutMs = 2_000): Promise<void> {
+  if (conn.status === 'end') return;
+  const ended = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    timer.unref();
+    conn.once('end', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  conn.disconnect();
+  await ended;
 }

@@ -19,12 +19,25 @@ export interface ExecutionDoc {
   started_at: Date | null;
   finished_at: Date | null;
   duration_ms: number | null;
-  payload: unknown;
+  /** The run's input as JSON text (toJsonText); `payload` only in documents written before that. */
+  payload_json?: string | null;
+  payload?: unknown;
   response_status: number | null;
   response_output: string | null;
   error_message: string | null;
   fire_key: string;
   retry_delay_ms: number | null;
+  /** Times the run was put back on its queue under a new job (run-recovery.ts); absent in older documents. */
+  recoveries?: number;
+  /** The run's place in its webhook's or schedule's list (see execution.series.ts). */
+  series: string;
+  seq: number;
+  slot: string;
+  bucket: string;
+  /** Owner, kind (and agent) per UTC day: what the recent lists look up. */
+  day_keys: string[];
+  /** Set on tombstones only (a position filled so that no late insert can take it, or a deleted run). */
+  tomb?: string;
 }
 
 const { Mixed } = mongoose.Schema.Types;
@@ -50,7 +63,8 @@ const schema = new mongoose.Schema<ExecutionDoc>(
     started_at: date,
     finished_at: date,
     duration_ms: num,
-    payload: { type: Mixed, default: null },
+    payload_json: { type: String, default: null },
+    payload: Mixed,
     response_status: num,
     response_output: str,
     error_message: str,
@@ -59,16 +73,28 @@ const schema = new mongoose.Schema<ExecutionDoc>(
     // so this is one always-present field rather than a unique (schedule_id, scheduled_for) pair).
     fire_key: { type: String, required: true },
     retry_delay_ms: num,
+    recoveries: { type: Number, default: 0 },
+    series: { type: String, required: true },
+    seq: { type: Number, required: true },
+    slot: { type: String, required: true },
+    bucket: { type: String, required: true },
+    day_keys: { type: [String], default: [] },
   },
   { versionKey: false, minimize: false },
 );
-schema.index({ webhook_id: 1, triggered_at: -1 });
-schema.index({ user_id: 1, org_id: 1, triggered_at: -1 });
-schema.index({ user_id: 1, org_id: 1, agent_id: 1, triggered_at: -1 });
-schema.index({ status: 1, triggered_at: 1 });
+// Every query of this collection leads with one equality on one of these fields, so that FerretDB (which pushes
+// down only top-level equalities, served by the GIN indexes of libs/db's companion) and MongoDB (these indexes)
+// both answer it from an index. Lists read bounded buckets; see execution.series.ts.
 schema.index({ fire_key: 1 }, { unique: true });
+// One run per position of a series: what makes a filled bucket final (execution.filler.ts).
+schema.index({ slot: 1 }, { unique: true });
+schema.index({ bucket: 1 });
+// A status of one list: two equalities (FerretDB combines the GIN indexes of both).
+schema.index({ series: 1, status: 1 });
+schema.index({ tomb: 1 });
+schema.index({ day_keys: 1, triggered_at: -1 });
+schema.index({ status: 1, triggered_at: 1 });
 schema.index({ schedule_id: 1, status: 1 });
-schema.index({ schedule_id: 1, triggered_at: -1 });
 
 export function executionModel(conn: Connection): Model<ExecutionDoc> {
   return modelFor(conn, 'Execution', schema, 'executions');

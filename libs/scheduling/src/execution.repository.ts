@@ -1,8 +1,13 @@
-import { atomicUpdateOne, isObjectIdHex, newObjectId, type Connection } from '@platform/db';
+import { atomicUpdateOne, ensureLookupIndexes, fromJsonText, isDuplicateKeyError, isObjectIdHex, iso, newObjectId, toJsonText, type Connection, type Owner } from '@platform/db';
+import { fillerFor } from './execution.filler';
 import { executionModel, type ExecutionDoc } from './execution.model';
-import { capUtf8, type ExecutionRecord, type NewExecution, type RunOutcome } from './execution.types';
-
-const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+import { createSeriesReader } from './execution.pages';
+import { dayKeysOf, readRecent } from './execution.recent';
+import { BUCKET_SIZE, bucketIndexOf, bucketKey, positionAllocatorFor, seriesKeyOf, slotKey } from './execution.series';
+import { bucketSummaryModel, markTombstones, seriesRootModel } from './execution.summaries';
+import { runQueueOf } from './agent-runs.queue';
+import type { UnfinishedRun } from './run-recovery';
+import { capUtf8, EXECUTION_STATUSES, type ExecutionKind, type ExecutionRecord, type ExecutionStatus, type NewExecution, type RunOutcome } from './execution.types';
 
 function toRecord(d: ExecutionDoc): ExecutionRecord {
   return {
@@ -23,7 +28,7 @@ function toRecord(d: ExecutionDoc): ExecutionRecord {
     started_at: iso(d.started_at),
     finished_at: iso(d.finished_at),
     duration_ms: d.duration_ms ?? null,
-    payload: d.payload ?? null,
+    payload: fromJsonText(d.payload_json, d.payload),
     response_status: d.response_status ?? null,
     response_output: d.response_output ?? null,
     error_message: d.error_message ?? null,
@@ -32,23 +37,38 @@ function toRecord(d: ExecutionDoc): ExecutionRecord {
   };
 }
 
-const isDuplicateKey = (err: unknown) => (err as { code?: unknown }).code === 11000;
-
-export interface Owner {
-  user_id: string;
-  org_id: string;
-}
-
+/**
+ * A list: one webhook's or schedule's runs (`webhook_id` / `schedule_id`; the caller has checked it owns it), or an
+ * owner's recent runs of some `kinds` since `since` (optionally of one agent).
+ */
 export interface ExecutionQuery {
   webhook_id?: string;
   schedule_id?: string;
   agent_id?: string;
-  kinds?: string[];
+  kinds?: ExecutionKind[];
   success?: boolean;
+  /** Any of these statuses (with `success`: both must hold). */
+  statuses?: ExecutionStatus[];
   since?: Date;
+  /** `triggered_at` ≥ from (inclusive) and < to (exclusive). */
+  from?: Date;
+  to?: Date;
   skip: number;
   limit: number;
 }
+
+/** The statuses a query wants (`success` true is `succeeded`, false is `failed`); undefined: all. */
+function wantedStatuses(q: ExecutionQuery): ExecutionStatus[] | undefined {
+  let wanted = q.statuses ? EXECUTION_STATUSES.filter((s) => q.statuses?.includes(s)) : undefined;
+  if (q.success !== undefined) {
+    const bySuccess: ExecutionStatus = q.success ? 'succeeded' : 'failed';
+    wanted = (wanted ?? [bySuccess]).filter((s) => s === bySuccess);
+  }
+  return wanted;
+}
+
+/** Attempts at a free position before giving up (each failed one means another process took it). */
+const POSITION_ATTEMPTS = 50;
 
 /**
  * Executions: the one place that writes them (the scheduler creates, the worker runs). State changes are
@@ -56,23 +76,61 @@ export interface ExecutionQuery {
  */
 export function createExecutionRepository(conn: Connection) {
   const Execution = executionModel(conn);
+  const Roots = seriesRootModel(conn);
+  const Buckets = bucketSummaryModel(conn);
+  const positions = positionAllocatorFor(conn, Execution, Roots);
+  const filler = fillerFor(Execution, Roots, Buckets);
+  const readSeries = createSeriesReader({ Execution, Roots, Buckets, filler });
   const byId = (id: string) => new Execution({ _id: id })._id;
 
-  /** Stores a new execution (`queued` unless said otherwise); its session id is derived from its own id. */
+  /**
+   * Stores a new execution (`queued` unless said otherwise); its session id is derived from its own id. It takes
+   * the next position of its series (see execution.series.ts): a duplicate key on `slot` means another process
+   * took that position, so the next one is tried; one on `fire_key` means the fire already ran.
+   */
   async function create(input: NewExecution, now: Date): Promise<ExecutionRecord> {
     const id = newObjectId();
     const skipped = input.status === 'skipped';
-    const doc = await Execution.create({
-      ...input,
-      _id: id,
-      fire_key: input.fire_key ?? id,
-      session_id: `execution-${id}`,
-      status: input.status ?? 'queued',
-      attempt: 0,
-      triggered_at: now,
-      ...(skipped ? { finished_at: now, duration_ms: 0 } : {}),
-    });
-    return toRecord(doc.toObject());
+    const status = input.status ?? 'queued';
+    const series = seriesKeyOf(input, input.webhook_id ?? input.schedule_id ?? id);
+    for (let attempt = 0; ; attempt++) {
+      const seq = await positions.take(series);
+      try {
+        const { payload, ...fields } = input;
+        const doc = await Execution.create({
+          ...fields,
+          // A sender's JSON as sent ($-keys, dotted keys and nested arrays included): as JSON text.
+          payload_json: toJsonText(payload),
+          _id: id,
+          fire_key: input.fire_key ?? id,
+          session_id: `execution-${id}`,
+          status,
+          attempt: 0,
+          triggered_at: now,
+          ...(skipped ? { finished_at: now, duration_ms: 0 } : {}),
+          series,
+          seq,
+          slot: slotKey(series, seq),
+          bucket: bucketKey(series, bucketIndexOf(seq)),
+          day_keys: dayKeysOf(input, input.kind, input.agent_id, now),
+        });
+        positions.stored(series);
+        // A new bucket makes the one two below it ready to fill.
+        if (seq % BUCKET_SIZE === 0 && seq >= 2 * BUCKET_SIZE) filler.kick(series);
+        return toRecord(doc.toObject());
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) {
+          positions.release(series, seq);
+          throw err;
+        }
+        if (input.fire_key !== undefined && (await Execution.exists({ fire_key: input.fire_key })) !== null) {
+          positions.release(series, seq); // the fire ran already; the position is still free
+          throw err;
+        }
+        if (attempt >= POSITION_ATTEMPTS) throw err;
+        positions.collided(series, seq);
+      }
+    }
   }
 
   return {
@@ -82,7 +140,7 @@ export function createExecutionRepository(conn: Connection) {
       try {
         return await create(input, now);
       } catch (err) {
-        if (isDuplicateKey(err)) return null;
+        if (isDuplicateKeyError(err)) return null;
         throw err;
       }
     },
@@ -92,36 +150,83 @@ export function createExecutionRepository(conn: Connection) {
     },
     /** True while a run of the schedule has not ended (queued, waiting for a retry, or running). */
     async hasUnfinishedRun(scheduleId: string): Promise<boolean> {
-      return (await Execution.exists({ schedule_id: scheduleId, status: { $in: ['queued', 'running'] } })) !== null;
+      const found = await Promise.all(
+        (['queued', 'running'] as const).map((status) => Execution.exists({ schedule_id: scheduleId, status })),
+      );
+      return found.some((f) => f !== null);
     },
     async get(id: string): Promise<ExecutionRecord | null> {
       if (!isObjectIdHex(id)) return null;
       const d = await Execution.findById(id).lean<ExecutionDoc>();
-      return d ? toRecord(d) : null;
+      return d && !d.tomb ? toRecord(d) : null;
     },
+    /**
+     * Removes an execution. Its position stays taken by a tombstone, so that the counts of its bucket (which may
+     * already be final) stay exact.
+     */
     async delete(id: string): Promise<void> {
-      await Execution.deleteOne({ _id: byId(id) });
+      const d = await Execution.findById(id).lean<ExecutionDoc>();
+      if (!d || d.tomb) return;
+      if (d.series === undefined || d.seq === undefined) {
+        await Execution.deleteOne({ _id: d._id });
+        return;
+      }
+      await markTombstones(Roots, d.series);
+      const tomb = { _id: d._id, series: d.series, seq: d.seq, slot: d.slot, bucket: d.bucket, fire_key: d.fire_key, tomb: d.series };
+      await Execution.collection.replaceOne({ _id: d._id }, tomb);
     },
-    /** Executions still queued, triggered before `olderThan` (and after `after`), oldest first: what the outbox checks. */
-    async pendingEnqueue(olderThan: Date, limit: number, after?: Date): Promise<ExecutionRecord[]> {
-      const window = after ? { $lt: olderThan, $gt: after } : { $lt: olderThan };
-      const docs = await Execution.find({ status: 'queued', triggered_at: window })
-        .sort({ triggered_at: 1 })
-        .limit(limit)
-        .lean<ExecutionDoc[]>();
-      return docs.map(toRecord);
+    /**
+     * Runs not ended, for the recovery rule (run-recovery.ts): queued since before `queuedBefore`, then running since
+     * before `runningBefore`, oldest first, `limit` at a time. Each status is one equality (served by an index on
+     * FerretDB too); the time bound is applied to what it returns.
+     */
+    async unfinished(q: { queuedBefore: Date; runningBefore: Date; limit: number; cursor?: string }): Promise<{ runs: UnfinishedRun[]; next?: string }> {
+      const [fromStatus = 'queued', fromMs = '0', afterId = ''] = (q.cursor ?? '').split(':');
+      const runs: UnfinishedRun[] = [];
+      for (const status of fromStatus === 'running' ? (['running'] as const) : (['queued', 'running'] as const)) {
+        const field = status === 'queued' ? 'triggered_at' : 'started_at';
+        const resume = status === fromStatus ? Number(fromMs) : 0;
+        const window = { $lt: status === 'queued' ? q.queuedBefore : q.runningBefore, ...(resume ? { $gte: new Date(resume) } : {}) };
+        const docs = await Execution.find({ status, [field]: window }, { kind: 1, recoveries: 1, triggered_at: 1, started_at: 1 })
+          .sort({ [field]: 1, _id: 1 })
+          .limit(q.limit + 50)
+          .lean<ExecutionDoc[]>();
+        for (const d of docs) {
+          const at = (status === 'queued' ? d.triggered_at : (d.started_at ?? d.triggered_at)).getTime();
+          const id = d._id.toHexString();
+          if (at === resume && id <= afterId) continue; // seen on the previous page
+          runs.push({ id, status, recoveries: d.recoveries ?? 0, queue: runQueueOf(d.kind) });
+          if (runs.length === q.limit) return { runs, next: `${status}:${at}:${id}` };
+        }
+      }
+      return { runs };
+    },
+    /** Records a recovery of a run that has not ended (back to queued, recoveries + 1); false when it ended or another sweep took it. */
+    async markRecovered(id: string, recoveries: number): Promise<boolean> {
+      const d = await atomicUpdateOne(
+        Execution,
+        { _id: byId(id), status: { $in: ['queued', 'running'] }, recoveries: recoveries === 0 ? { $in: [0, null] } : recoveries },
+        { $set: { status: 'queued' }, $inc: { recoveries: 1 } },
+      );
+      return d !== null;
     },
     /**
      * Starts an attempt: queued (or running, when a dead worker's job is redelivered) → running, attempt + 1.
-     * Null when the execution has already ended.
+     * With `resumeAttempt`, an attempt that a store outage interrupted before it ran is resumed instead (when the run
+     * is still at it). Null when the execution has already ended.
      */
-    async claim(id: string, now: Date): Promise<ExecutionRecord | null> {
+    async claim(id: string, now: Date, resumeAttempt?: number): Promise<ExecutionRecord | null> {
+      if (resumeAttempt !== undefined) {
+        // The same attempt again, after a store outage interrupted it before it could run: no attempt is spent.
+        const resumed = await atomicUpdateOne(Execution, { _id: byId(id), status: 'running', attempt: resumeAttempt }, { $set: { started_at: now } });
+        if (resumed) return toRecord(resumed);
+      }
       const d = await atomicUpdateOne(
         Execution,
         { _id: byId(id), status: { $in: ['queued', 'running'] } },
         { $set: { status: 'running', started_at: now }, $inc: { attempt: 1 } },
       );
-      return d ? toRecord(d as ExecutionDoc) : null;
+      return d ? toRecord(d) : null;
     },
     /** Ends attempt `attempt`; null when another attempt has taken over or the execution already ended. */
     async finish(id: string, attempt: number, outcome: RunOutcome, now: Date, startedAt: Date): Promise<ExecutionRecord | null> {
@@ -140,7 +245,7 @@ export function createExecutionRepository(conn: Connection) {
           },
         },
       );
-      return d ? toRecord(d as ExecutionDoc) : null;
+      return d ? toRecord(d) : null;
     },
     /** Records a failed attempt that will be retried: back to queued, keeping the error for the logs. */
     async retryLater(id: string, attempt: number, outcome: RunOutcome): Promise<boolean> {
@@ -151,32 +256,40 @@ export function createExecutionRepository(conn: Connection) {
       );
       return d !== null;
     },
-    /** Fails an execution that has not ended (the queue gave its job up); false when it had already ended. */
+    /** A running execution whose job was given up goes back to queued, attempts unchanged (for the recovery rule). */
+    async release(id: string): Promise<boolean> {
+      if (!isObjectIdHex(id)) return false;
+      return (await atomicUpdateOne(Execution, { _id: byId(id), status: 'running' }, { $set: { status: 'queued' } })) !== null;
+    },
+    /** Fails an execution that has not ended (it cannot be recovered); null when it had already ended. */
     async abandon(id: string, reason: string, now: Date): Promise<ExecutionRecord | null> {
       const d = await atomicUpdateOne(
         Execution,
         { _id: byId(id), status: { $in: ['queued', 'running'] } },
         { $set: { status: 'failed', success: false, finished_at: now, error_message: capUtf8(reason, 4096) } },
       );
-      return d ? toRecord(d as ExecutionDoc) : null;
+      return d ? toRecord(d) : null;
     },
     /** An owner's executions, newest first, with the total of all matches. */
     async list(owner: Owner, q: ExecutionQuery): Promise<{ items: ExecutionRecord[]; total: number }> {
-      const filter: Record<string, unknown> = { user_id: owner.user_id, org_id: owner.org_id };
-      if (q.webhook_id !== undefined) filter.webhook_id = q.webhook_id;
-      if (q.schedule_id !== undefined) filter.schedule_id = q.schedule_id;
-      if (q.agent_id !== undefined) filter.agent_id = q.agent_id;
-      if (q.kinds) filter.kind = { $in: q.kinds };
-      if (q.success !== undefined) filter.success = q.success;
-      if (q.since) filter.triggered_at = { $gte: q.since };
-      const [docs, total] = await Promise.all([
-        Execution.find(filter).sort({ triggered_at: -1, _id: -1 }).skip(q.skip).limit(q.limit).lean<ExecutionDoc[]>(),
-        Execution.countDocuments(filter),
-      ]);
-      return { items: docs.map(toRecord), total };
+      const statuses = wantedStatuses(q);
+      const parent = q.webhook_id ?? q.schedule_id;
+      if (parent !== undefined) {
+        const page = await readSeries(seriesKeyOf(owner, parent), { statuses, from: q.from, to: q.to }, q.skip, q.limit);
+        return { items: page.items.map(toRecord), total: page.total };
+      }
+      const since = q.since ?? new Date(0);
+      const from = q.from && q.from > since ? q.from : since;
+      const page = await readRecent(Execution, owner, { kinds: q.kinds ?? [], agent_id: q.agent_id, statuses, from, to: q.to }, new Date(), q.skip, q.limit);
+      return { items: page.items.map(toRecord), total: page.total };
     },
+    /** Fills every ready bucket of a webhook's or schedule's runs now (tests, benchmarks; lists and inserts start it in the background). */
+    fill: (owner: Owner, parent: string) => filler.fill(seriesKeyOf(owner, parent)),
+    /** Waits for background bucket fills (shutdown, tests). */
+    settle: () => filler.settle(),
     async init(): Promise<void> {
-      await Execution.init();
+      await Promise.all([Execution.init(), Roots.init(), Buckets.init()]);
+      await Promise.all([Execution, Roots, Buckets].map((m) => ensureLookupIndexes(m)));
     },
   };
 }

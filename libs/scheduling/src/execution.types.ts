@@ -1,5 +1,6 @@
 export type ExecutionKind = 'webhook' | 'agent_schedule' | 'http_schedule';
 export type ExecutionStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped';
+export const EXECUTION_STATUSES: readonly ExecutionStatus[] = ['queued', 'running', 'succeeded', 'failed', 'skipped'];
 
 /** The largest `response_output` kept, in bytes of UTF-8 (contract: 64 KiB). */
 export const MAX_OUTPUT_BYTES = 64 * 1024;

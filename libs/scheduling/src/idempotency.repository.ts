@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { modelFor, mongoose, type Connection } from '@platform/db';
+import { isDuplicateKeyError, modelFor, mongoose, type Connection } from '@platform/db';
 
 interface KeyDoc {
   _id: string;
@@ -32,7 +32,7 @@ export function createIdempotencyStore(conn: Connection) {
           await Key.create({ _id, execution_id: executionId, created_at: now });
           return executionId;
         } catch (err) {
-          if ((err as { code?: unknown }).code !== 11000) throw err;
+          if (!isDuplicateKeyError(err)) throw err;
         }
         const existing = await Key.findById(_id).lean<KeyDoc>();
         if (!existing) continue;

@@ -1,11 +1,13 @@
 export * from './execution.types';
 export { executionModel, type ExecutionDoc } from './execution.model';
+export { BUCKET_SIZE, bucketIndexOf, bucketKey, seriesKeyOf, slotKey } from './execution.series';
+export { dayKeysOf } from './execution.recent';
+export { bucketSummaryModel, seriesRootModel } from './execution.summaries';
 export {
   createExecutionRepository,
   presentExecution,
   type ExecutionQuery,
   type ExecutionRepository,
-  type Owner,
 } from './execution.repository';
 export { createIdempotencyStore, IDEMPOTENCY_WINDOW_MS, type IdempotencyStore } from './idempotency.repository';
 export {
@@ -18,11 +20,22 @@ export {
   type StatsFields,
   type WebhookStats,
 } from './run-stats';
-export { enqueueAgentRun, enqueueRun, type EnqueueOptions, type RunQueues } from './agent-runs.queue';
+export { enqueueAgentRun, enqueueRun, executionJobs, runQueueOf, type EnqueueOptions, type RunQueues } from './agent-runs.queue';
+export { executionRunStore } from './execution.recovery';
+export {
+  createRunRecovery,
+  runJobId,
+  type RecoverySweep,
+  type RunJobs,
+  type RunJobState,
+  type RunRecoveryDeps,
+  type RunStore,
+  type UnfinishedRun,
+} from './run-recovery';
 export { cronError, firesBetween, nextFire } from './cron';
 export { isValidTimeZone } from './zoned-time';
 export * from './schedule.types';
 export { scheduleModel, type ScheduleDoc } from './schedule.model';
-export { createScheduleRepository, type ScheduleFilter, type ScheduleRepository } from './schedule.repository';
+export { createScheduleRepository, type ScheduleRepository } from './schedule.repository';
 export { addFire, createRepeatStrategy, fireJobId, fireTimeOf, firingMatches, removeFiring, syncFiring } from './fires.queue';
 export { createReconciler, type ReconcileDeps, type ReconcileReport } from './reconcile';

@@ -39,14 +39,14 @@ export interface RunStats {
 export type WebhookStats = RunStats;
 
 /**
- * Run statistics (of webhooks or schedules) written off the request path and coalesced per target: however many
- * runs arrive at once, each target gets one atomic `$inc` in flight at a time carrying the sum. A burst on one
- * target would
- * otherwise queue every request behind a per-document write (FerretDB serialises them through revision claims).
- * A failed write is kept and retried. What is pending when a process dies uncleanly is lost: the counters are
- * statistics; the executions are the record.
+ * Run statistics (of webhooks or schedules) written off the request path and coalesced per target: each target gets
+ * one atomic `$inc` carrying the sum of what arrived, at most one in flight and at most one started per
+ * `minIntervalMs` (the first after a quiet spell goes at once). A busy target costs one write a second, not one per
+ * run: a burst would otherwise queue every request behind a per-document write (FerretDB serialises them through
+ * revision claims). A failed write is kept and retried. What is pending when a process dies uncleanly is lost: the
+ * counters are statistics (at most `minIntervalMs` behind); the executions are the record.
  */
-export function createRunStats(conn: Connection, logger: Logger, fields: StatsFields, retryMs = 500): RunStats {
+export function createRunStats(conn: Connection, logger: Logger, fields: StatsFields, retryMs = 500, minIntervalMs = 1_000): RunStats {
   // Only the statistics fields; the scheduler owns the rest of the collection.
   const schema = new mongoose.Schema(
     { [fields.count]: Number, [fields.lastAt]: Date, [fields.success]: Boolean },
@@ -55,6 +55,31 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
   const Target = modelFor(conn, `${fields.collection}-stats`, schema, fields.collection);
   const pending = new Map<string, Pending>();
   const inFlight = new Map<string, Promise<void>>();
+  /** When each target's last write started (pruned of entries past the interval when it grows). */
+  const lastStart = new Map<string, number>();
+  const timers = new Map<string, NodeJS.Timeout>();
+
+  /** Writes `id`'s pending sum now, or when its interval since the last write has passed. */
+  function schedule(id: string): void {
+    if (inFlight.has(id) || timers.has(id)) return; // the write in flight, or the timer, takes it on
+    const wait = (lastStart.get(id) ?? -Infinity) + minIntervalMs - Date.now();
+    if (wait <= 0) {
+      void write(id);
+      return;
+    }
+    const timer = setTimeout(() => {
+      timers.delete(id);
+      void write(id);
+    }, wait);
+    timer.unref();
+    timers.set(id, timer);
+  }
+
+  function noteStart(id: string): void {
+    const now = Date.now();
+    if (lastStart.size >= 10_000) for (const [k, at] of lastStart) if (at + minIntervalMs <= now) lastStart.delete(k);
+    lastStart.set(id, now);
+  }
 
   function merge(id: string, p: Pending): void {
     const cur = pending.get(id) ?? { accepted: 0, lastTriggeredAt: null, success: null };
@@ -70,6 +95,7 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
     const p = pending.get(id);
     if (!p) return Promise.resolve();
     pending.delete(id);
+    noteStart(id);
     const $set: Record<string, unknown> = {};
     if (p.lastTriggeredAt) $set[fields.lastAt] = p.lastTriggeredAt;
     if (p.success !== null) $set[fields.success] = p.success;
@@ -85,7 +111,7 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
       )
       .finally(() => {
         inFlight.delete(id);
-        if (pending.has(id)) void write(id);
+        if (pending.has(id)) schedule(id);
       });
     inFlight.set(id, run);
     return run;
@@ -95,19 +121,23 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
     accepted(targetId, at) {
       if (!isObjectIdHex(targetId)) return;
       merge(targetId, { accepted: 1, lastTriggeredAt: at, success: null });
-      void write(targetId);
+      schedule(targetId);
     },
     outcome(targetId, success) {
       if (!isObjectIdHex(targetId)) return;
       merge(targetId, { accepted: 0, lastTriggeredAt: null, success });
-      void write(targetId);
+      schedule(targetId);
     },
     ran(targetId, startedAt, success) {
       if (!isObjectIdHex(targetId)) return;
       merge(targetId, { accepted: 1, lastTriggeredAt: startedAt, success });
-      void write(targetId);
+      schedule(targetId);
     },
     async flush() {
+      for (const [id, timer] of timers) {
+        clearTimeout(timer);
+        timers.delete(id);
+      }
       for (let i = 0; i < 100 && (pending.size > 0 || inFlight.size > 0); i++) {
         await Promise.all([...new Set([...pending.keys(), ...inFlight.keys()])].map((id) => write(id)));
       }

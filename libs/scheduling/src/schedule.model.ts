@@ -1,8 +1,23 @@
 import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
-import type { ScheduleRecord } from './schedule.types';
+import type { HttpTarget, ScheduleRecord } from './schedule.types';
 
-export interface ScheduleDoc extends Omit<ScheduleRecord, 'id'> {
+/**
+ * An HTTP target as stored: header names, query names and the body are the user's free-form JSON, kept as JSON text
+ * (`$filter` query parameters, dotted header names, `$`-keys and nested arrays in bodies are all legitimate). The
+ * Mixed fields are read only for documents written before that.
+ */
+export interface HttpTargetDoc extends Omit<HttpTarget, 'headers_sealed' | 'query' | 'body'> {
+  headers_json?: string;
+  query_json?: string;
+  body_json?: string | null;
+  headers_sealed?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface ScheduleDoc extends Omit<ScheduleRecord, 'id' | 'http'> {
   _id: mongoose.Types.ObjectId;
+  http: HttpTargetDoc | null;
 }
 
 const { Mixed } = mongoose.Schema.Types;
@@ -12,9 +27,12 @@ const httpSchema = new mongoose.Schema(
     name: { type: String, required: true },
     url: { type: String, required: true },
     method: { type: String, required: true },
-    headers_sealed: { type: Mixed, default: {} },
-    query: { type: Mixed, default: {} },
-    body: { type: Mixed, default: null },
+    headers_json: String,
+    query_json: String,
+    body_json: { type: String, default: null },
+    headers_sealed: Mixed,
+    query: Mixed,
+    body: Mixed,
     timeout_ms: { type: Number, required: true },
   },
   { _id: false, minimize: false },

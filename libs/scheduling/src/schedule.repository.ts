@@ -1,7 +1,27 @@
-import { atomicUpdateOne, isObjectIdHex, type Connection } from '@platform/db';
-import type { Owner } from './execution.repository';
-import { scheduleModel, type ScheduleDoc } from './schedule.model';
-import type { NewSchedule, ScheduleKind, ScheduleRecord } from './schedule.types';
+import { atomicUpdateOne, findPage, fromJsonText, isObjectIdHex, listEqualities, ownerFilter, toJsonText, type Connection, type ListFilter, type Owner } from '@platform/db';
+import { scheduleModel, type HttpTargetDoc, type ScheduleDoc } from './schedule.model';
+import type { HttpTarget, NewSchedule, ScheduleKind, ScheduleRecord } from './schedule.types';
+
+function httpOf(h: HttpTargetDoc): HttpTarget {
+  const { headers_json, query_json, body_json, headers_sealed, query, body, ...rest } = h;
+  return {
+    ...rest,
+    headers_sealed: fromJsonText(headers_json, headers_sealed ?? {}) as Record<string, string>,
+    query: fromJsonText(query_json, query ?? {}) as Record<string, string>,
+    body: fromJsonText(body_json, body ?? null),
+  };
+}
+
+function storedHttp(h: HttpTarget): HttpTargetDoc {
+  const { headers_sealed, query, body, ...rest } = h;
+  return { ...rest, headers_json: JSON.stringify(headers_sealed), query_json: JSON.stringify(query), body_json: toJsonText(body) };
+}
+
+/** The stored form of schedule fields (an HTTP target's free-form parts as JSON text). */
+function stored<T extends { http?: HttpTarget | null }>(fields: T): Omit<T, 'http'> & { http?: HttpTargetDoc | null } {
+  if (fields.http === undefined) return fields;
+  return { ...fields, http: fields.http ? storedHttp(fields.http) : null };
+}
 
 function toRecord(d: ScheduleDoc): ScheduleRecord {
   return {
@@ -11,9 +31,7 @@ function toRecord(d: ScheduleDoc): ScheduleRecord {
     org_id: d.org_id,
     agent_id: d.agent_id ?? null,
     message: d.message ?? '',
-    http: d.http
-      ? { ...d.http, headers_sealed: d.http.headers_sealed ?? {}, query: d.http.query ?? {}, body: d.http.body ?? null }
-      : null,
+    http: d.http ? httpOf(d.http) : null,
     cron_expression: d.cron_expression,
     timezone: d.timezone,
     max_retries: d.max_retries,
@@ -36,14 +54,7 @@ export interface ActiveSpec {
   timezone: string;
 }
 
-export interface ScheduleFilter {
-  agent_id?: string;
-  is_active?: boolean;
-  skip: number;
-  limit: number;
-}
-
-const scoped = (owner: Owner, kind: ScheduleKind) => ({ user_id: owner.user_id, org_id: owner.org_id, kind });
+const scoped = (owner: Owner, kind: ScheduleKind) => ({ ...ownerFilter(owner), kind });
 
 /**
  * Schedules in MongoDB, the source of truth for what fires. Owner-facing calls are scoped to (user, org, kind);
@@ -56,7 +67,7 @@ export function createScheduleRepository(conn: Connection) {
     isId: (id: string): boolean => isObjectIdHex(id),
 
     async create(owner: Owner, fields: NewSchedule, now: Date): Promise<ScheduleRecord> {
-      const doc = await Schedule.create({ ...fields, user_id: owner.user_id, org_id: owner.org_id, created_at: now, active_since: now });
+      const doc = await Schedule.create({ ...stored(fields), ...ownerFilter(owner), created_at: now, active_since: now });
       return toRecord(doc.toObject());
     },
 
@@ -72,21 +83,13 @@ export function createScheduleRepository(conn: Connection) {
       return d ? toRecord(d) : null;
     },
 
-    async list(owner: Owner, kind: ScheduleKind, f: ScheduleFilter): Promise<{ items: ScheduleRecord[]; total: number }> {
-      const filter: Record<string, unknown> = scoped(owner, kind);
-      if (f.agent_id !== undefined) filter.agent_id = f.agent_id;
-      if (f.is_active !== undefined) filter.is_active = f.is_active;
-      const [docs, total] = await Promise.all([
-        Schedule.find(filter).sort({ created_at: -1, _id: -1 }).skip(f.skip).limit(f.limit).lean<ScheduleDoc[]>(),
-        Schedule.countDocuments(filter),
-      ]);
-      return { items: docs.map(toRecord), total };
-    },
+    list: (owner: Owner, kind: ScheduleKind, f: ListFilter): Promise<{ items: ScheduleRecord[]; total: number }> =>
+      findPage(Schedule, { ...scoped(owner, kind), ...listEqualities(f) }, f, toRecord),
 
     /** `$set` on the owner's schedule when it also matches `extra`; the updated record, or null. */
-    async update(owner: Owner, kind: ScheduleKind, id: string, set: Partial<ScheduleDoc>, extra: Record<string, unknown> = {}): Promise<ScheduleRecord | null> {
+    async update(owner: Owner, kind: ScheduleKind, id: string, set: Partial<ScheduleRecord>, extra: Record<string, unknown> = {}): Promise<ScheduleRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await atomicUpdateOne(Schedule, { _id: id, ...scoped(owner, kind), ...extra }, { $set: set });
+      const d = await atomicUpdateOne(Schedule, { _id: id, ...scoped(owner, kind), ...extra }, { $set: stored(set) });
       return d ? toRecord(d) : null;
     },
 

@@ -5,6 +5,7 @@ import {
   createIdempotencyStore,
   IDEMPOTENCY_WINDOW_MS,
   presentExecution,
+  type ExecutionRecord,
   type ExecutionRepository,
 } from '@platform/scheduling';
 import { testInfra, uniqueName } from '@platform/testing';
@@ -40,13 +41,46 @@ test('a new execution is queued, with a session of its own', async () => {
   );
 });
 
-test('the outbox sees executions still queued after the grace, not younger ones nor started ones', async () => {
+test('recovery sees runs queued or running past their bounds, not younger ones nor ended ones', async () => {
   const e = await newWebhookRun();
   const later = new Date(now.getTime() + 10_000);
-  expect((await repo.pendingEnqueue(later, 1000)).map((x) => x.id)).toContain(e.id);
-  expect((await repo.pendingEnqueue(now, 1000)).map((x) => x.id)).not.toContain(e.id);
+  const ids = async (queuedBefore: Date, runningBefore: Date) =>
+    (await repo.unfinished({ queuedBefore, runningBefore, limit: 1000 })).runs.filter((r) => r.id === e.id);
+  expect(await ids(later, later)).toEqual([{ id: e.id, status: 'queued', recoveries: 0, queue: 'agent-runs' }]);
+  expect(await ids(now, later)).toEqual([]);
   await repo.claim(e.id, later);
-  expect((await repo.pendingEnqueue(later, 1000)).map((x) => x.id)).not.toContain(e.id);
+  expect(await ids(new Date(later.getTime() + 1), later)).toEqual([]); // running, but started at `later`
+  expect(await ids(later, new Date(later.getTime() + 1))).toEqual([{ id: e.id, status: 'running', recoveries: 0, queue: 'agent-runs' }]);
+  expect(await repo.markRecovered(e.id, 0)).toBe(true);
+  expect(await repo.markRecovered(e.id, 0)).toBe(false); // another sweep already took this recovery
+  expect(await repo.get(e.id)).toMatchObject({ status: 'queued' });
+  await repo.claim(e.id, later);
+  await repo.finish(e.id, 2, ok, later, later);
+  expect(await ids(new Date(later.getTime() + 1), new Date(later.getTime() + 1))).toEqual([]);
+  expect(await repo.markRecovered(e.id, 1)).toBe(false); // ended
+});
+
+test('unfinished runs page through both statuses in order, without repeats', async () => {
+  const base = new Date(now.getTime() + 60_000);
+  const made: ExecutionRecord[] = [];
+  for (let i = 0; i < 5; i++) made.push(await repo.create({ kind: 'http_schedule', schedule_id: 's-page', ...owner, payload: i, max_attempts: 1 }, new Date(base.getTime() + i)));
+  for (const e of made.slice(3)) await repo.claim(e.id, new Date(base.getTime() + 10));
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  const bound = new Date(base.getTime() + 1000);
+  do {
+    const page = await repo.unfinished({ queuedBefore: bound, runningBefore: bound, limit: 2, cursor });
+    seen.push(...page.runs.filter((r) => made.some((m) => m.id === r.id)).map((r) => `${r.status}:${r.queue}:${made.findIndex((m) => m.id === r.id)}`));
+    cursor = page.next;
+  } while (cursor);
+  expect(seen).toEqual(['queued:http-calls:0', 'queued:http-calls:1', 'queued:http-calls:2', 'running:http-calls:3', 'running:http-calls:4']);
+});
+
+test('an attempt that a store outage interrupted resumes without spending another attempt', async () => {
+  const e = await newWebhookRun();
+  expect(await repo.claim(e.id, now)).toMatchObject({ status: 'running', attempt: 1 });
+  expect(await repo.claim(e.id, now, 1)).toMatchObject({ status: 'running', attempt: 1 });
+  expect(await repo.claim(e.id, now, 7)).toMatchObject({ status: 'running', attempt: 2 }); // not at that attempt: a new one
 });
 
 test('concurrent claims and finishes: exactly one attempt ends the execution', async () => {

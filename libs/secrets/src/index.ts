@@ -39,3 +39,21 @@ export function createSecretBox(key: Buffer): SecretBox {
 
 /** The value shown in place of a secret on read. */
 export const MASK = '***';
+
+/** Opens every value of a record of sealed values (header values of HTTP schedules and tools). */
+export function openValues(box: SecretBox, sealed: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(sealed).map(([k, v]) => [k, box.decrypt(v)]));
+}
+
+/**
+ * Seals every value of `values`. A value sent as `MASK` keeps the sealed value `previous` holds under the same name,
+ * so a client can send back what it read; a masked name with nothing stored is sealed as it is.
+ */
+export function sealValues(box: SecretBox, values: Record<string, string>, previous: Record<string, string> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, (v === MASK ? previous[k] : undefined) ?? box.encrypt(v)]));
+}
+
+/** What a record of secret values reads as: its names, each value masked. */
+export function maskValues(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.keys(values).map((k) => [k, MASK]));
+}

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MASK, createSecretBox, parseKey } from '@platform/secrets';
+import { MASK, createSecretBox, maskValues, openValues, parseKey, sealValues } from '@platform/secrets';
 
 const key = randomBytes(32);
 const box = createSecretBox(key);
@@ -132,5 +132,22 @@ describe('parseKey', () => {
     ['a passphrase', 'correct horse battery staple'],
   ])('rejects %s', (_name, raw) => {
     expect(() => parseKey(raw)).toThrow('encryption key must be 32 bytes, as 64 hex characters or base64');
+  });
+});
+
+describe('records of secret values (header values)', () => {
+  test('sealed one by one, opened back, read as masks', () => {
+    const sealed = sealValues(box, { Authorization: 'Bearer a', 'X-Key': 'k' });
+    expect(Object.keys(sealed)).toEqual(['Authorization', 'X-Key']);
+    expect(sealed.Authorization).not.toContain('Bearer');
+    expect(openValues(box, sealed)).toEqual({ Authorization: 'Bearer a', 'X-Key': 'k' });
+    expect(maskValues(sealed)).toEqual({ Authorization: MASK, 'X-Key': MASK });
+  });
+
+  test('a masked value keeps what is stored under its name; a new or changed one is sealed anew', () => {
+    const stored = sealValues(box, { A: 'old a', B: 'old b' });
+    const next = sealValues(box, { A: MASK, B: 'new b', C: MASK }, stored);
+    expect(next.A).toBe(stored.A);
+    expect(openValues(box, next)).toEqual({ A: 'old a', B: 'new b', C: MASK });
   });
 });

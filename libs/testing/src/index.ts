@@ -1,9 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { connectMongo, type Connection } from '@platform/db';
 import { createApiKeyRepository, type Principal } from '@platform/auth';
@@ -75,87 +70,14 @@ export function captureLogger(service = 'test'): { logger: Logger; lines: string
   return { logger: createLogger({ service, level: 'debug', stream }), lines };
 }
 
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s: Socket = connect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`nothing listening on ${port} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** The FerretDB binary that scripts/install-ferretdb.sh installed. */
-export function ferretDbBinary(): string {
-  return process.env.FERRETDB_BIN ?? join(process.env.GOPATH ?? join(process.env.HOME ?? '/root', 'go'), 'bin', 'ferretdb');
-}
-
-export interface PrivateFerretDb {
-  uri: string;
-  port: number;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-/**
- * A FerretDB process of this test's own (SQLite storage in a temp dir), which the test may stop and restart
- * without disturbing other test files that share the main server.
- */
-export async function privateFerretDb(): Promise<PrivateFerretDb> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'ferretdb-'));
-  let child: ChildProcess | undefined;
-  const self: PrivateFerretDb = {
-    uri: `mongodb://127.0.0.1:${port}`,
-    port,
-    async start() {
-      child = spawn(
-        ferretDbBinary(),
-        [
-          '--handler=sqlite',
-          `--sqlite-url=file:${dir}/`,
-          `--listen-addr=127.0.0.1:${port}`,
-          '--debug-addr=-',
-          '--telemetry=disable',
-          `--state-dir=${dir}`,
-          '--log-level=ERROR',
-        ],
-        { stdio: 'ignore' },
-      );
-      await waitForPort(port, 15_000);
-    },
-    async stop() {
-      const c = child;
-      child = undefined;
-      if (!c || c.exitCode !== null) return;
-      await new Promise<void>((resolve) => {
-        c.once('exit', () => resolve());
-        c.kill('SIGKILL');
-      });
-    },
-  };
-  await self.start();
-  const stop = self.stop;
-  self.stop = async () => {
-    await stop();
-  };
-  process.once('exit', () => {
-    child?.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return self;
-}
-
+export { ferretDbBinary, privateFerretDb, type PrivateFerretDb, type PrivateFerretDbOptions } from './private-ferretdb';
+export { privatePostgres, type PrivatePostgres } from './private-postgres';
+export { waitForPort } from './wait-port';
 export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process';
 export { startLocalServer, type LocalHandler, type LocalServer, type ReceivedRequest } from './local-server';
 export { privateRedis, type PrivateRedis } from './private-redis';
+export { CHILDREN_DIR_ENV, killRecordedChildren, registerChild, stopChild } from './children';
+export { infraEnv } from './infra-env';
 export { startFakeLlm, type FakeLlm, type Scripted } from './fake-llm';
 export { startPetStore, type Pet, type PetStore } from './pet-store';
 export {
@@ -167,3 +89,4 @@ export {
   type LlmResponder,
   type ResponderLlm,
 } from './responder-llm';
+export { nextDstChange, utcDayAhead, wallTimeIn, zoneOffsetMinutes } from './dates';

@@ -35,7 +35,7 @@ function parseJson(text: string): unknown {
  * user endpoint). It records every request and counts connections; `close` cuts open ones.
  */
 export async function startLocalServer(handler: LocalHandler, host = '127.0.0.1'): Promise<LocalServer> {
-  const self: LocalServer = { url: '', port: 0, connections: 0, requests: [], close: async () => undefined };
+  const self: LocalServer = { url: '', port: 0, connections: 0, requests: [], close: () => Promise.resolve() };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

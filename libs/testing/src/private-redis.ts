@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { registerChild, stopChild } from './children';
+import { infraEnv } from './infra-env';
 import { freePort } from './net';
 
 export interface PrivateRedis {
@@ -35,21 +37,25 @@ export async function privateRedis(): Promise<PrivateRedis> {
     url: `redis://127.0.0.1:${port}`,
     port,
     async start() {
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      if (child && child.exitCode === null && child.signalCode === null) return;
+      const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+        env: infraEnv(),
+      });
+      const forget = registerChild(started);
+      started.once('exit', forget);
+      child = started;
       for (let i = 0; i < 100; i++) {
         if (await pingable(port)) return;
         await new Promise((r) => setTimeout(r, 50));
       }
+      await self.stop();
       throw new Error(`redis-server did not start on ${port}`);
     },
     async stop() {
       const c = child;
       child = undefined;
-      if (!c || c.exitCode !== null || c.signalCode !== null) return;
-      await new Promise<void>((resolve) => {
-        c.once('exit', () => resolve());
-        c.kill('SIGKILL');
-      });
+      if (c) await stopChild(c);
     },
   };
   process.once('exit', () => child?.kill('SIGKILL'));

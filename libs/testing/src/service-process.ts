@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { registerChild } from './children';
 import { freePort } from './net';
 
 export interface ServiceProcessOptions {
@@ -45,7 +46,13 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const forget = registerChild(child);
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      forget();
+      resolve();
+    }),
+  );
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
 

@@ -1,0 +1,71 @@
+import type { AxiosInstance } from 'axios';
+import { agentServiceHttp, failureCode } from './http';
+
+export interface AgentRunRequest {
+  owner: { user_id: string; org_id: string };
+  agent_id: string;
+  session_id: string;
+  message: string;
+}
+
+/**
+ * Outcome of one call. `transient` failures (the provider failed, the run timed out) are worth another attempt.
+ * `unavailable`: the agent service could not take the call at all (unreachable, or 503 because its own database or
+ * Redis is away); nothing ran, so the caller may wait for it instead of spending an attempt.
+ */
+export type AgentRunResult =
+  | { ok: true; status: number; output: string }
+  | { ok: false; transient: boolean; unavailable: boolean; status: number | null; error: string };
+
+/** Connection failures that mean the request never reached the agent service (so nothing ran). */
+const NOT_REACHED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'EPIPE']);
+
+export interface AgentRunnerOptions {
+  baseUrl: string;
+  /** Secret of the agent service's internal on-behalf-of path. */
+  internalSecret: string;
+  timeoutMs: number;
+  http?: AxiosInstance;
+}
+
+function detailOf(data: unknown): string {
+  if (data && typeof data === 'object' && 'detail' in data) {
+    const d = (data).detail;
+    if (typeof d === 'string') return d;
+    if (Array.isArray(d)) return d.map((e: { msg?: unknown }) => (typeof e?.msg === 'string' ? e.msg : JSON.stringify(e))).join('; ');
+    return JSON.stringify(d);
+  }
+  return typeof data === 'string' ? data.slice(0, 500) : JSON.stringify(data ?? '').slice(0, 500);
+}
+
+/** Runs agents through the agent service's inference (POST /v3/inference/chat/) on an owner's behalf. */
+export function createAgentRunner(opts: AgentRunnerOptions) {
+  const http = opts.http ?? agentServiceHttp({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs });
+  return async (req: AgentRunRequest): Promise<AgentRunResult> => {
+    try {
+      const res = await http.post(
+        '/v3/inference/chat/',
+        { agent_id: req.agent_id, session_id: req.session_id, message: req.message },
+        {
+          headers: {
+            'x-internal-secret': opts.internalSecret,
+            'x-on-behalf-of-user': req.owner.user_id,
+            'x-on-behalf-of-org': req.owner.org_id,
+          },
+        },
+      );
+      if (res.status >= 200 && res.status < 300) {
+        const response = (res.data as { response?: unknown })?.response;
+        return { ok: true, status: res.status, output: typeof response === 'string' ? response : JSON.stringify(response ?? null) };
+      }
+      return { ok: false, transient: res.status >= 500 || res.status === 429, unavailable: res.status === 503, status: res.status, error: detailOf(res.data) };
+    } catch (err) {
+      const code = failureCode(err);
+      const reached = !(code && NOT_REACHED.has(code));
+      const what = code ?? (err as { message?: string } | null)?.message ?? 'error';
+      return { ok: false, transient: true, unavailable: !reached, status: null, error: `agent service ${reached ? 'call failed' : 'unreachable'}: ${what}` };
+    }
+  };
+}
+
+export type AgentRunner = ReturnType<typeof createAgentRunner>;

@@ -1,0 +1,79 @@
+import express, { type Request, type RequestHandler } from 'express';
+import { AppError, ValidationError } from '@platform/errors';
+import { inspectInput, stringFault } from './input-inspect';
+
+/** Media types a JSON route reads: `application/json` and any `application/*+json`. */
+export const JSON_CONTENT_TYPES = ['application/json', 'application/*+json'];
+
+/** The contract's 415 for a JSON route given another media type. */
+export const UNSUPPORTED_MEDIA_TYPE = 'Content-Type must be application/json';
+
+/** True when the request carries body bytes (a chunked body, or a Content-Length above 0). */
+function hasBodyBytes(req: Request): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  return Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/** False when a path segment does not decode, or decodes to U+0000 or a lone surrogate: no id looks like that. */
+function isCleanPath(path: string): boolean {
+  for (const segment of path.split('/')) {
+    if (!segment.includes('%')) continue;
+    try {
+      if (stringFault(decodeURIComponent(segment))) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Path and query, before any route or store sees them: a path that names nothing storable → 404 (as an unknown
+ * id would be); a query string with U+0000 or a lone surrogate → 422 at loc ["query", name].
+ */
+export const rejectBadUrl: RequestHandler = (req, _res, next) => {
+  if (!isCleanPath(req.path)) throw new AppError(404, 'Not Found');
+  const errors = inspectInput(req.query, 'query');
+  if (errors.length > 0) throw new ValidationError(errors);
+  next();
+};
+
+/**
+ * A body whose Content-Type is not JSON → 415 instead of reaching a handler that would see no body. A request
+ * with no body bytes passes whatever its Content-Type: handlers treat it as a missing body (422 where one is
+ * required), as clients that POST with no body at all expect.
+ */
+export const requireJsonContentType: RequestHandler = (req, _res, next) => {
+  if (hasBodyBytes(req) && !req.is(JSON_CONTENT_TYPES)) throw new AppError(415, UNSUPPORTED_MEDIA_TYPE);
+  next();
+};
+
+/** The contract's 415 for a multipart route (file uploads) given another media type. */
+export const UNSUPPORTED_MULTIPART_TYPE = 'Content-Type must be multipart/form-data';
+
+/**
+ * The same rule as requireJsonContentType for routes that read another media type (e.g. `multipart/form-data`
+ * uploads, mounted as raw routes): a body whose Content-Type is not one of `types` → 415 `detail`; a request with no
+ * body bytes passes (the route answers 422 for the missing part).
+ */
+export function requireContentType(types: string[], detail: string): RequestHandler {
+  return (req, _res, next) => {
+    if (hasBodyBytes(req) && !req.is(types)) throw new AppError(415, detail);
+    next();
+  };
+}
+
+/** The JSON parser: objects and arrays only (strict), at most `limit` bytes (else 413). */
+export function jsonBodyParser(limit: string | number): RequestHandler {
+  return express.json({ limit, strict: true, type: JSON_CONTENT_TYPES });
+}
+
+/** A parsed body nested deeper than MAX_JSON_DEPTH, or with U+0000 or lone surrogates in a key or string → 422. */
+export const rejectBadJson: RequestHandler = (req, _res, next) => {
+  const body: unknown = req.body;
+  if (body !== undefined) {
+    const errors = inspectInput(body, 'body');
+    if (errors.length > 0) throw new ValidationError(errors);
+  }
+  next();
+};

@@ -1,0 +1,109 @@
+import { createApiKeyAuth, createApiKeyRepository, type ApiKeyAuth, type ApiKeyRepository } from '@platform/auth';
+import type { CommonConfig } from '@platform/config';
+import { connectMongo, pingMongo, syncIndexes, type Connection } from '@platform/db';
+import type { ReadinessCheck } from '@platform/http';
+import type { Logger } from '@platform/logger';
+import { disconnectRedis, pingRedis, producerConnection, workerConnection, type IORedis } from '@platform/queue';
+
+/** What a service's config holds for its connections: the common variables, its database, and Redis if it uses it. */
+export interface InfraConfig extends CommonConfig {
+  MONGODB_DB: string;
+  REDIS_URL?: string;
+}
+
+export interface InfraOptions {
+  /** The service's name (connection names, log lines). */
+  name: string;
+  config: InfraConfig;
+  logger: Logger;
+  /**
+   * Redis for queues: `producer` fails fast while Redis is away (API processes: a request never waits on it),
+   * `worker` waits for it (BullMQ consumers). Omitted: no Redis.
+   */
+  redis?: 'producer' | 'worker';
+}
+
+/** A process's stores, opened in one place: its database and, if asked, Redis. */
+export interface Stores {
+  /** The service's own database. */
+  db: Connection;
+  redis?: IORedis;
+  /** MongoDB (and Redis) reachability, for `/readyz`. */
+  readiness: Record<string, ReadinessCheck>;
+  /** Creates the indexes of every model compiled on the databases; call once before serving. */
+  prepare(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A service with an API: its stores, and the shared API keys with the `x-api-key` middleware. */
+export interface Infra extends Stores {
+  /** The shared API keys. */
+  authDb: Connection;
+  keys: ApiKeyRepository;
+  /** The `x-api-key` middleware (contract §1), with the configured in-process cache. */
+  auth: ApiKeyAuth;
+}
+
+/**
+ * Opens a process's stores: its database (command buffering off and a short server selection, so an outage
+ * answers 503 fast), Redis if asked, and readiness checks over them. Only for `main.ts`; `openInfra` for services
+ * with an API.
+ */
+export async function openStores(opts: InfraOptions): Promise<Stores> {
+  const { config, logger, name } = opts;
+  const db = await connectMongo({ uri: config.MONGODB_URI, serverSelectionTimeoutMS: config.DB_SERVER_SELECTION_TIMEOUT_MS, logger, dbName: config.MONGODB_DB, appName: name });
+  const readiness: Record<string, ReadinessCheck> = { mongodb: () => pingMongo(db) };
+  let redis: IORedis | undefined;
+  if (opts.redis) {
+    if (!config.REDIS_URL) throw new Error(`${name}: REDIS_URL is required`);
+    redis = opts.redis === 'producer' ? producerConnection(config.REDIS_URL) : workerConnection(config.REDIS_URL);
+    watchRedis(redis, logger);
+    const conn = redis;
+    readiness.redis = () => pingRedis(conn, 2_000);
+  }
+  return {
+    db,
+    redis,
+    readiness,
+    prepare: () => syncIndexes(db),
+    async close() {
+      if (redis) await disconnectRedis(redis);
+      await db.close();
+    },
+  };
+}
+
+/** `openStores`, plus the auth database and the API key middleware every service with an API needs. Only for `main.ts`. */
+export async function openInfra(opts: InfraOptions): Promise<Infra> {
+  const stores = await openStores(opts);
+  const { config, logger, name } = opts;
+  const authDb = await connectMongo({ uri: config.MONGODB_URI, serverSelectionTimeoutMS: config.DB_SERVER_SELECTION_TIMEOUT_MS, logger, dbName: config.AUTH_DB, appName: `${name}-auth` });
+  const keys = createApiKeyRepository(authDb);
+  return {
+    ...stores,
+    authDb,
+    keys,
+    auth: createApiKeyAuth({ keys, cacheTtlMs: config.API_KEY_CACHE_TTL_MS }),
+    async prepare() {
+      await stores.prepare();
+      await keys.init();
+    },
+    async close() {
+      await stores.close();
+      await authDb.close();
+    },
+  };
+}
+
+/** Logs a Redis outage once when it starts and once when it ends, not at every reconnect attempt. */
+function watchRedis(redis: IORedis, logger: Logger): void {
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (!down) logger.warn('redis unreachable', { message: err.message });
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) logger.info('redis reachable again');
+    down = false;
+  });
+}
