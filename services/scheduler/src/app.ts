@@ -14,15 +14,14 @@ import {
   type WebhookStats,
 } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
-import { createExecutionRoutes } from './executions/execution.routes';
-import type { AgentDirectory } from './agents/agent.client';
+import type { AgentDirectory } from '@platform/agent-client';
+import { createExecutionService } from './executions/execution.service';
 import { openapi } from './openapi';
 import { createFiring } from './schedules/firing';
 import { createScheduleRoutes } from './schedules/schedule.routes';
 import { createScheduleService } from './schedules/schedule.service';
-import { createTriggerRepository } from './triggers/trigger.repository';
-import { createTriggerRoutes } from './triggers/trigger.routes';
-import { createTriggerService } from './triggers/trigger.service';
+import { createTriggerRoutes } from './webhooks/trigger.routes';
+import { createTriggerService } from './webhooks/trigger.service';
 import { createWebhookRepository } from './webhooks/webhook.repository';
 import { createWebhookRoutes } from './webhooks/webhook.routes';
 import { createWebhookService, type WebhookService } from './webhooks/webhook.service';
@@ -62,10 +61,10 @@ export interface TriggerSettings {
   retryBackoffMs?: number;
 }
 
-/** The webhook service over `deps` (what the routes use; also what the trigger will verify secrets with). */
-export function createWebhooks(deps: AppDeps): WebhookService {
+/** The webhook service over `deps` and its repository. */
+export function createWebhooks(deps: AppDeps, repo = createWebhookRepository(deps.db)): WebhookService {
   return createWebhookService({
-    repo: createWebhookRepository(deps.db),
+    repo,
     agents: deps.agents,
     box: deps.box,
     clock: deps.clock ?? (() => new Date()),
@@ -76,11 +75,12 @@ export function createWebhooks(deps: AppDeps): WebhookService {
 /** Assembles the scheduler service. Pure: every connection arrives in `deps`. */
 export function createApp(deps: AppDeps): Express {
   const clock = deps.clock ?? (() => new Date());
-  const webhooks = createWebhooks(deps);
+  const webhookRepo = createWebhookRepository(deps.db);
+  const webhooks = createWebhooks(deps, webhookRepo);
   const executions = createExecutionRepository(deps.db);
   const settings = { timeoutMs: deps.triggers?.enqueueTimeoutMs ?? 1_000, backoffMs: deps.triggers?.retryBackoffMs ?? 2_000 };
   const trigger = createTriggerService({
-    targets: createTriggerRepository(deps.db),
+    webhooks: webhookRepo,
     executions,
     idempotency: createIdempotencyStore(deps.db),
     stats: deps.stats,
@@ -103,9 +103,9 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const routes = Router();
-  routes.use(createExecutionRoutes({ executions, ownWebhook: (owner, id) => webhooks.get(owner, id), clock }));
-  routes.use(createWebhookRoutes(webhooks));
-  routes.use(createScheduleRoutes({ service: schedules, executions, webhooks, clock }));
+  const runs = createExecutionService({ repo: executions, clock });
+  routes.use(createWebhookRoutes(webhooks, runs));
+  routes.use(createScheduleRoutes({ service: schedules, executions: runs, webhooks }));
 
   return createHttpApp({
     service: 'scheduler',

@@ -1,7 +1,7 @@
 import { Joi, commonEnv, encryptionKeyEnv, type CommonConfig } from '@platform/config';
 
 /** Every environment variable the scheduler service reads. */
-export const configSchema = Joi.object({
+export const configSchema = Joi.object<SchedulerServiceConfig>({
   PORT: Joi.number().port().default(3001).description('HTTP port.'),
   MONGODB_DB: Joi.string().default('scheduler').description("The scheduler service's own database."),
   REDIS_URL: Joi.string()
@@ -37,7 +37,10 @@ export const configSchema = Joi.object({
   TRIGGER_MAX_ATTEMPTS: Joi.number().integer().min(1).max(10).default(3).description('Attempts of a webhook run: 1 + retries of transient failures.'),
   ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(10000).default(1000).description('How long a trigger waits for Redis before leaving its run to the outbox.'),
   RETRY_BACKOFF_MS: Joi.number().integer().min(10).max(600000).default(2000).description('First retry delay of a failed run; doubles per attempt.'),
-  OUTBOX_INTERVAL_MS: Joi.number().integer().min(100).max(60000).default(2000).description('How often runs stored while Redis was down are enqueued.'),
+  OUTBOX_INTERVAL_MS: Joi.number().integer().min(100).max(60000).default(2000).description('How often the recovery rule looks for runs that have not ended and whose job is not alive.'),
+  RECOVER_QUEUED_AFTER_MS: Joi.number().integer().min(1000).max(3600000).default(5000).description('A queued run whose job Redis lacks is enqueued once it is this old.'),
+  RECOVER_RUNNING_AFTER_MS: Joi.number().integer().min(10000).max(86400000).default(240000).description('A running run whose job is gone is put back on the queue once it started this long ago (longer than any run lasts).'),
+  MAX_RECOVERIES: Joi.number().integer().min(1).max(100).default(5).description('A run put back on its queue this many times is ended as failed.'),
   ...commonEnv,
 });
 
@@ -49,6 +52,9 @@ export interface SchedulerServiceConfig extends CommonConfig {
   ENQUEUE_TIMEOUT_MS: number;
   RETRY_BACKOFF_MS: number;
   OUTBOX_INTERVAL_MS: number;
+  RECOVER_QUEUED_AFTER_MS: number;
+  RECOVER_RUNNING_AFTER_MS: number;
+  MAX_RECOVERIES: number;
   REDIS_URL: string;
   PUBLIC_BASE_URL: string;
   AGENT_SERVICE_URL: string;

@@ -1,5 +1,6 @@
 /** OpenAPI description of the scheduler service, served at /openapi.json and rendered at /docs. */
 import { apiKeySecurityScheme, errorSchemas, jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
+import { executionListParameters, recentExecutionParameters } from './executions/execution.openapi';
 import { schedulePaths, scheduleSchemas } from './schedules/schedule.openapi';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -99,8 +100,42 @@ export const openapi = {
     '/agent-webhooks/{webhook_id}/executions': {
       get: {
         summary: "The webhook's runs, newest first",
-        parameters: [id, { name: 'success', in: 'query', schema: { type: 'boolean' } }, ...listParameters.slice(2)],
+        parameters: [id, ...executionListParameters],
         responses: responses({ '200': { description: 'Executions', ...json(ref('ExecutionList')) }, ...notFound }),
+      },
+    },
+    '/agent-webhooks/executions/recent': {
+      get: {
+        summary: 'Runs of your webhooks in the last hours, newest first',
+        parameters: recentExecutionParameters,
+        responses: responses({ '200': { description: 'Executions', ...json(ref('ExecutionList')) } }),
+      },
+    },
+    '/webhook-trigger/{webhook_id}': {
+      post: {
+        summary: "Run the webhook's agent with the signed body (no API key)",
+        description:
+          'The raw bytes are read whatever the Content-Type (senders label bodies in many ways) and must be JSON of at most 1 MiB. ' +
+          'Signed with X-Webhook-Signature: sha256=<hex HMAC of the body keyed with secret_key>, or the Standard Webhooks headers.',
+        security: [],
+        parameters: [
+          id,
+          ...['x-webhook-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'idempotency-key'].map((name) => ({ name, in: 'header', schema: { type: 'string' } })),
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: {} }, '*/*': { schema: { type: 'string', format: 'binary' } } } },
+        responses: {
+          '202': {
+            description: 'Accepted: the run is stored and queued',
+            ...json({ type: 'object', properties: { message: { type: 'string' }, execution_id: { type: 'string' }, status: { type: 'string', enum: ['queued'] } } }),
+          },
+          '200': { description: 'Already accepted under the same Idempotency-Key or webhook-id (nothing runs)', ...json({ type: 'object' }) },
+          '401': { description: 'Invalid signature', ...json(ref('Error')) },
+          '409': { description: 'Webhook is paused', ...json(ref('Error')) },
+          '413': { description: 'Body over 1 MiB', ...json(ref('Error')) },
+          '422': { description: 'Body is not JSON', ...json(ref('ValidationError')) },
+          '503': { description: 'MongoDB unreachable', ...json(ref('Error')) },
+          ...notFound,
+        },
       },
     },
     ...schedulePaths,

@@ -16,7 +16,7 @@ import {
   type ServiceProcess,
   type TestDatabases,
 } from '@platform/testing';
-import { createAgentClient } from '../src/agents/agent.client';
+import { createAgentDirectory } from '@platform/agent-client';
 import { createApp, createWebhooks, type AppDeps } from '../src/app';
 import type { WebhookService } from '../src/webhooks/webhook.service';
 import { createTestQueues, type TestQueues } from './queues';
@@ -103,7 +103,7 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
     auth: createApiKeyAuth({ keys: createApiKeyRepository(dbs.authConn), cacheTtlMs: 30_000 }),
     box,
     scheduleBox,
-    agents: createAgentClient({ baseUrl: agentServiceUrl, timeoutMs: opts.agentTimeoutMs ?? 5000, logger }),
+    agents: createAgentDirectory({ baseUrl: agentServiceUrl, timeoutMs: opts.agentTimeoutMs ?? 5000, logger }),
     publicBaseUrl: PUBLIC_BASE_URL,
     readiness: { mongodb: () => pingMongo(dbs.conn), redis: () => pingRedis(redis, 1000) },
     clock,

@@ -16,7 +16,7 @@ describe('MongoDB down', () => {
   afterAll(async () => {
     await db.start().catch(() => undefined);
     await t.close().catch(() => undefined);
-    await db.stop();
+    await db.dispose();
   }, 60_000);
 
   it('answers 503 within 5 s, readiness says so, and it recovers', async () => {

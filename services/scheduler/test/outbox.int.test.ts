@@ -1,63 +1,142 @@
-import { producerConnection, type IORedis } from '@platform/queue';
-import { createExecutionRepository, enqueueRun, type ExecutionRecord } from '@platform/scheduling';
+import { createWorker, producerConnection, workerConnection, type IORedis, type Worker } from '@platform/queue';
+import {
+  createExecutionRepository,
+  createRunRecovery,
+  enqueueRun,
+  executionJobs,
+  executionRunStore,
+  runJobId,
+  type ExecutionRecord,
+  type ExecutionRepository,
+} from '@platform/scheduling';
 import { captureLogger, createTestDatabases, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
-import { createOutboxSweeper } from '../src/triggers/outbox.sweeper';
 import { createTestQueues, type TestQueues } from './queues';
 
-// Real FerretDB and a real BullMQ queue on Redis (a prefix of this file's own).
+// The recovery rule (the scheduler's outbox) on real FerretDB and real BullMQ queues (a prefix of this file's own).
 let dbs: TestDatabases;
 let redis: IORedis;
 let q: TestQueues;
+let prefix: string;
+let executions: ExecutionRepository;
+const workers: Worker[] = [];
+const enqueueOpts = { timeoutMs: 2_000, backoffMs: 1_000 };
+const owner = { user_id: 'u', org_id: 'o' };
+
 beforeAll(async () => {
   dbs = await createTestDatabases('outbox');
   redis = producerConnection(testInfra.redisUrl);
-  q = createTestQueues(redis, uniqueName('q'));
+  prefix = uniqueName('q');
+  q = createTestQueues(redis, prefix);
+  executions = createExecutionRepository(dbs.conn);
+  await executions.init();
 });
 afterAll(async () => {
+  await Promise.all(workers.map((w) => w.close()));
   await q.close();
   redis.disconnect();
   await dbs.cleanup();
 });
 
-it('a backlog of queued runs that are on the queue does not hide a lost one behind it; idle sweeps rest', async () => {
-  const executions = createExecutionRepository(dbs.conn);
-  await executions.init();
-  const made: ExecutionRecord[] = [];
-  for (let i = 0; i < 7; i++) {
-    made.push(await executions.create({ kind: 'webhook', user_id: 'u', org_id: 'o', payload: i, max_attempts: 1 }, new Date(Date.UTC(2026, 0, 1, 0, 0, i))));
-  }
-  const lost = made[5]!.id; // the only one whose job Redis lacks
-  for (const e of made) if (e.id !== lost) await enqueueRun(q.queues, e, { timeoutMs: 2_000, backoffMs: 1_000 });
-  const enqueued: string[] = [];
-  let reads = 0;
-  const sweeper = (batch: number) => createOutboxSweeper({
-    executions: {
-      ...executions,
-      pendingEnqueue: (...args: Parameters<typeof executions.pendingEnqueue>) => {
-        reads++;
-        return executions.pendingEnqueue(...args);
-      },
-    },
-    enqueue: async (e) => {
-      enqueued.push(e.id);
-      await enqueueRun(q.queues, e, { timeoutMs: 2_000, backoffMs: 1_000 });
-    },
-    hasJob: async (e) => Boolean(await q.queues.agentRuns.getJob(e.id)),
-    clock: () => new Date(Date.UTC(2026, 0, 2)),
+/** A recovery sweep over this file's executions and queues, at `at`, with small bounds. */
+function recovery(at: Date, opts: { batch?: number; maxRecoveries?: number; reads?: { n: number } } = {}) {
+  const store = executionRunStore(executions);
+  const counted = { ...store, unfinished: (x: Parameters<typeof store.unfinished>[0]) => ((opts.reads && opts.reads.n++), store.unfinished(x)) };
+  return createRunRecovery({
+    store: counted,
+    jobs: executionJobs(q.queues, enqueueOpts, (id) => executions.get(id)),
+    clock: () => at,
     logger: captureLogger('outbox').logger,
-    graceMs: 0,
-    batch,
+    queuedAfterMs: 1_000,
+    runningAfterMs: 60_000,
+    maxRecoveries: opts.maxRecoveries ?? 3,
+    batch: opts.batch,
   });
-  const sweep = sweeper(2);
-  const moved: number[] = [];
-  for (let i = 0; i < 4; i++) moved.push(await sweep());
-  expect(enqueued).toEqual([lost]); // reached on the third batch, not stuck on the two oldest
-  expect(await q.queues.agentRuns.getJob(lost)).toBeDefined();
-  expect(moved.reduce((a, b) => a + b, 0)).toBe(1);
+}
+
+const run = (at: Date, payload: unknown = 'm') => executions.create({ kind: 'webhook', webhook_id: 'w-outbox', ...owner, payload, max_attempts: 1 }, at);
+
+/** A worker on the agent-runs queue that fails or completes every job without touching its execution. */
+async function settleJobsWith(outcome: 'fail' | 'complete', jobIds: string[]): Promise<void> {
+  const done = new Set<string>();
+  const w = createWorker<{ execution_id: string }>(
+    'agent-runs',
+    async (job) => {
+      done.add(String(job.id));
+      if (outcome === 'fail') throw new Error('worker gave up');
+    },
+    workerConnection(testInfra.redisUrl),
+    { prefix, concurrency: 4 },
+  );
+  workers.push(w);
+  const deadline = Date.now() + 10_000;
+  while (!jobIds.every((id) => done.has(id))) {
+    if (Date.now() > deadline) throw new Error('jobs not settled');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await w.close();
+  workers.splice(workers.indexOf(w), 1);
+}
+
+it('a backlog of queued runs that are on the queue does not hide a lost one behind it; idle sweeps rest', async () => {
+  const t0 = new Date(Date.now() - 3600_000);
+  const made: ExecutionRecord[] = [];
+  for (let i = 0; i < 7; i++) made.push(await run(new Date(t0.getTime() + i * 1000), i));
+  const lost = made[5]!.id; // the only one whose job Redis lacks
+  for (const e of made) if (e.id !== lost) await enqueueRun(q.queues, e, enqueueOpts);
+  const sweep = recovery(new Date(), { batch: 2 });
+  const tallies = [];
+  for (let i = 0; i < 4; i++) tallies.push(await sweep());
+  expect(tallies.map((t) => t.enqueued)).toEqual([0, 0, 1, 0]); // reached on the third batch, not stuck on the two oldest
+  expect(await q.queues.agentRuns.getJobState(lost)).toBe('waiting');
 
   // Nothing left to move: after each idle round it rests one interval longer (it still looks now and then).
-  const idle = sweeper(10); // one batch is a whole round here
-  reads = 0;
-  for (let i = 0; i < 20; i++) expect(await idle()).toBe(0);
-  expect(reads).toBe(6); // sweeps 1, 2, 5, 9, 14 and 20 read
+  const reads = { n: 0 };
+  const idle = recovery(new Date(), { batch: 50, reads });
+  for (let i = 0; i < 20; i++) expect((await idle()).enqueued).toBe(0);
+  expect(reads.n).toBe(6); // sweeps 1, 2, 5, 9, 14 and 20 read: it rests at most 5 in a row
+  await q.queues.agentRuns.obliterate({ force: true });
+  for (const e of made) await executions.abandon(e.id, 'test over', new Date());
+});
+
+it('a queued run whose job failed for good (its attempts used up) goes back on the queue under a new job id, once', async () => {
+  const e = await run(new Date(Date.now() - 60_000));
+  await enqueueRun(q.queues, e, enqueueOpts);
+  await settleJobsWith('fail', [e.id]);
+  expect(await q.queues.agentRuns.getJobState(e.id)).toBe('failed');
+  // Re-adding under the same id is what used to be done: BullMQ ignores it and the run stays queued forever.
+  const [a, b] = await Promise.all([recovery(new Date())(), recovery(new Date())()]); // two scheduler replicas
+  expect(a.recovered + b.recovered).toBe(1);
+  expect(await q.queues.agentRuns.getJobState(runJobId(e.id, 1))).toBe('waiting');
+  expect(await executions.get(e.id)).toMatchObject({ status: 'queued' });
+  expect((await executions.unfinished({ queuedBefore: new Date(), runningBefore: new Date(), limit: 1000 })).runs.find((r) => r.id === e.id)?.recoveries).toBe(1);
+  // Its new job is alive: the next sweep leaves it alone.
+  expect((await recovery(new Date())()).recovered).toBe(0);
+  await q.queues.agentRuns.obliterate({ force: true });
+  await executions.abandon(e.id, 'test over', new Date());
+});
+
+it('a running run whose job completed or vanished is recovered only once it has run longer than any run lasts', async () => {
+  const started = new Date(Date.now() - 30_000);
+  const e = await run(new Date(started.getTime() - 1000));
+  await enqueueRun(q.queues, e, enqueueOpts);
+  await settleJobsWith('complete', [e.id]);
+  await executions.claim(e.id, started);
+  expect((await recovery(new Date())()).recovered).toBe(0); // 30 s: may still be running somewhere
+  const later = recovery(new Date(started.getTime() + 61_000));
+  expect((await later()).recovered).toBe(1);
+  expect(await q.queues.agentRuns.getJobState(runJobId(e.id, 1))).toBe('waiting');
+  await q.queues.agentRuns.obliterate({ force: true });
+  await executions.abandon(e.id, 'test over', new Date());
+});
+
+it('a run recovered MAX_RECOVERIES times ends as failed, saying why', async () => {
+  const e = await run(new Date(Date.now() - 60_000));
+  for (let k = 0; k <= 2; k++) {
+    await enqueueRun(q.queues, e, enqueueOpts, runJobId(e.id, k));
+    await settleJobsWith('fail', [runJobId(e.id, k)]);
+    expect((await recovery(new Date(), { maxRecoveries: 2 })()).recovered).toBe(k < 2 ? 1 : 0);
+  }
+  const ended = await executions.get(e.id);
+  expect(ended).toMatchObject({ status: 'failed', success: false, error_message: 'abandoned: its job was lost or gave up 3 times' });
+  await q.queues.agentRuns.obliterate({ force: true });
 });

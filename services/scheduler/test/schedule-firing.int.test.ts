@@ -1,10 +1,15 @@
 import request from 'supertest';
 import { addFire, fireJobId, firesBetween } from '@platform/scheduling';
+import { nextDstChange, utcDayAhead, wallTimeIn } from '@platform/testing';
 import { createApp } from '../src/app';
 import { startScheduleStack, type ScheduleStack, type WorkerHandle } from './schedule-stack';
 
-const at = (iso: string) => new Date(iso);
-const isoOf = (ms: number) => new Date(ms).toISOString();
+// Every instant is derived from the real now and lies ahead of it: BullMQ's delays run on the real clock, and the
+// app's clock (which the fire computation follows) is moved to these instants, never behind the real one.
+const HOUR = 3_600_000;
+const isoOf = (ms: number | Date) => new Date(ms).toISOString();
+const day = utcDayAhead(1);
+const nextDay = utcDayAhead(2);
 
 let s: ScheduleStack;
 let w1: WorkerHandle;
@@ -25,39 +30,44 @@ const send = (method: 'post' | 'patch' | 'delete', path: string, body?: object) 
 
 describe('fire times in Redis', () => {
   it('one job scheduler per schedule, whose next job is the next fire in the schedule zone', async () => {
-    s.t.setClock(at('2026-11-22T10:07:00Z'));
+    // India has no daylight saving: 09:00 there is 03:30 UTC, the next one being the following day's.
+    s.t.setClock(day('10:07'));
     const id = await s.createHttp({ cron_expression: '0 9 * * *', timezone: 'Asia/Calcutta' });
     const scheduler = await s.t.queues.fires.getJobScheduler(id);
     expect(scheduler).toMatchObject({ pattern: '0 9 * * *', tz: 'Asia/Calcutta' });
     const job = await s.nextFireJob(id);
-    expect(job?.id).toBe(fireJobId(id, at('2026-11-23T03:30:00Z').getTime()));
+    expect(job?.id).toBe(fireJobId(id, nextDay('03:30').getTime()));
     const read = await api().get(`/http-schedules/${id}`).set('x-api-key', s.key);
-    expect(read.body.next_run_time).toBe('2026-11-23T03:30:00.000Z');
+    expect(read.body.next_run_time).toBe(isoOf(nextDay('03:30')));
   });
 
   it('a fire inside the spring-forward gap runs once, at the end of the gap; the next one is the next day', async () => {
-    // America/New_York, 2027-03-14: 02:00 EST jumps to 03:00 EDT. 02:30 does not exist that day.
-    s.t.setClock(at('2027-03-13T12:00:00Z'));
+    // America/New_York's next spring-forward: at 02:00 EST the clocks jump to 03:00 EDT; 02:30 does not exist that day.
+    const change = nextDstChange('America/New_York', 'forward');
+    expect(wallTimeIn(change.getTime(), 'America/New_York')).toBe('03:00');
+    s.t.setClock(new Date(change.getTime() - 19 * HOUR));
     const id = await s.createHttp({ cron_expression: '30 2 * * *', timezone: 'America/New_York' });
     const fire = await s.fireNow(id);
-    expect(isoOf(fire)).toBe('2027-03-14T07:00:00.000Z'); // 03:00 EDT
+    expect(isoOf(fire)).toBe(isoOf(change)); // 03:00 EDT, the end of the gap
     const [run] = await s.waitEnded(id, 1);
-    expect(run).toMatchObject({ status: 'succeeded', scheduled_for: '2027-03-14T07:00:00.000Z', kind: 'http_schedule' });
+    expect(run).toMatchObject({ status: 'succeeded', scheduled_for: isoOf(change), kind: 'http_schedule' });
     const next = await s.nextFireJob(id);
-    expect(next?.id).toBe(fireJobId(id, at('2027-03-15T06:30:00Z').getTime())); // 02:30 EDT
+    expect(next?.id).toBe(fireJobId(id, change.getTime() + 23.5 * HOUR)); // 02:30 EDT the next day
   });
 
   it('a fire inside the repeated fall-back hour runs once, on its first pass', async () => {
-    // America/New_York, 2027-11-07: 02:00 EDT falls back to 01:00 EST; 01:30 happens twice.
-    s.t.setClock(at('2027-11-06T12:00:00Z'));
+    // America/New_York's next fall-back: at 02:00 EDT the clocks go back to 01:00 EST; 01:30 happens twice.
+    const change = nextDstChange('America/New_York', 'back');
+    expect(wallTimeIn(change.getTime(), 'America/New_York')).toBe('01:00');
+    s.t.setClock(new Date(change.getTime() - 18 * HOUR));
     const id = await s.createHttp({ cron_expression: '30 1 * * *', timezone: 'America/New_York' });
     const fire = await s.fireNow(id);
-    expect(isoOf(fire)).toBe('2027-11-07T05:30:00.000Z'); // 01:30 EDT
+    expect(isoOf(fire)).toBe(isoOf(change.getTime() - HOUR / 2)); // 01:30 EDT
     await s.waitEnded(id, 1);
     const next = await s.nextFireJob(id);
-    expect(next?.id).toBe(fireJobId(id, at('2027-11-08T06:30:00Z').getTime())); // not 01:30 EST on the 7th
+    expect(next?.id).toBe(fireJobId(id, change.getTime() + 24.5 * HOUR)); // 01:30 EST the next day, not the same day's
     // A late or duplicated delivery of the second pass is not a fire of this cron: dropped, nothing runs.
-    await addFire(s.t.queues.fires, id, at('2027-11-07T06:30:00Z').getTime(), 2_000);
+    await addFire(s.t.queues.fires, id, change.getTime() + HOUR / 2, 2_000);
     await new Promise((r) => setTimeout(r, 1_000));
     expect(await s.executionsOf(id)).toHaveLength(1);
   });
@@ -65,15 +75,15 @@ describe('fire times in Redis', () => {
 
 describe('a fire queue that is behind', () => {
   it('a fire taken after later fires fell due runs once, stands for them (logged), and the next fire is the next one from now', async () => {
-    s.t.setClock(at('2026-11-22T10:07:00Z'));
+    s.t.setClock(day('10:07'));
     const id = await s.createHttp({ cron_expression: '*/5 * * * *' });
-    s.t.setClock(at('2026-11-22T10:21:00Z')); // 10:10, 10:15 and 10:20 are all due; Redis holds the 10:10 job
+    s.t.setClock(day('10:21')); // 10:10, 10:15 and 10:20 are all due; Redis holds the 10:10 job
     const fire = await s.fireNow(id);
-    expect(isoOf(fire)).toBe('2026-11-22T10:10:00.000Z');
-    expect((await s.waitEnded(id, 1)).map((e) => e.scheduled_for)).toEqual(['2026-11-22T10:10:00.000Z']);
-    expect((await s.nextFireJob(id))?.id).toBe(fireJobId(id, at('2026-11-22T10:25:00Z').getTime()));
+    expect(isoOf(fire)).toBe(isoOf(day('10:10')));
+    expect((await s.waitEnded(id, 1)).map((e) => e.scheduled_for)).toEqual([isoOf(day('10:10'))]);
+    expect((await s.nextFireJob(id))?.id).toBe(fireJobId(id, day('10:25').getTime()));
     const line = s.workerLines.find((l) => l.includes('fire taken late') && l.includes(id));
-    expect(line && JSON.parse(line)).toMatchObject({ coalesced: 2, fire_at: '2026-11-22T10:10:00.000Z' });
+    expect(line && JSON.parse(line)).toMatchObject({ coalesced: 2, fire_at: isoOf(day('10:10')) });
   });
 });
 
@@ -99,17 +109,18 @@ describe('pause, resume, change, delete', () => {
   });
 
   it('a cron change replaces the firing (one next job, of the new cron); delete leaves nothing behind', async () => {
-    s.t.setClock(at('2026-11-22T10:07:00Z'));
+    s.t.setClock(day('10:07'));
     const id = await s.createHttp({ cron_expression: '*/5 * * * *' });
-    expect((await s.nextFireJob(id))?.id).toBe(fireJobId(id, at('2026-11-22T10:10:00Z').getTime()));
-    const changed = await send('patch', `/http-schedules/${id}`, { cron_expression: '0 12 * * *', timezone: 'Europe/Berlin' });
+    expect((await s.nextFireJob(id))?.id).toBe(fireJobId(id, day('10:10').getTime()));
+    // Tokyo has no daylight saving: 20:00 there is 11:00 UTC, later the same day.
+    const changed = await send('patch', `/http-schedules/${id}`, { cron_expression: '0 20 * * *', timezone: 'Asia/Tokyo' });
     expect(changed.status).toBe(200);
-    expect(changed.body.next_run_time).toBe('2026-11-22T11:00:00.000Z');
+    expect(changed.body.next_run_time).toBe(isoOf(day('11:00')));
     const delayed = (await s.t.queues.fires.getDelayed()).filter((j) => String(j.id).startsWith(`repeat:${id}:`));
-    expect(delayed.map((j) => j.id)).toEqual([fireJobId(id, at('2026-11-22T11:00:00Z').getTime())]);
-    expect(await s.t.queues.fires.getJobScheduler(id)).toMatchObject({ pattern: '0 12 * * *', tz: 'Europe/Berlin' });
+    expect(delayed.map((j) => j.id)).toEqual([fireJobId(id, day('11:00').getTime())]);
+    expect(await s.t.queues.fires.getJobScheduler(id)).toMatchObject({ pattern: '0 20 * * *', tz: 'Asia/Tokyo' });
     // A fire of the old cron still in flight is not a time of the new one: dropped.
-    await addFire(s.t.queues.fires, id, at('2026-11-22T10:10:00Z').getTime(), 2_000);
+    await addFire(s.t.queues.fires, id, day('10:10').getTime(), 2_000);
 
     expect((await send('delete', `/http-schedules/${id}`)).status).toBe(204);
     expect(await s.t.queues.fires.getJobScheduler(id)).toBeUndefined();
@@ -127,7 +138,7 @@ describe('runs', () => {
       await gate;
       res.end('late');
     });
-    s.t.setClock(at('2026-11-22T10:07:00Z'));
+    s.t.setClock(day('10:07'));
     const skip = await s.createHttp({ cron_expression: '*/5 * * * *', overlap_policy: 'skip' });
     const allow = await s.createHttp({ cron_expression: '*/5 * * * *', overlap_policy: 'allow' });
     for (const id of [skip, allow]) {
@@ -137,7 +148,7 @@ describe('runs', () => {
     }
     await waitFor(async () => (await s.executionsOf(skip)).length === 2 && (await s.executionsOf(allow)).length === 2);
     const skipped = (await s.executionsOf(skip))[1]!;
-    expect(skipped).toMatchObject({ status: 'skipped', success: null, scheduled_for: '2026-11-22T10:15:00.000Z' });
+    expect(skipped).toMatchObject({ status: 'skipped', success: null, scheduled_for: isoOf(day('10:15')) });
     expect(skipped.error_message).toMatch(/overlap/);
     release();
     expect((await s.waitEnded(skip, 2)).map((e) => e.status).sort()).toEqual(['skipped', 'succeeded']);

@@ -5,7 +5,8 @@ import { startServiceProcess, testInfra, type ServiceProcess } from '@platform/t
 import { createApp } from '../src/app';
 import { startScheduleStack, type ScheduleStack } from './schedule-stack';
 
-// On the real clock: schedules firing every minute, two worker processes and two scheduler replicas.
+// On the real clock: schedules firing every minute, two worker processes and two scheduler replicas. Half of them
+// keep New York time: run at a daylight-saving change (`pnpm test:any-date` does), their fire lands on the change.
 let s: ScheduleStack;
 const workers: ServiceProcess[] = [];
 
@@ -45,7 +46,12 @@ it('every schedule fires once at the next minute, with the nominal time, however
     const res = await request(i % 2 ? replica : s.t.app)
       .post('/http-schedules/')
       .set('x-api-key', s.key)
-      .send({ name: `every-minute-${i}`, url: `${s.target.url}/tick?i=${i}`, cron_expression: '* * * * *' });
+      .send({
+        name: `every-minute-${i}`,
+        url: `${s.target.url}/tick?i=${i}`,
+        cron_expression: '* * * * *',
+        timezone: i < 2 ? 'UTC' : 'America/New_York',
+      });
     ids.push(res.body.id);
   }
   await Promise.all([s.reconcile(), s.reconcile()]);

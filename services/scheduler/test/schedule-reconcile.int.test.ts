@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import request from 'supertest';
 import { IORedis } from '@platform/queue';
 import { fireJobId } from '@platform/scheduling';
-import { privateRedis, startServiceProcess, testInfra, type PrivateRedis } from '@platform/testing';
+import { privateRedis, startServiceProcess, testInfra, utcDayAhead, type PrivateRedis } from '@platform/testing';
 import { startScheduleStack, type ScheduleStack } from './schedule-stack';
 
 // FLUSHALL needs a Redis of this file's own.
@@ -20,11 +20,13 @@ afterAll(async () => {
   await redis.stop();
 }, 30_000);
 
-const at = (iso: string) => new Date(iso);
+// Instants derived from the real now and ahead of it (BullMQ's delays run on the real clock).
+const day = utcDayAhead(1);
+const isoOf = (d: Date) => d.toISOString();
 const send = (method: 'post' | 'delete', path: string) => request(s.t.app)[method](path).set('x-api-key', s.key);
 
 it('after FLUSHALL, reconcile restores every active schedule exactly once, catches up the fire that was due, and then writes nothing', async () => {
-  s.t.setClock(at('2026-11-22T10:07:30Z'));
+  s.t.setClock(day('10:07:30'));
   const active = [];
   for (let i = 0; i < 4; i++) active.push(await s.createHttp({ cron_expression: '*/5 * * * *' }));
   const paused = await s.createHttp();
@@ -36,7 +38,7 @@ it('after FLUSHALL, reconcile restores every active schedule exactly once, catch
   expect(await s.t.queues.fires.getJobSchedulersCount()).toBe(0);
   // Deleted while Redis was empty (nothing to remove), and the clock passes 10:10, a fire Redis no longer had.
   await send('delete', `/http-schedules/${deleted}`);
-  s.t.setClock(at('2026-11-22T10:10:20Z'));
+  s.t.setClock(day('10:10:20'));
 
   // Two scheduler replicas reconcile at once.
   const [a, b] = await Promise.all([s.reconcile(), s.reconcile()]);
@@ -45,12 +47,12 @@ it('after FLUSHALL, reconcile restores every active schedule exactly once, catch
   const schedulers = await s.t.queues.fires.getJobSchedulers(0, -1);
   expect(schedulers.map((j) => j.key).sort()).toEqual([...active].sort());
   const delayed = await s.t.queues.fires.getDelayed();
-  expect(delayed.map((j) => j.id).sort()).toEqual(active.map((id) => fireJobId(id, at('2026-11-22T10:15:00Z').getTime())).sort());
+  expect(delayed.map((j) => j.id).sort()).toEqual(active.map((id) => fireJobId(id, day('10:15').getTime())).sort());
 
   // The 10:10 fire of each active schedule runs once (both replicas queued it; the fire key keeps one).
   for (const id of active) {
     const runs = await s.waitEnded(id, 1);
-    expect(runs.map((r) => [r.scheduled_for, r.status])).toEqual([['2026-11-22T10:10:00.000Z', 'succeeded']]);
+    expect(runs.map((r) => [r.scheduled_for, r.status])).toEqual([[isoOf(day('10:10')), 'succeeded']]);
   }
   expect(await s.executionsOf(paused)).toHaveLength(0);
 

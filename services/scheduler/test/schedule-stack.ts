@@ -83,6 +83,8 @@ export async function startScheduleStack(opts: StartOptions = {}): Promise<Sched
           HTTP_MAX_RESPONSE_BYTES: 5 * 1024 * 1024,
           FIRE_CONCURRENCY: 8,
           ENQUEUE_TIMEOUT_MS: 2_000,
+          STORE_RETRY_BASE_MS: 200,
+          STORE_RETRY_MAX_MS: 2_000,
         },
         db: t.dbs.conn,
         redis,

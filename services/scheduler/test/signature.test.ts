@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { signSha256, signStandard, verifySignature } from '../src/triggers/signature';
+import { signSha256, signStandard, verifySignature } from '../src/webhooks/signature';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
 const other = `whsec_${randomBytes(32).toString('base64')}`;

@@ -5,7 +5,16 @@ import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { producerConnection, type IORedis, type Queue } from '@platform/queue';
-import { createExecutionRepository, createWebhookStats, enqueueRun, type AgentRunJob, type ExecutionRecord, type FireJob } from '@platform/scheduling';
+import {
+  createExecutionRepository,
+  createRunRecovery,
+  createWebhookStats,
+  executionJobs,
+  executionRunStore,
+  type AgentRunJob,
+  type ExecutionRecord,
+  type FireJob,
+} from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
 import {
   captureLogger,
@@ -18,10 +27,9 @@ import {
   type ServiceProcess,
   type TestDatabases,
 } from '@platform/testing';
-import { createAgentClient } from '../src/agents/agent.client';
+import { createAgentDirectory } from '@platform/agent-client';
 import { createApp } from '../src/app';
-import { createOutboxSweeper } from '../src/triggers/outbox.sweeper';
-import { signSha256 } from '../src/triggers/signature';
+import { signSha256 } from '../src/webhooks/signature';
 import { createTestQueues } from './queues';
 
 const AGENT_MAIN = resolve(__dirname, '../../agent/dist/main.js');
@@ -105,7 +113,7 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
     auth: createApiKeyAuth({ keys: createApiKeyRepository(dbs.authConn), cacheTtlMs: 30_000 }),
     box: createSecretBox(randomBytes(32)),
     scheduleBox: createSecretBox(randomBytes(32)),
-    agents: createAgentClient({ baseUrl: agentService.url, timeoutMs: 5_000, logger }),
+    agents: createAgentDirectory({ baseUrl: agentService.url, timeoutMs: 5_000, logger }),
     publicBaseUrl: 'https://hooks.example.test',
     readiness: { mongodb: () => pingMongo(dbs.conn) },
     queues: testQueues.queues,
@@ -117,14 +125,19 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
   const created = await request(app).post('/agent-webhooks/').set('x-api-key', key).send({ agent_id: agentId });
   if (created.status !== 201) throw new Error(`webhook create: ${created.status} ${created.text}`);
   const executions = createExecutionRepository(dbs.conn);
-  const sweepOutbox = createOutboxSweeper({
-    executions,
-    enqueue: (e) => enqueueRun(testQueues.queues, e, enqueueOpts),
-    hasJob: async (e) => Boolean(await queue.getJob(e.id)),
+  const recover = createRunRecovery({
+    store: executionRunStore(executions),
+    jobs: executionJobs(testQueues.queues, enqueueOpts, (id) => executions.get(id)),
     clock: () => new Date(),
     logger,
-    graceMs: 0,
+    queuedAfterMs: 0,
+    runningAfterMs: 60_000,
+    maxRecoveries: 5,
   });
+  const sweepOutbox = async () => {
+    const t = await recover();
+    return t.enqueued + t.recovered;
+  };
 
   const workers: ServiceProcess[] = [];
   const startWorker = async (extraEnv: Record<string, string> = {}) => {

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { signSha256, signStandard } from '../src/triggers/signature';
+import { signSha256, signStandard } from '../src/webhooks/signature';
 import { startTriggerStack, type TriggerStack } from './trigger-stack';
 
 let s: TriggerStack;
@@ -99,6 +99,21 @@ describe('accepted trigger → queue → worker → agent run', () => {
     expect(after.trigger_count).toBe(before.trigger_count + 1);
     expect(after.last_triggered_at).toEqual(expect.any(String));
     expect(after.last_trigger_success).toBe(true);
+  });
+
+  it('a payload with $-keys, dotted keys and nested arrays is stored and shown exactly as sent', async () => {
+    const body = '{"$schema":"x","a.b":{"$ref":"#/c"},"m":[[1,[2]],[]]}';
+    const res = await s.trigger(body);
+    expect(res.status).toBe(202);
+    const done = await s.waitEnded(res.body.execution_id);
+    expect(done.payload).toEqual(JSON.parse(body));
+    expect(lastUserMessage()).toBe(body);
+  });
+
+  it('a signed body with U+0000 in a string → 422 string_nul at the field', async () => {
+    const res = await s.trigger('{"note":"a\\u0000b"}');
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'note'], type: 'string_nul' });
   });
 
   it('a JSON string body is the message itself', async () => {

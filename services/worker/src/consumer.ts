@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { createQueue, createWorker, type IORedis, type Job, type Queue, type Worker, type WorkerSettings } from '@platform/queue';
 import type { Logger } from '@platform/logger';
 import { RetryableRunError } from './runs/run-errors';
+import { logStoreWait, waitingForStores, type StoreBackoff } from './store-wait';
 
 /** One queue this process consumes. */
 export interface QueueConsumer<T> {
@@ -20,6 +21,8 @@ export interface ConsumerDeps {
   settings: WorkerSettings;
   /** The process counts as dead when a consumer has not been connected for this long. */
   staleMs: number;
+  /** Waits of a job while a store is unreachable (store-wait.ts). */
+  storeBackoff: StoreBackoff;
   now?: () => number;
 }
 
@@ -40,7 +43,8 @@ export function startConsumers(deps: ConsumerDeps): Consumers {
   const workers: Worker[] = [];
   const queues: Queue[] = [];
   for (const c of deps.consumers as QueueConsumer<unknown>[]) {
-    const worker = createWorker<unknown>(c.name, c.process, deps.connection, { ...deps.settings, ...c.settings });
+    const processor = waitingForStores(c.process, deps.storeBackoff, logStoreWait(deps.logger, c.name));
+    const worker = createWorker<unknown>(c.name, processor, deps.connection, { ...deps.settings, ...c.settings });
     queues.push(createQueue<unknown>(c.name, deps.connection, {}, deps.settings.prefix));
     worker.on('stalled', (jobId) => {
       stalled.inc({ queue: c.name });

@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { createAgentRunner, type AgentRunner } from '@platform/agent-client';
 import type { Connection } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
@@ -16,7 +17,6 @@ import type { SecretBox } from '@platform/secrets';
 import type { WorkerConfig } from './config';
 import { fireMetrics, runMetrics, startConsumers, type Consumers, type QueueConsumer } from './consumer';
 import { createFireProcessor } from './fires/fire.processor';
-import { createAgentClient, type AgentClient } from './runs/agent.client';
 import { createAgentRunProcessor } from './runs/agent-run.processor';
 import { createHttpRunProcessor } from './runs/http-run.processor';
 import { createGiveUpHandler } from './runs/run-lifecycle';
@@ -34,6 +34,8 @@ export type RuntimeConfig = Pick<
   | 'HTTP_MAX_RESPONSE_BYTES'
   | 'FIRE_CONCURRENCY'
   | 'ENQUEUE_TIMEOUT_MS'
+  | 'STORE_RETRY_BASE_MS'
+  | 'STORE_RETRY_MAX_MS'
 >;
 
 export interface RuntimeDeps {
@@ -49,7 +51,7 @@ export interface RuntimeDeps {
   box: SecretBox;
   /** Time for executions and for cron fire computation (tests move it). */
   clock?: () => Date;
-  runAgent?: AgentClient;
+  runAgent?: AgentRunner;
 }
 
 export interface WorkerRuntime {
@@ -76,11 +78,12 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
     httpCalls: createQueue<AgentRunJob>(QUEUE_NAMES.httpCalls, deps.redis, {}, config.QUEUE_PREFIX),
   };
   const metrics = runMetrics(deps.registry);
-  const life = { executions, stats, clock, logger };
+  const storeBackoff = { baseMs: config.STORE_RETRY_BASE_MS, maxMs: config.STORE_RETRY_MAX_MS };
+  const life = { executions, stats, clock, logger, storeBackoff };
   const giveUp = createGiveUpHandler(life);
   const runAgent =
     deps.runAgent ??
-    createAgentClient({ baseUrl: config.AGENT_SERVICE_URL, internalSecret: config.INTERNAL_SERVICE_SECRET, timeoutMs: config.AGENT_RUN_TIMEOUT_MS });
+    createAgentRunner({ baseUrl: config.AGENT_SERVICE_URL, internalSecret: config.INTERNAL_SERVICE_SECRET, timeoutMs: config.AGENT_RUN_TIMEOUT_MS });
 
   const consumers: QueueConsumer<never>[] = [
     { name: QUEUE_NAMES.agentRuns, process: createAgentRunProcessor({ ...life, runAgent, onAttempt: metrics('agent') }), giveUp },
@@ -116,6 +119,7 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
         stalledInterval: config.STALLED_INTERVAL_MS,
       },
       staleMs: config.LIVENESS_STALE_MS,
+      storeBackoff,
     }),
     queuesToClose: [runQueues.agentRuns, runQueues.httpCalls],
     flush: () => Promise.all([stats.webhooks.flush(), stats.schedules.flush()]),

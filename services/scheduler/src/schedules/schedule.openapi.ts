@@ -1,5 +1,6 @@
 /** OpenAPI of /schedules and /http-schedules (merged into the service's document). */
 import { jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
+import { executionListParameters, recentExecutionParameters } from '../executions/execution.openapi';
 import { HTTP_METHODS, LIMITS } from './schedule.schemas';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -9,7 +10,6 @@ const page = [
   { name: 'skip', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
 ];
-const success = { name: 'success', in: 'query', schema: { type: 'boolean' } };
 
 const cronFields = {
   cron_expression: { type: 'string', description: '5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names' },
@@ -93,7 +93,7 @@ function pathsFor(base: string, schema: string, noun: string, fields: object) {
     [`${base}/executions/recent`]: {
       get: {
         summary: 'Runs of your schedules of this kind in the last hours',
-        parameters: [{ name: 'agent_id', in: 'query', schema: { type: 'string' } }, success, { name: 'hours', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 720, default: 24 } }, ...page],
+        parameters: recentExecutionParameters,
         responses: responses({ '200': { description: 'Executions', ...json(ref('ExecutionList')) } }),
       },
     },
@@ -111,7 +111,7 @@ function pathsFor(base: string, schema: string, noun: string, fields: object) {
         responses: responses({ '202': { description: 'Queued', ...json({ type: 'object', properties: { execution_id: { type: 'string' }, status: { type: 'string', enum: ['queued'] } } }) }, ...notFoundResponse(`${noun} not found`) }),
       },
     },
-    [`${base}/{schedule_id}/logs`]: { get: { summary: 'Its executions, newest first (one per fire; attempts counted in it)', parameters: [id, success, ...page], responses: executions('Executions') } },
+    [`${base}/{schedule_id}/logs`]: { get: { summary: 'Its executions, newest first (one per fire; attempts counted in it)', parameters: [id, ...executionListParameters], responses: executions('Executions') } },
   };
 }
 

@@ -1,8 +1,8 @@
+import { iso } from '@platform/db';
 import { MASK, type SecretBox } from '@platform/secrets';
 import { nextFire, type HttpTarget, type ScheduleRecord } from '@platform/scheduling';
 import type { AgentSchedule, HttpSchedule, HttpScheduleInput, ScheduleView } from './schedule.types';
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The public object of a schedule of either kind; `next_run_time` in the schedule's zone, null while paused. */
 export function presentSchedule(r: ScheduleRecord, now: Date): ScheduleView {

@@ -1,8 +1,9 @@
 import { Router, type Request } from 'express';
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
-import type { ExecutionKind, ExecutionRepository, ScheduleKind } from '@platform/scheduling';
-import { listExecutions, logsQuery, recentFilter, recentQuery, type LogsQuery, type RecentQuery } from '../executions/execution.queries';
+import type { ExecutionKind, ScheduleKind } from '@platform/scheduling';
+import { logsQuery, recentQuery, type LogsQuery, type RecentQuery } from '../executions/execution.schemas';
+import type { ExecutionService } from '../executions/execution.service';
 import type { WebhookService } from '../webhooks/webhook.service';
 import { agentCreateBody, agentUpdateBody, bulkBody, httpCreateBody, httpUpdateBody, listQuery } from './schedule.schemas';
 import type { Input, ScheduleService } from './schedule.service';
@@ -10,9 +11,8 @@ import type { ListFilter } from './schedule.types';
 
 export interface ScheduleRoutesDeps {
   service: ScheduleService;
-  executions: ExecutionRepository;
+  executions: ExecutionService;
   webhooks: WebhookService;
-  clock: () => Date;
 }
 
 const apiKeyOf = (req: Request) => req.get('x-api-key') ?? '';
@@ -39,8 +39,7 @@ export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
       res.json(await service.pauseBulk(principalOf(req), kind, validate<string[]>(bulkBody, req.body, 'body')));
     });
     r.get(`${base}/executions/recent`, async (req, res) => {
-      const q = validate<RecentQuery>(recentQuery, req.query, 'query');
-      res.json(await listExecutions(deps.executions, principalOf(req), recentFilter(exec, q, deps.clock())));
+      res.json(await deps.executions.recent(principalOf(req), exec, validate<RecentQuery>(recentQuery, req.query, 'query')));
     });
     r.get(`${base}/:id`, async (req, res) => {
       res.json(await service.get(principalOf(req), kind, req.params.id));
@@ -64,9 +63,9 @@ export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
     });
     r.get(`${base}/:id/logs`, async (req, res) => {
       const owner = principalOf(req);
+      const id = req.params.id;
       const q = validate<LogsQuery>(logsQuery, req.query, 'query');
-      await service.assertOwned(owner, kind, req.params.id);
-      res.json(await listExecutions(deps.executions, owner, { schedule_id: req.params.id, success: q.success, skip: q.skip, limit: q.limit }));
+      res.json(await deps.executions.of(owner, { schedule_id: id }, q, () => service.assertOwned(owner, kind, id)));
     });
   }
 

@@ -82,6 +82,7 @@ function httpFields(create: boolean) {
     name: req(Joi.string().min(1).max(LIMITS.nameLength)),
     url: req(Joi.string().max(LIMITS.urlLength).uri({ scheme: ['http', 'https'] })),
     method: create ? Joi.string().valid(...HTTP_METHODS).default('GET') : Joi.string().valid(...HTTP_METHODS),
+    // Header names, query names and the body are stored as JSON text: `$filter` and dotted names are fine.
     headers: create ? headers.default({}) : headers,
     query: create ? query.default({}) : query,
     body: Joi.any(),

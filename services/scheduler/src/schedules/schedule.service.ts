@@ -1,17 +1,16 @@
 import { NotFoundError } from '@platform/errors';
+import type { Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type {
   ExecutionRecord,
   ExecutionRepository,
   NewSchedule,
-  Owner,
   ScheduleKind,
   ScheduleRecord,
   ScheduleRepository,
 } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
-import type { AgentDirectory } from '../agents/agent.client';
-import { isAgentId } from '../agents/agent-id';
+import { isAgentId, type AgentDirectory } from '@platform/agent-client';
 import { pauseBulk } from '../shared/bulk-pause';
 import { httpTargetOf, presentSchedule } from './schedule.present';
 import type { AgentScheduleInput, HttpScheduleInput, ListFilter, ScheduleView } from './schedule.types';
@@ -68,7 +67,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   /** The current record as an input, so a PATCH can be merged over it (header values stay masked). */
   function inputOf(r: ScheduleRecord): Input {
     const view = present(r) as ScheduleView & Partial<HttpScheduleInput> & Partial<AgentScheduleInput>;
-    return { ...view, body: r.http?.body ?? null } as Input;
+    return { ...view, body: r.http?.body ?? null };
   }
 
   async function setActive(owner: Owner, kind: ScheduleKind, id: string, active: boolean): Promise<ScheduleView> {
@@ -96,7 +95,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
 
     async update(owner: Owner, apiKey: string, kind: ScheduleKind, id: string, patch: Partial<Input>): Promise<ScheduleView> {
       const current = await found(owner, kind, id);
-      const next = { ...inputOf(current), ...patch } as Input;
+      const next = { ...inputOf(current), ...patch };
       if (kind === 'agent' && 'agent_id' in patch && patch.agent_id !== current.agent_id) await assertAgent(apiKey, String(patch.agent_id));
       const now = clock();
       const cronChanged = next.cron_expression !== current.cron_expression || next.timezone !== current.timezone;

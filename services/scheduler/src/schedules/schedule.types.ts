@@ -55,9 +55,4 @@ export interface HttpSchedule extends CommonView {
 
 export type ScheduleView = AgentSchedule | HttpSchedule;
 
-export interface ListFilter {
-  agent_id?: string;
-  is_active?: boolean;
-  skip: number;
-  limit: number;
-}
+export type { ListFilter } from '@platform/db';

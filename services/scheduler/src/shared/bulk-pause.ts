@@ -1,4 +1,4 @@
-import type { Owner } from '@platform/scheduling';
+import type { Owner } from '@platform/db';
 
 /** What bulk pause needs of a repository (webhooks, schedules). */
 export interface PausableRepository<R> {

@@ -1,4 +1,4 @@
-import { atomicUpdateOne, isObjectIdHex, type Connection } from '@platform/db';
+import { atomicUpdateOne, findPage, isObjectIdHex, listEqualities, ownerFilter, type Connection } from '@platform/db';
 import { webhookModel, type WebhookDoc } from './webhook.model';
 import type { ListFilter, Owner, WebhookRecord } from './webhook.types';
 
@@ -21,8 +21,6 @@ function toRecord(d: WebhookDoc): WebhookRecord {
   };
 }
 
-const ownerOf = (owner: Owner) => ({ user_id: owner.user_id, org_id: owner.org_id });
-
 export interface NewWebhook {
   agent_id: string;
   description: string | null;
@@ -39,7 +37,7 @@ export function createWebhookRepository(conn: Connection) {
   /** Applies `$set` to the owner's webhook when it also matches `extra`; the updated record, or null. */
   async function update(owner: Owner, id: string, extra: Record<string, unknown>, set: Partial<WebhookDoc>): Promise<WebhookRecord | null> {
     if (!isObjectIdHex(id)) return null;
-    const d = await atomicUpdateOne(Webhook, { _id: id, ...ownerOf(owner), ...extra }, { $set: set });
+    const d = await atomicUpdateOne(Webhook, { _id: id, ...ownerFilter(owner), ...extra }, { $set: set });
     return d ? toRecord(d) : null;
   }
 
@@ -48,25 +46,24 @@ export function createWebhookRepository(conn: Connection) {
     isId: (id: string): boolean => isObjectIdHex(id),
 
     async create(owner: Owner, fields: NewWebhook, now: Date): Promise<WebhookRecord> {
-      const doc = await Webhook.create({ ...fields, ...ownerOf(owner), created_at: now });
+      const doc = await Webhook.create({ ...fields, ...ownerFilter(owner), created_at: now });
       return toRecord(doc.toObject());
     },
 
     async get(owner: Owner, id: string): Promise<WebhookRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await Webhook.findOne({ _id: id, ...ownerOf(owner) }).lean<WebhookDoc>();
+      const d = await Webhook.findOne({ _id: id, ...ownerFilter(owner) }).lean<WebhookDoc>();
       return d ? toRecord(d) : null;
     },
 
-    async list(owner: Owner, f: ListFilter): Promise<{ items: WebhookRecord[]; total: number }> {
-      const filter: Record<string, unknown> = ownerOf(owner);
-      if (f.agent_id !== undefined) filter.agent_id = f.agent_id;
-      if (f.is_active !== undefined) filter.is_active = f.is_active;
-      const [docs, total] = await Promise.all([
-        Webhook.find(filter).sort({ created_at: -1, _id: -1 }).skip(f.skip).limit(f.limit).lean<WebhookDoc[]>(),
-        Webhook.countDocuments(filter),
-      ]);
-      return { items: docs.map(toRecord), total };
+    list: (owner: Owner, f: ListFilter): Promise<{ items: WebhookRecord[]; total: number }> =>
+      findPage(Webhook, { ...ownerFilter(owner), ...listEqualities(f) }, f, toRecord),
+
+    /** What the signed trigger needs: the webhook by id alone (the trigger carries no API key). */
+    async findForTrigger(id: string): Promise<WebhookRecord | null> {
+      if (!isObjectIdHex(id)) return null;
+      const d = await Webhook.findById(id).lean<WebhookDoc>();
+      return d ? toRecord(d) : null;
     },
 
     update: (owner: Owner, id: string, set: Partial<WebhookDoc>) => update(owner, id, {}, set),
@@ -91,7 +88,7 @@ export function createWebhookRepository(conn: Connection) {
 
     async delete(owner: Owner, id: string): Promise<boolean> {
       if (!isObjectIdHex(id)) return false;
-      return (await Webhook.deleteOne({ _id: id, ...ownerOf(owner) })).deletedCount === 1;
+      return (await Webhook.deleteOne({ _id: id, ...ownerFilter(owner) })).deletedCount === 1;
     },
 
     async init(): Promise<void> {

@@ -1,6 +1,8 @@
 import { Router, type Request } from 'express';
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
+import { logsQuery, recentQuery, type LogsQuery, type RecentQuery } from '../executions/execution.schemas';
+import type { ExecutionService } from '../executions/execution.service';
 import { bulkBody, createBody, listQuery, regenerateQuery, updateBody } from './webhook.schemas';
 import type { WebhookService } from './webhook.service';
 import type { CreateWebhookInput, ListFilter, UpdateWebhookInput } from './webhook.types';
@@ -9,8 +11,12 @@ const BASE = '/agent-webhooks';
 /** The caller's key, present behind the auth middleware; forwarded to the agent service. */
 const apiKeyOf = (req: Request) => req.get('x-api-key') ?? '';
 
-/** /agent-webhooks routes. Handlers validate, call the service, respond. */
-export function createWebhookRoutes(service: WebhookService): Router {
+/**
+ * /agent-webhooks routes, their executions included. Handlers validate, call a service, respond. Fixed paths
+ * (`pause-bulk`, `executions/recent`) are registered before `/:webhookId` in this one router, so no id can take them
+ * whatever order the app mounts its routers in.
+ */
+export function createWebhookRoutes(service: WebhookService, executions: ExecutionService): Router {
   const r = Router();
 
   r.post(BASE, async (req, res) => {
@@ -26,6 +32,16 @@ export function createWebhookRoutes(service: WebhookService): Router {
   r.post(`${BASE}/pause-bulk`, async (req, res) => {
     const ids = validate<string[]>(bulkBody, req.body, 'body');
     res.json(await service.pauseBulk(principalOf(req), ids));
+  });
+
+  r.get(`${BASE}/executions/recent`, async (req, res) => {
+    res.json(await executions.recent(principalOf(req), 'webhook', validate<RecentQuery>(recentQuery, req.query, 'query')));
+  });
+
+  r.get(`${BASE}/:webhookId/executions`, async (req, res) => {
+    const owner = principalOf(req);
+    const id = req.params.webhookId;
+    res.json(await executions.of(owner, { webhook_id: id }, validate<LogsQuery>(logsQuery, req.query, 'query'), () => service.get(owner, id)));
   });
 
   r.get(`${BASE}/:webhookId`, async (req, res) => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SecretBox } from '@platform/secrets';
 
 const PREFIX = 'whsec_';
 
@@ -22,4 +23,20 @@ export function verificationSecrets(webhook: WebhookSecrets, now: Date): string[
   const { secret_key, previous_secret_key: previous, previous_secret_expires_at: expires } = webhook;
   const previousValid = previous !== null && expires !== null && expires.getTime() > now.getTime();
   return previousValid && previous !== secret_key ? [secret_key, previous] : [secret_key];
+}
+
+/** What a stored webhook holds of its secrets, sealed. */
+export interface SealedWebhookSecrets {
+  secret_key_sealed: string;
+  previous_secret_key_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** Opens a webhook's sealed secrets (the one place they are unsealed). */
+export function openWebhookSecrets(box: SecretBox, w: SealedWebhookSecrets): WebhookSecrets {
+  return {
+    secret_key: box.decrypt(w.secret_key_sealed),
+    previous_secret_key: w.previous_secret_key_sealed ? box.decrypt(w.previous_secret_key_sealed) : null,
+    previous_secret_expires_at: w.previous_secret_expires_at,
+  };
 }

@@ -1,10 +1,10 @@
+import { iso } from '@platform/db';
 import { ConflictError, NotFoundError } from '@platform/errors';
 import type { SecretBox } from '@platform/secrets';
-import type { AgentDirectory } from '../agents/agent.client';
-import { isAgentId } from '../agents/agent-id';
+import { isAgentId, type AgentDirectory } from '@platform/agent-client';
 import { pauseBulk } from '../shared/bulk-pause';
 import type { WebhookRepository } from './webhook.repository';
-import { generateSecretKey, verificationSecrets, type WebhookSecrets } from './webhook.secrets';
+import { generateSecretKey, openWebhookSecrets, verificationSecrets, type WebhookSecrets } from './webhook.secrets';
 import type {
   BulkPauseResult,
   CreateWebhookInput,
@@ -27,7 +27,6 @@ export interface WebhookServiceDeps {
   newSecret?: () => string;
 }
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const REGENERATE_ATTEMPTS = 5;
 
 /** Webhook rules: ownership, the agent check, sealed secrets and their rotation, pause and resume. */
@@ -36,11 +35,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const newSecret = deps.newSecret ?? generateSecretKey;
   const base = deps.publicBaseUrl.replace(/\/+$/, '');
 
-  const openSecrets = (r: WebhookRecord): WebhookSecrets => ({
-    secret_key: box.decrypt(r.secret_key_sealed),
-    previous_secret_key: r.previous_secret_key_sealed ? box.decrypt(r.previous_secret_key_sealed) : null,
-    previous_secret_expires_at: r.previous_secret_expires_at,
-  });
+  const openSecrets = (r: WebhookRecord): WebhookSecrets => openWebhookSecrets(box, r);
 
   /** The spec's Webhook object: exactly its fields, the secret opened. */
   function present(r: WebhookRecord): Webhook {

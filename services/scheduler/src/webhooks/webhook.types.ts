@@ -1,10 +1,7 @@
+import type { Owner } from '@platform/db';
 import type { BulkPauseCounts } from '../shared/bulk-pause';
 
-/** The caller, as resolved from the API key. Every webhook belongs to one. */
-export interface Owner {
-  user_id: string;
-  org_id: string;
-}
+export type { ListFilter, Owner } from '@platform/db';
 
 /** A stored webhook as the repository returns it: plain values, secrets still sealed. */
 export interface WebhookRecord extends Owner {
@@ -57,9 +54,3 @@ export interface UpdateWebhookInput {
   description?: string | null;
 }
 
-export interface ListFilter {
-  agent_id?: string;
-  is_active?: boolean;
-  skip: number;
-  limit: number;
-}

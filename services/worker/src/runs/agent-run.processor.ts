@@ -1,9 +1,10 @@
+import type { AgentRunner } from '@platform/agent-client';
+import { ServiceUnavailableError } from '@platform/errors';
 import type { ExecutionRecord } from '@platform/scheduling';
-import type { AgentClient } from './agent.client';
 import { createRunProcessor, type AttemptResult, type RunLifecycleDeps } from './run-lifecycle';
 
 export interface AgentRunDeps extends RunLifecycleDeps {
-  runAgent: AgentClient;
+  runAgent: AgentRunner;
 }
 
 /** The agent's message: the body text itself when the body is a JSON string, else the body as JSON. */
@@ -13,8 +14,9 @@ export function messageOf(payload: unknown): string {
 
 /**
  * Processes one `agent-runs` job (a webhook trigger or an agent schedule's fire): runs the agent on its owner's
- * behalf. Transient failures (agent service 5xx, unreachable, timed out) are retried while attempts remain; a 4xx
- * (the agent is gone, the request is invalid) is final at once.
+ * behalf. Transient failures (the provider failed, the run timed out) are retried while attempts remain; a 4xx
+ * (the agent is gone, the request is invalid) is final at once; an agent service that cannot take the call at all
+ * (unreachable, 503) leaves the job waiting without spending an attempt.
  */
 export function createAgentRunProcessor(deps: AgentRunDeps) {
   return createRunProcessor(deps, 'agent-run', async (exec: ExecutionRecord): Promise<AttemptResult> => {
@@ -26,6 +28,7 @@ export function createAgentRunProcessor(deps: AgentRunDeps) {
       message: messageOf(exec.payload),
     });
     if (result.ok) return { retryable: false, outcome: { success: true, response_status: result.status, response_output: result.output, error_message: null } };
+    if (result.unavailable) throw new ServiceUnavailableError(undefined, result.error);
     return { retryable: result.transient, outcome: { success: false, response_status: result.status, response_output: null, error_message: result.error } };
   });
 }

@@ -1,6 +1,6 @@
 import { OutboundError, type OutboundClient } from '@platform/outbound';
 import type { ExecutionRecord, HttpTarget, RunOutcome, ScheduleRepository } from '@platform/scheduling';
-import type { SecretBox } from '@platform/secrets';
+import { openValues, type SecretBox } from '@platform/secrets';
 import { createRunProcessor, type AttemptResult, type RunLifecycleDeps } from './run-lifecycle';
 
 export interface HttpRunDeps extends RunLifecycleDeps {
@@ -20,11 +20,21 @@ const failure = (error: string, status: number | null = null): RunOutcome => ({ 
 function requestOf(http: HttpTarget, box: SecretBox) {
   const url = new URL(http.url);
   for (const [k, v] of Object.entries(http.query)) url.searchParams.append(k, v);
-  const headers: Record<string, string> = {};
-  for (const [k, sealed] of Object.entries(http.headers_sealed)) headers[k] = box.decrypt(sealed);
+  const headers = openValues(box, http.headers_sealed);
   const sendsBody = http.body !== null && http.body !== undefined && !['GET', 'HEAD'].includes(http.method);
   if (sendsBody && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-  return { url: url.toString(), method: http.method, headers, body: sendsBody ? http.body : undefined, timeoutMs: http.timeout_ms };
+  return { url: url.toString(), method: http.method, headers, body: sendsBody ? bodyText(http.body, headers) : undefined, timeoutMs: http.timeout_ms };
+}
+
+/**
+ * The bytes of a stored body: under a JSON content type its JSON text, always (a string body `"42"` is sent as
+ * `"42"`, never as the number its text reads as); under another content type a string as it is, other values as
+ * JSON text.
+ */
+function bodyText(body: unknown, headers: Record<string, string>): string {
+  const type = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
+  const json = /(^|[/+])json(\s*;|\s*$)/i.test(type.split(',')[0]!.trim());
+  return typeof body === 'string' && !json ? body : JSON.stringify(body);
 }
 
 /**

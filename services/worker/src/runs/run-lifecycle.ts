@@ -1,6 +1,9 @@
+import { AtomicConflictError } from '@platform/db';
+import { isUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { Job } from '@platform/queue';
 import type { AgentRunJob, ExecutionRecord, ExecutionRepository, RunOutcome, RunStats } from '@platform/scheduling';
+import type { StoreBackoff } from '../store-wait';
 import { RetryableRunError } from './run-errors';
 
 /** What one attempt of a run came to. */
@@ -18,6 +21,29 @@ export interface RunLifecycleDeps {
   logger: Logger;
   /** Observes each finished attempt (metrics). */
   onAttempt?: (outcome: 'succeeded' | 'failed' | 'retry', seconds: number) => void;
+  /** How long to wait between tries of recording an outcome while the database is away. */
+  storeBackoff: StoreBackoff;
+}
+
+/** What a run job carries: the execution, and the attempt to resume after a store outage interrupted it. */
+type RunJobData = AgentRunJob & { resume_attempt?: number };
+
+/**
+ * Writes an outcome that is already known (the model or endpoint has answered) until the database takes it: giving
+ * up here would run the attempt again. Other errors are not retried.
+ */
+async function untilStored<R>(write: () => Promise<R>, backoff: StoreBackoff, log: Logger, executionId: string): Promise<R> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await write();
+    } catch (err) {
+      // A conflict here is a claim that an interrupted write of this very outcome left behind: it goes soon.
+      if (!isUnavailableError(err) && !(err instanceof AtomicConflictError)) throw err;
+      const delay = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(tries, 20));
+      if (tries === 0 || tries % 10 === 0) log.warn('database unreachable; holding the outcome until it can be stored', { execution_id: executionId, tries: tries + 1 });
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
 }
 
 /**
@@ -36,23 +62,39 @@ function recordOutcome(deps: Pick<RunLifecycleDeps, 'stats'>, exec: ExecutionRec
  */
 export function createRunProcessor(deps: RunLifecycleDeps, module: string, attempt: (exec: ExecutionRecord) => Promise<AttemptResult>) {
   const log = deps.logger.child({ module });
-  return async (job: Job<AgentRunJob>): Promise<void> => {
+  return async (job: Job<RunJobData>): Promise<void> => {
     const startedAt = deps.clock();
-    const exec = await deps.executions.claim(job.data.execution_id, startedAt);
+    // A store error from here to the attempt's answer leaves the job waiting (store-wait.ts) with nothing spent.
+    const exec = await deps.executions.claim(job.data.execution_id, startedAt, job.data.resume_attempt);
     if (!exec) {
       log.info('execution already ended or unknown; nothing to run', { execution_id: job.data.execution_id });
       return;
     }
-    const { outcome, retryable } = await attempt(exec);
+    let result: AttemptResult;
+    try {
+      result = await attempt(exec);
+    } catch (err) {
+      // Claimed, but a store (or the agent service in front of its own) was away before the attempt could run:
+      // the same attempt resumes when the job comes back.
+      if (isUnavailableError(err)) {
+        await job.updateData({ ...job.data, resume_attempt: exec.attempt });
+        throw err;
+      }
+      // Anything else (a header value that cannot be opened, a bug) would fail the same way again: the run ends
+      // failed now, with the reason, instead of going back to the queue.
+      log.error('run attempt threw; ending the run failed', { execution_id: exec.id, err });
+      result = { retryable: false, outcome: { success: false, response_status: null, response_output: null, error_message: `worker error: ${(err as Error).message}` } };
+    }
+    const { outcome, retryable } = result;
     const seconds = (deps.clock().getTime() - startedAt.getTime()) / 1000;
     const context = { execution_id: exec.id, schedule_id: exec.schedule_id, webhook_id: exec.webhook_id, attempt: exec.attempt, of: exec.max_attempts };
     if (!outcome.success && retryable && exec.attempt < exec.max_attempts) {
-      await deps.executions.retryLater(exec.id, exec.attempt, outcome);
+      await untilStored(() => deps.executions.retryLater(exec.id, exec.attempt, outcome), deps.storeBackoff, log, exec.id);
       deps.onAttempt?.('retry', seconds);
       log.warn('run attempt failed; will retry', { ...context, status: outcome.response_status, error: outcome.error_message });
       throw new RetryableRunError(outcome.error_message ?? 'failed');
     }
-    const done = await deps.executions.finish(exec.id, exec.attempt, outcome, deps.clock(), startedAt);
+    const done = await untilStored(() => deps.executions.finish(exec.id, exec.attempt, outcome, deps.clock(), startedAt), deps.storeBackoff, log, exec.id);
     if (done) recordOutcome(deps, done, outcome.success);
     deps.onAttempt?.(outcome.success ? 'succeeded' : 'failed', seconds);
     const line = { ...context, status: outcome.response_status, seconds, ...(outcome.success ? {} : { error: outcome.error_message }) };
@@ -62,14 +104,13 @@ export function createRunProcessor(deps: RunLifecycleDeps, module: string, attem
 }
 
 /**
- * When BullMQ gives a job up (attempts exhausted, or it stalled too often because workers died), the execution
- * must still end: this fails it if it is not already ended.
+ * When BullMQ gives a job up without the run having ended (it stalled more often than allowed: its workers kept
+ * dying), the run goes back to `queued` with its attempts as they are, and the recovery rule (libs/scheduling
+ * run-recovery) puts it on the queue again under a new job; a run that keeps killing workers is ended there after
+ * MAX_RECOVERIES. A final failure of the run itself never reaches this: the processor records it.
  */
-export function createGiveUpHandler(deps: Pick<RunLifecycleDeps, 'executions' | 'stats' | 'clock' | 'logger'>) {
+export function createGiveUpHandler(deps: Pick<RunLifecycleDeps, 'executions' | 'logger'>) {
   return async (job: Job<AgentRunJob>, reason: string): Promise<void> => {
-    const ended = await deps.executions.abandon(job.data.execution_id, reason, deps.clock());
-    if (!ended) return;
-    recordOutcome(deps, ended, false);
-    deps.logger.warn('run given up', { execution_id: ended.id, reason });
+    if (await deps.executions.release(job.data.execution_id)) deps.logger.warn('run job given up; left to recovery', { execution_id: job.data.execution_id, reason });
   };
 }

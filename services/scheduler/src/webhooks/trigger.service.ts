@@ -1,10 +1,11 @@
 import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '@platform/errors';
+import { parseJsonBytes } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { SecretBox } from '@platform/secrets';
 import type { ExecutionRecord, ExecutionRepository, IdempotencyStore, WebhookStats } from '@platform/scheduling';
-import { verificationSecrets } from '../webhooks/webhook.secrets';
+import { openWebhookSecrets, verificationSecrets } from './webhook.secrets';
 import { verifySignature, type SignatureHeaders } from './signature';
-import type { TriggerRepository } from './trigger.repository';
+import type { WebhookRepository } from './webhook.repository';
 
 export interface TriggerRequest {
   webhookId: string;
@@ -18,7 +19,8 @@ export interface TriggerResult {
 }
 
 export interface TriggerServiceDeps {
-  targets: TriggerRepository;
+  /** The webhooks, read by id alone: the trigger carries no API key. */
+  webhooks: Pick<WebhookRepository, 'findForTrigger'>;
   executions: ExecutionRepository;
   idempotency: IdempotencyStore;
   /** trigger_count and last_triggered_at, written off the request path. */
@@ -33,15 +35,6 @@ export interface TriggerServiceDeps {
 }
 
 const MAX_KEY = 255;
-
-function parseJson(body: Buffer): unknown {
-  try {
-    if (body.length === 0) throw new Error('empty');
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    throw ValidationError.field(['body'], 'Body must be valid JSON', 'json_invalid');
-  }
-}
 
 /**
  * The webhook trigger (contract §2 steps 1–7): 404 unknown, 401 bad signature, 409 paused, 422 not JSON,
@@ -65,19 +58,12 @@ export function createTriggerService(deps: TriggerServiceDeps) {
 
   return async (req: TriggerRequest): Promise<TriggerResult> => {
     const now = deps.clock();
-    const target = await deps.targets.find(req.webhookId);
+    const target = await deps.webhooks.findForTrigger(req.webhookId);
     if (!target) throw new NotFoundError('Webhook');
-    const secrets = verificationSecrets(
-      {
-        secret_key: deps.box.decrypt(target.secret_key_sealed),
-        previous_secret_key: target.previous_secret_key_sealed ? deps.box.decrypt(target.previous_secret_key_sealed) : null,
-        previous_secret_expires_at: target.previous_secret_expires_at,
-      },
-      now,
-    );
+    const secrets = verificationSecrets(openWebhookSecrets(deps.box, target), now);
     if (!verifySignature(req.headers, req.body, secrets, now)) throw new UnauthorizedError('Invalid signature');
     if (!target.is_active) throw new ConflictError('Webhook is paused');
-    const payload = parseJson(req.body);
+    const payload = parseJsonBytes(req.body);
     const key = idempotencyKey(req.headers);
 
     const exec = await deps.executions.create(

@@ -1,4 +1,0 @@
-/** Agent ids are decimal integers below 2^53 (contract §1). */
-const AGENT_ID = /^[1-9][0-9]{0,15}$/;
-
-export const isAgentId = (id: string): boolean => AGENT_ID.test(id) && Number(id) <= Number.MAX_SAFE_INTEGER;

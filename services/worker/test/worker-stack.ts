@@ -1,0 +1,373 @@
+import { randomBytes } from 'node:crypto';
+import { createServer as createTcpServer, connect, type Server, type Socket } from 'node:net';
+import { Registry } from 'prom-client';
+import { syncIndexes } from '@platform/db';
+import { createOutboundClient } from '@platform/outbound';
+import { createQueue, producerConnection, QUEUE_NAMES, within, workerConnection, type IORedis, type Queue } from '@platform/queue';
+import {
+  createExecutionRepository,
+  createRepeatStrategy,
+  createScheduleRepository,
+  enqueueRun,
+  type AgentRunJob,
+  type ExecutionRecord,
+  type ExecutionRepository,
+  type FireJob,
+  type HttpMethod,
+  type NewExecution,
+  type NewSchedule,
+  type RunQueues,
+  type ScheduleRecord,
+  type ScheduleRepository,
+} from '@platform/scheduling';
+import { createSecretBox, type SecretBox } from '@platform/secrets';
+import {
+  captureLogger,
+  createTestDatabases,
+  freePort,
+  startLocalServer,
+  testInfra,
+  uniqueName,
+  type LocalHandler,
+  type LocalServer,
+  type TestDatabases,
+} from '@platform/testing';
+import { createWorkerRuntime, type RuntimeConfig, type WorkerRuntime } from '../src/runtime';
+
+/** The owner of everything a stack creates. */
+export const OWNER = { user_id: 'alice', org_id: 'acme' };
+
+/** The path of the agent service's inference endpoint the worker calls (libs/agent-client runner). */
+export const INFERENCE_PATH = '/v3/inference/chat/';
+
+/** First retry delay of runs without a fixed delay (webhook runs), as the scheduler passes to enqueueRun. */
+const ENQUEUE = { timeoutMs: 2_000, backoffMs: 100 };
+
+const ENDED = ['succeeded', 'failed', 'skipped'];
+
+/**
+ * A TCP door in front of a local server on a port of its own: open, it forwards every connection; shut, nothing
+ * listens on its port (connections are refused), as when the agent service is down.
+ */
+export interface Door {
+  url: string;
+  open(): Promise<void>;
+  shut(): Promise<void>;
+}
+
+async function startDoor(targetPort: number): Promise<Door> {
+  const port = await freePort();
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  const door: Door = {
+    url: `http://127.0.0.1:${port}`,
+    open: () =>
+      new Promise<void>((resolve, reject) => {
+        if (server) return resolve();
+        const s = createTcpServer((client) => {
+          const upstream = connect(targetPort, '127.0.0.1');
+          const drop = () => {
+            client.destroy();
+            upstream.destroy();
+            sockets.delete(client);
+            sockets.delete(upstream);
+          };
+          sockets.add(client).add(upstream);
+          for (const sock of [client, upstream]) sock.on('error', drop).on('close', drop);
+          client.pipe(upstream).pipe(client);
+        });
+        s.once('error', reject);
+        s.listen(port, '127.0.0.1', () => {
+          server = s;
+          resolve();
+        });
+      }),
+    shut: () =>
+      new Promise<void>((resolve) => {
+        const s = server;
+        server = null;
+        for (const sock of sockets) sock.destroy();
+        sockets.clear();
+        if (!s) return resolve();
+        s.close(() => resolve());
+      }),
+  };
+  await door.open();
+  return door;
+}
+
+export interface HttpScheduleInput {
+  url: string;
+  method?: HttpMethod;
+  /** Plain header values; stored sealed, as the scheduler stores them. */
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  timeout_ms?: number;
+}
+
+export interface ScheduleOptions {
+  cron_expression?: string;
+  timezone?: string;
+  max_retries?: number;
+  retry_delay?: number;
+  overlap_policy?: 'skip' | 'allow';
+  is_active?: boolean;
+  /** When the schedule is created (its `active_since`); real now by default. */
+  at?: Date;
+}
+
+export interface WebhookRunInput {
+  payload: unknown;
+  agent_id?: string | null;
+  max_attempts?: number;
+  webhook_id?: string;
+}
+
+export interface StackOptions {
+  httpMaxResponseBytes?: number;
+  agentRunTimeoutMs?: number;
+}
+
+export interface WorkerStack {
+  dbs: TestDatabases;
+  prefix: string;
+  /** The secret the worker presents to the agent service. */
+  internalSecret: string;
+  /** Seals and opens HTTP schedules' header values (the worker's SCHEDULE_SECRET_ENCRYPTION_KEY). */
+  box: SecretBox;
+  /** Stand-in of the agent service's internal inference endpoint (outside the worker). */
+  agent: LocalServer;
+  /** The door the worker reaches the agent service through (shut it to make the agent service unreachable). */
+  agentDoor: Door;
+  setAgent(handler: LocalHandler): void;
+  /** Stand-in of a user's HTTP endpoint, allow-listed for the worker's outbound client. */
+  target: LocalServer;
+  setTarget(handler: LocalHandler): void;
+  executions: ExecutionRepository;
+  schedules: ScheduleRepository;
+  /** The scheduler's producer queues under this stack's prefix. */
+  queues: RunQueues;
+  fires: Queue<FireJob>;
+  /** The worker runtime under test (all three consumers). */
+  runtime: WorkerRuntime;
+  /** The worker's log lines. */
+  lines: string[];
+  /** Requests the agent stand-in received for one execution (its session id). */
+  agentCallsOf(executionId: string): LocalServer['requests'];
+  /** Creates an agent schedule as the scheduler stores it. */
+  createAgentSchedule(message: string, agentId: string, opts?: ScheduleOptions): Promise<ScheduleRecord>;
+  /** Creates an HTTP schedule as the scheduler stores it (header values sealed). */
+  createHttpSchedule(input: HttpScheduleInput, opts?: ScheduleOptions): Promise<ScheduleRecord>;
+  /** What the scheduler's run-now does: stores an execution of the schedule and puts it on its run queue. */
+  runNow(s: ScheduleRecord): Promise<ExecutionRecord>;
+  /** What the scheduler's webhook trigger does: stores a webhook execution and puts it on `agent-runs`. */
+  triggerWebhookRun(input: WebhookRunInput): Promise<ExecutionRecord>;
+  /** Stores an execution without enqueuing it. */
+  storeExecution(input: NewExecution): Promise<ExecutionRecord>;
+  enqueue(exec: ExecutionRecord, jobId?: string): Promise<string>;
+  /** Polls until the execution has ended. */
+  waitEnded(id: string, timeoutMs?: number): Promise<ExecutionRecord>;
+  /** Polls until a job of a queue is in `state`. */
+  waitJob(queue: Queue<never> | Queue<AgentRunJob> | Queue<FireJob>, jobId: string, state?: string, timeoutMs?: number): Promise<void>;
+  /** Executions of a schedule, oldest first. */
+  executionsOf(scheduleId: string): Promise<ExecutionRecord[]>;
+  close(): Promise<void>;
+}
+
+/** Polls `check` every 50 ms until it returns a value other than undefined. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const got = await check();
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The default agent stand-in: answers as the agent service does, with the message echoed. */
+const echoAgent: LocalHandler = (req, res) => {
+  const body = req.json as { agent_id: string; session_id: string; message: string };
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify({ response: `echo: ${body.message}`, session_id: body.session_id, agent_id: String(body.agent_id) }));
+};
+
+/**
+ * The worker's runtime (createWorkerRuntime, all three consumers) on real FerretDB (a database of this file's own) and
+ * real Redis (a queue prefix of this file's own), in this process. Executions, schedules and jobs are made with
+ * @platform/scheduling as the scheduler makes them. Only what is outside the product stands in as local servers:
+ * the agent service's inference endpoint and a user's HTTP endpoint.
+ */
+export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerStack> {
+  const dbs = await createTestDatabases('worker');
+  const prefix = uniqueName('wq');
+  const internalSecret = randomBytes(32).toString('hex');
+  const box = createSecretBox(randomBytes(32));
+
+  let agentHandler: LocalHandler = echoAgent;
+  const agent = await startLocalServer((req, res) => agentHandler(req, res));
+  const agentDoor = await startDoor(agent.port);
+  let targetHandler: LocalHandler = (_req, res) => res.end('ok');
+  const target = await startLocalServer((req, res) => targetHandler(req, res));
+
+  const producer: IORedis = producerConnection(testInfra.redisUrl);
+  producer.on('error', () => undefined);
+  const queues: RunQueues = {
+    agentRuns: createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, producer, {}, prefix),
+    httpCalls: createQueue<AgentRunJob>(QUEUE_NAMES.httpCalls, producer, {}, prefix),
+  };
+  const fires = createQueue<FireJob>(QUEUE_NAMES.scheduleFires, producer, {}, prefix, createRepeatStrategy());
+  const allQueues: Queue[] = [queues.agentRuns, queues.httpCalls, fires];
+  for (const q of allQueues) q.on('error', () => undefined);
+
+  const executions = createExecutionRepository(dbs.conn);
+  const schedules = createScheduleRepository(dbs.conn);
+  await syncIndexes(dbs.conn);
+
+  const redis = workerConnection(testInfra.redisUrl);
+  redis.on('error', () => undefined);
+  const outbound = createOutboundClient({ allowHosts: `127.0.0.1:${target.port}` });
+  const { logger, lines } = captureLogger('worker');
+  const config: RuntimeConfig = {
+    QUEUE_PREFIX: prefix,
+    AGENT_SERVICE_URL: agentDoor.url,
+    INTERNAL_SERVICE_SECRET: internalSecret,
+    AGENT_RUN_TIMEOUT_MS: opts.agentRunTimeoutMs ?? 10_000,
+    WORKER_CONCURRENCY: 8,
+    JOB_LOCK_MS: 30_000,
+    STALLED_INTERVAL_MS: 30_000,
+    LIVENESS_STALE_MS: 30_000,
+    HTTP_MAX_RESPONSE_BYTES: opts.httpMaxResponseBytes ?? 5 * 1024 * 1024,
+    FIRE_CONCURRENCY: 8,
+    ENQUEUE_TIMEOUT_MS: 2_000,
+    STORE_RETRY_BASE_MS: 100,
+    STORE_RETRY_MAX_MS: 400,
+  };
+  const runtime = await createWorkerRuntime({ config, db: dbs.conn, redis, registry: new Registry(), logger, outbound, box });
+
+  async function createSchedule(fields: Omit<NewSchedule, 'cron_expression' | 'timezone' | 'max_retries' | 'retry_delay' | 'overlap_policy' | 'is_active'>, o: ScheduleOptions) {
+    return schedules.create(
+      OWNER,
+      {
+        ...fields,
+        cron_expression: o.cron_expression ?? '0 0 * * *',
+        timezone: o.timezone ?? 'UTC',
+        max_retries: o.max_retries ?? 0,
+        retry_delay: o.retry_delay ?? 1,
+        overlap_policy: o.overlap_policy ?? 'allow',
+        is_active: o.is_active ?? true,
+      },
+      o.at ?? new Date(),
+    );
+  }
+
+  const stack: WorkerStack = {
+    dbs,
+    prefix,
+    internalSecret,
+    box,
+    agent,
+    agentDoor,
+    setAgent: (h) => {
+      agentHandler = h;
+    },
+    target,
+    setTarget: (h) => {
+      targetHandler = h;
+    },
+    executions,
+    schedules,
+    queues,
+    fires,
+    runtime,
+    lines,
+    agentCallsOf: (id) => agent.requests.filter((r) => (r.json as { session_id?: string } | undefined)?.session_id === `execution-${id}`),
+    createAgentSchedule: (message, agentId, o = {}) => createSchedule({ kind: 'agent', agent_id: agentId, message, http: null }, o),
+    createHttpSchedule: (input, o = {}) =>
+      createSchedule(
+        {
+          kind: 'http',
+          agent_id: null,
+          message: '',
+          http: {
+            name: 'ping',
+            url: input.url,
+            method: input.method ?? 'GET',
+            headers_sealed: Object.fromEntries(Object.entries(input.headers ?? {}).map(([k, v]) => [k, box.encrypt(v)])),
+            query: input.query ?? {},
+            body: input.body === undefined ? null : input.body,
+            timeout_ms: input.timeout_ms ?? 5_000,
+          },
+        },
+        o,
+      ),
+    async runNow(s) {
+      const exec = await executions.create(
+        {
+          kind: s.kind === 'agent' ? 'agent_schedule' : 'http_schedule',
+          schedule_id: s.id,
+          agent_id: s.agent_id,
+          user_id: s.user_id,
+          org_id: s.org_id,
+          payload: s.kind === 'agent' ? s.message : { method: s.http?.method, url: s.http?.url, manual: true },
+          max_attempts: s.max_retries + 1,
+          retry_delay_ms: s.retry_delay * 1000,
+        },
+        new Date(),
+      );
+      await enqueueRun(queues, exec, ENQUEUE);
+      return exec;
+    },
+    async triggerWebhookRun(input) {
+      const exec = await executions.create(
+        {
+          kind: 'webhook',
+          webhook_id: input.webhook_id ?? '0123456789abcdef01234567',
+          agent_id: input.agent_id === undefined ? '42' : input.agent_id,
+          ...OWNER,
+          payload: input.payload,
+          max_attempts: input.max_attempts ?? 3,
+        },
+        new Date(),
+      );
+      await enqueueRun(queues, exec, ENQUEUE);
+      return exec;
+    },
+    storeExecution: (input) => executions.create(input, new Date()),
+    enqueue: (exec, jobId) => enqueueRun(queues, exec, ENQUEUE, jobId),
+    waitEnded: (id, timeoutMs = 15_000) =>
+      eventually(
+        `execution ${id} to end`,
+        async () => {
+          const e = await executions.get(id);
+          return e && ENDED.includes(e.status) ? e : undefined;
+        },
+        timeoutMs,
+      ),
+    waitJob: (queue, jobId, state = 'completed', timeoutMs = 15_000) =>
+      eventually(`job ${jobId} of ${queue.name} to be ${state}`, async () => ((await queue.getJobState(jobId)) === state ? true : undefined), timeoutMs).then(() => undefined),
+    async executionsOf(scheduleId) {
+      const { items } = await executions.list(OWNER, { schedule_id: scheduleId, skip: 0, limit: 100 });
+      return items.sort((a, b) => a.triggered_at.localeCompare(b.triggered_at));
+    },
+    async close() {
+      await runtime.consumers.close();
+      await runtime.flush();
+      await Promise.all(runtime.queuesToClose.map((q) => q.close()));
+      for (const q of allQueues) {
+        await within(2_000, q.obliterate({ force: true })).catch(() => undefined);
+        await within(2_000, q.close()).catch(() => undefined);
+      }
+      outbound.close();
+      redis.disconnect();
+      producer.disconnect();
+      await agentDoor.shut();
+      await agent.close();
+      await target.close();
+      await executions.settle();
+      await dbs.cleanup();
+    },
+  };
+  return stack;
+}
