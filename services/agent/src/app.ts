@@ -18,6 +18,9 @@ import { createInferenceService } from './inference/inference.service';
 import { createMemoryRepository } from './inference/memory.repository';
 import { createProviderClient } from './inference/providers/provider-client';
 import { openapi } from './openapi';
+import { createRaiClient } from './rai/rai.client';
+import { raiFeature } from './rai/rai.feature';
+import type { RaiTarget } from './rai/rai.types';
 import { createAgentToolboxes } from './tools/agent-toolbox';
 import { createDescriptionEnhancer } from './tools/description-enhancer';
 import { createToolExecutor, DEFAULT_TOOL_TIMEOUT_MS } from './tools/tool-executor';
@@ -43,6 +46,8 @@ export interface AppDeps {
   toolEnhancer?: { baseUrl: string; model: string };
   /** Secret of the internal on-behalf-of path (the worker); unset disables that path. */
   internalSecret?: string | null;
+  /** The RAI service that the RAI feature asks; unset: agents with that feature fail closed (503). */
+  rai?: RaiTarget;
   clock?: () => Date;
   /** Waits between provider retries. */
   sleep?: (ms: number) => Promise<void>;
@@ -80,7 +85,10 @@ export function createApp(deps: AppDeps): Express {
     agents,
     credentials,
     memory,
-    features: createFeaturePipeline([memoryFeature(memory)], deps.logger),
+    features: createFeaturePipeline(
+      [memoryFeature(memory), raiFeature(createRaiClient({ outbound: deps.outbound, target: deps.rai, logger: deps.logger }))],
+      deps.logger,
+    ),
     providers: createProviderClient({
       outbound: deps.outbound,
       timeoutMs: deps.providerTimeoutMs ?? 60_000,

@@ -2,7 +2,7 @@ import { Joi, checkedStringEnv, commonEnv, encryptionKeyEnv, type CommonConfig }
 import { parseAllowHosts } from '@platform/outbound';
 
 /** Every environment variable the agent service reads. */
-export const configSchema = Joi.object({
+export const configSchema = Joi.object<AgentServiceConfig>({
   PORT: Joi.number().port().default(3002).description('HTTP port.'),
   MONGODB_DB: Joi.string().default('agent').description("The agent service's own database."),
   CREDENTIALS_ENCRYPTION_KEY: encryptionKeyEnv('32-byte key (64 hex chars or base64) that encrypts provider credentials at rest (AES-256-GCM).'),
@@ -35,6 +35,11 @@ export const configSchema = Joi.object({
       'Shared secret (32+ chars) with which the worker runs agents on behalf of their owners (x-internal-secret). ' +
         'Unset: that path is off and its headers are refused.',
     ),
+  RAI_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://127.0.0.1:3004')
+    .description('Base URL of the rai service, which the RAI agent feature asks (with INTERNAL_SERVICE_SECRET); its host is always allowed.'),
+  RAI_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(10000).description('Time limit of one RAI check; past it the chat answers 503.'),
   ...commonEnv,
   // Larger than the common 1 MiB: a webhook body of up to 1 MiB becomes a chat message, and escaping it as a JSON
   // string can nearly double it.
@@ -51,4 +56,6 @@ export interface AgentServiceConfig extends CommonConfig {
   TOOL_ENHANCE_MODEL: string;
   OUTBOUND_ALLOW_HOSTS: string;
   INTERNAL_SERVICE_SECRET?: string;
+  RAI_URL: string;
+  RAI_TIMEOUT_MS: number;
 }

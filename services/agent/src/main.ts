@@ -1,47 +1,42 @@
-import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { loadConfigOrExit } from '@platform/config';
-import { connectMongo, pingMongo, syncIndexes } from '@platform/db';
-import { listen, onShutdownSignal } from '@platform/http';
 import { createLogger } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
 import { createSecretBox, parseKey } from '@platform/secrets';
+import { openInfra, runService, startMain } from '@platform/service';
 import { createApp } from './app';
 import { configSchema, type AgentServiceConfig } from './config';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit<AgentServiceConfig>(configSchema, process.env, 'agent');
   const logger = createLogger({ service: 'agent', level: config.LOG_LEVEL });
-  const mongo = { uri: config.MONGODB_URI, serverSelectionTimeoutMS: config.DB_SERVER_SELECTION_TIMEOUT_MS, logger };
-  const db = await connectMongo({ ...mongo, dbName: config.MONGODB_DB, appName: 'agent' });
-  const authDb = await connectMongo({ ...mongo, dbName: config.AUTH_DB, appName: 'agent-auth' });
-  const keys = createApiKeyRepository(authDb);
-  const outbound = createOutboundClient({ allowHosts: config.OUTBOUND_ALLOW_HOSTS });
+  const infra = await openInfra({ name: 'agent', config, logger });
+  // The rai service is ours and usually on a private address: its host is allowed beside the operator's list.
+  const raiHost = new URL(config.RAI_URL).host;
+  const outbound = createOutboundClient({ allowHosts: [config.OUTBOUND_ALLOW_HOSTS, raiHost].filter(Boolean).join(',') });
 
   const app = createApp({
     logger,
-    db,
-    auth: createApiKeyAuth({ keys, cacheTtlMs: config.API_KEY_CACHE_TTL_MS }),
+    db: infra.db,
+    auth: infra.auth,
     box: createSecretBox(parseKey(config.CREDENTIALS_ENCRYPTION_KEY)),
     outbound,
     providerTimeoutMs: config.PROVIDER_TIMEOUT_MS,
     toolTimeoutMs: config.TOOL_CALL_TIMEOUT_MS,
     toolEnhancer: { baseUrl: config.TOOL_ENHANCE_BASE_URL, model: config.TOOL_ENHANCE_MODEL },
     internalSecret: config.INTERNAL_SERVICE_SECRET || null,
-    readiness: { mongodb: () => pingMongo(db) },
+    rai: { baseUrl: config.RAI_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.RAI_TIMEOUT_MS },
+    readiness: infra.readiness,
     jsonLimit: config.JSON_BODY_LIMIT,
   });
-  await syncIndexes(db);
-  await keys.init();
-
-  const server = await listen(app, config.PORT, logger);
-  onShutdownSignal(logger, async () => {
-    await server.close(config.SHUTDOWN_GRACE_MS);
-    outbound.close();
-    await Promise.all([db.close(), authDb.close()]);
+  await runService({
+    name: 'agent',
+    logger,
+    app,
+    port: config.PORT,
+    infra,
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    units: [() => ({ name: 'outbound client', stop: () => outbound.close() })],
   });
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`agent: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+startMain('agent', main);

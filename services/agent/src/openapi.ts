@@ -1,9 +1,10 @@
 /** OpenAPI description of the agent service, served at /openapi.json and rendered at /docs. */
+import { agentUtilityPaths, agentUtilitySchemas } from './agents/agent.openapi';
+import { credentialPaths, credentialSchemas } from './credentials/credential.openapi';
 import { toolPaths, toolSchemas } from './tools/tool.openapi';
 import { apiKeySecurityScheme, errorSchemas, jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
 
 const agentId = { name: 'agent_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } };
-const credentialId = { name: 'credential_id', in: 'path', required: true, schema: { type: 'string' } };
 const paging = [
   { name: 'skip', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
@@ -29,7 +30,11 @@ export const openapi = {
         properties: {
           name: { type: 'string' },
           description: { type: 'string', nullable: true },
-          system_prompt: { type: 'string', nullable: true },
+          system_prompt: {
+            type: 'string',
+            nullable: true,
+            description: 'The system message when non-empty; else it is built from the labelled agent_* fields and examples.',
+          },
           features: { type: 'array', items: { $ref: '#/components/schemas/Feature' } },
           tools: { type: 'array', items: { type: 'string' } },
           llm_credential_id: { type: 'string', nullable: true },
@@ -39,6 +44,9 @@ export const openapi = {
           temperature: { type: 'number', minimum: 0, maximum: 2 },
           response_format: { type: 'object', nullable: true },
           agent_role: { type: 'string', nullable: true },
+          agent_goal: { type: 'string', nullable: true },
+          agent_context: { type: 'string', nullable: true },
+          agent_output: { type: 'string', nullable: true },
           agent_instructions: { type: 'string', nullable: true },
           examples: { type: 'string', nullable: true },
           tool: { type: 'string', nullable: true },
@@ -52,7 +60,37 @@ export const openapi = {
           agent_id: { oneOf: [{ type: 'string', pattern: '^[0-9]+$' }, { type: 'integer' }] },
           session_id: { type: 'string', maxLength: 200 },
           message: { type: 'string' },
-          system_prompt_variables: { type: 'object', nullable: true, description: 'Values for {{name}} placeholders.' },
+          system_prompt_variables: {
+            description: 'Values for {{name}} placeholders: an object of name → value, a list of {name, value} items, or the JSON text of either.',
+            oneOf: [
+              { type: 'object', nullable: true, additionalProperties: true },
+              {
+                type: 'array',
+                maxItems: 200,
+                items: { type: 'object', properties: { name: { type: 'string' }, key: { type: 'string' }, value: {} } },
+              },
+              { type: 'string' },
+            ],
+          },
+        },
+      },
+      AgentList: {
+        type: 'object',
+        properties: {
+          total: { type: 'integer' },
+          agents: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'agent_id', 'name', 'description'],
+              properties: {
+                id: { type: 'string', pattern: '^[0-9]+$' },
+                agent_id: { type: 'string', pattern: '^[0-9]+$', description: 'The same id (public clients read this name)' },
+                name: { type: 'string' },
+                description: { type: 'string', nullable: true, description: 'As GET /v3/agents/{agent_id} shows it' },
+              },
+            },
+          },
         },
       },
       ChatResponse: {
@@ -81,26 +119,19 @@ export const openapi = {
         },
       },
       ...toolSchemas,
-      CredentialBody: {
-        type: 'object',
-        required: ['name', 'provider_id', 'credentials'],
-        properties: {
-          name: { type: 'string' },
-          provider_id: { type: 'string' },
-          credentials: {
-            type: 'object',
-            required: ['api_key'],
-            properties: { api_key: { type: 'string' }, base_url: { type: 'string', format: 'uri' } },
-          },
-        },
-      },
+      ...credentialSchemas,
+      ...agentUtilitySchemas,
     },
   },
   security: [{ apiKey: [] }],
   paths: {
     '/v3/agents/': {
       post: { summary: 'Create an agent', requestBody: json(agentBody), responses: responses({ '201': { description: 'Created' } }) },
-      get: { summary: "List the caller's agents", parameters: paging, responses: responses({ '200': { description: 'Agents' } }) },
+      get: {
+        summary: "List the caller's agents",
+        parameters: paging,
+        responses: responses({ '200': { description: 'Agents', ...json({ $ref: '#/components/schemas/AgentList' }) } }),
+      },
     },
     '/v3/agents/{agent_id}': {
       get: { summary: 'Get an agent', parameters: [agentId], responses: responses({ '200': { description: 'Agent' }, ...notFound }) },
@@ -147,17 +178,7 @@ export const openapi = {
       },
     },
     ...toolPaths,
-    '/v3/providers/credentials': {
-      post: {
-        summary: 'Store a provider credential (encrypted at rest)',
-        requestBody: json({ $ref: '#/components/schemas/CredentialBody' }),
-        responses: responses({ '201': { description: 'Created' } }),
-      },
-      get: { summary: 'List credentials, secrets masked', parameters: paging, responses: responses({ '200': { description: 'Credentials' } }) },
-    },
-    '/v3/providers/credentials/{credential_id}': {
-      get: { summary: 'Get a credential, secret masked', parameters: [credentialId], responses: responses({ '200': { description: 'Credential' } }) },
-      delete: { summary: 'Delete a credential', parameters: [credentialId], responses: responses({ '204': { description: 'Deleted' } }) },
-    },
+    ...credentialPaths,
+    ...agentUtilityPaths,
   },
 };

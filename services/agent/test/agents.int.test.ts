@@ -71,6 +71,23 @@ describe('create', () => {
     expect(res.body.created_at).not.toBe('2000-01-01T00:00:00.000Z');
   });
 
+  it('keeps free-form JSON exactly as sent: $-keys and $refs of JSON Schemas, dotted keys, nested arrays', async () => {
+    const response_format = {
+      type: 'json_schema',
+      json_schema: {
+        name: 'order',
+        schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', $defs: { item: { type: 'string' } }, type: 'object', properties: { items: { type: 'array', items: { $ref: '#/$defs/item' } } } },
+      },
+    };
+    const tool_configs = [{ tool_name: 't', matrix: [[1, 2], [3, [4]]] }];
+    const additional_model_params = { 'logit.bias': { '50256': -100 }, $extra: true, stop: [['x']] };
+    const features = [{ type: 'RAI', config: { $ref: 'p', 'a.b': [[1]] }, priority: 1 }];
+    const res = await create(alice, agentBody({ response_format, tool_configs, additional_model_params, features }));
+    expect(res.status).toBe(201);
+    const read = await request(t.app).get(`/v3/agents/${res.body.id}`).set('x-api-key', alice);
+    expect(read.body).toMatchObject({ response_format, tool_configs, additional_model_params, features });
+  });
+
   it('accepts null for optional strings, as public clients send them', async () => {
     const res = await create(alice, { name: 'n', description: null, system_prompt: null, llm_credential_id: null });
     expect(res.status).toBe(201);
@@ -151,11 +168,32 @@ describe('list, get, update, delete', () => {
     expect(res.status).toBe(200);
     expect(res.body.total).toBe(3);
     expect(res.body.agents).toEqual([
-      { id: String(ids[2]), name: 'c', description: 'Answers questions' },
-      { id: String(ids[1]), name: 'b', description: 'Answers questions' },
+      { id: String(ids[2]), agent_id: String(ids[2]), name: 'c', description: 'Answers questions' },
+      { id: String(ids[1]), agent_id: String(ids[1]), name: 'b', description: 'Answers questions' },
     ]);
     const page2 = await request(t.app).get('/v3/agents/?skip=2&limit=2').set('x-api-key', key);
     expect(page2.body.agents.map((a: { name: string }) => a.name)).toEqual(['a']);
+  });
+
+  it('list items carry the same description as GET: null stays null, "" stays ""', async () => {
+    const key = await t.dbs.mintKey({ user_id: 'describer', org_id: 'acme' });
+    const bodies = [{ name: 'null', description: null }, { name: 'none' }, { name: 'empty', description: '' }, { name: 'text', description: 'Hi' }];
+    for (const body of bodies) expect((await create(key, body)).status).toBe(201);
+    const list = await request(t.app).get('/v3/agents/').set('x-api-key', key);
+    expect(list.body.total).toBe(4);
+    for (const item of list.body.agents as { id: string; agent_id: string; description: unknown }[]) {
+      expect(Object.keys(item)).toEqual(['id', 'agent_id', 'name', 'description']);
+      expect(item.id).toMatch(/^[1-9][0-9]*$/);
+      expect(item.agent_id).toBe(item.id);
+      const got = await request(t.app).get(`/v3/agents/${item.id}`).set('x-api-key', key);
+      expect(item.description).toBe(got.body.description);
+    }
+    expect(Object.fromEntries(list.body.agents.map((a: { name: string; description: unknown }) => [a.name, a.description]))).toEqual({
+      null: null,
+      none: null,
+      empty: '',
+      text: 'Hi',
+    });
   });
 
   it('PUT replaces the configuration', async () => {

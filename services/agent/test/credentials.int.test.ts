@@ -31,7 +31,9 @@ it('creates (201 {credential_id}), lists and reads with the secret masked, delet
     credential_id: id,
     name: 'My OpenAI',
     provider_id: 'openai',
+    type: 'llm',
     credentials: { api_key: '***', base_url: 'https://api.example.test/v1' },
+    meta_data: {},
     created_at: expect.any(String),
     updated_at: null,
   });

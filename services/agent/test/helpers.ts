@@ -6,6 +6,7 @@ import { createOutboundClient } from '@platform/outbound';
 import { createSecretBox } from '@platform/secrets';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
 import { createApp } from '../src/app';
+import type { RaiTarget } from '../src/rai/rai.types';
 
 export interface AgentTestApp {
   app: Express;
@@ -25,6 +26,8 @@ export interface AgentTestOptions {
   toolEnhancer?: { baseUrl: string; model: string };
   internalSecret?: string | null;
   clock?: () => Date;
+  /** The RAI service the RAI feature asks. */
+  rai?: RaiTarget;
 }
 
 /** The real agent service app on a fresh database of the real server. */
@@ -42,6 +45,7 @@ export async function startAgentApp(opts: AgentTestOptions = {}): Promise<AgentT
     toolTimeoutMs: opts.toolTimeoutMs,
     toolEnhancer: opts.toolEnhancer,
     internalSecret: opts.internalSecret,
+    rai: opts.rai,
     clock: opts.clock,
     readiness: { mongodb: () => pingMongo(dbs.conn) },
   });

@@ -64,7 +64,7 @@ describe('OpenAI chat-completions protocol', () => {
     expect(f.openai.bodies().at(-1)).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: false });
   });
 
-  it('composes a single-task agent’s role, instructions and examples into the system prompt', async () => {
+  it('composes a single-task agent’s role, instructions and examples into labelled sections of the system prompt', async () => {
     const credential = await f.credential(alice, 'openai');
     const agentId = await f.agent(
       alice,
@@ -85,7 +85,7 @@ describe('OpenAI chat-completions protocol', () => {
     const res = await f.chat(alice, { agent_id: agentId, session_id: 's-st', message: 'Text', system_prompt_variables: { kind: 'legal' } });
     expect(res.status).toBe(200);
     expect(f.openai.bodies().at(-1)!.messages).toEqual([
-      { role: 'system', content: 'You summarize legal texts.\n\nInstructions:\nBe brief.\n\nExamples:\nIn: long text\nOut: short text' },
+      { role: 'system', content: 'Role:\nYou summarize legal texts.\n\nInstructions:\nBe brief.\n\nExamples:\nIn: long text\nOut: short text' },
       { role: 'user', content: 'Text' },
     ]);
   });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { privateFerretDb, type PrivateFerretDb } from '@platform/testing';
+import { openAiTextReply, privateFerretDb, startLocalServer, type PrivateFerretDb } from '@platform/testing';
 import { agentBody, startAgentApp, type AgentTestApp } from './helpers';
 
 // This file runs on a FerretDB process of its own, so stopping it disturbs no other test file.
@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db.start().catch(() => undefined);
   await t.close().catch(() => undefined);
-  await db.stop();
+  await db.dispose();
 }, 60_000);
 
 it('answers 503 within 5 s while the database is down, and recovers when it is back', async () => {
@@ -51,4 +51,34 @@ it('answers 503 within 5 s while the database is down, and recovers when it is b
   }
   expect(status).toBe(200);
   expect((await request(t.app).get('/readyz')).status).toBe(200);
+}, 60_000);
+
+it('the database going away while the model answers does not turn a paid answer into a 503: the turn is logged as not stored', async () => {
+  let release = () => undefined as void;
+  const gate = new Promise<void>((r) => (release = r));
+  let asked = () => undefined as void;
+  const wasAsked = new Promise<void>((r) => (asked = r));
+  const llm = await startLocalServer(async (_req, res) => {
+    asked();
+    await gate;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(openAiTextReply('late answer')));
+  });
+  const a = await startAgentApp({ mongoUri: db.uri, allowHosts: `127.0.0.1:${llm.port}` });
+  try {
+    const owner = await a.dbs.mintKey({ user_id: 'carol', org_id: 'acme' });
+    const cred = await request(a.app).post('/v3/providers/credentials').set('x-api-key', owner).send({ name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-test', base_url: `${llm.url}/v1` } });
+    const agent = await request(a.app).post('/v3/agents/').set('x-api-key', owner).send(agentBody({ llm_credential_id: cred.body.credential_id }));
+    const chat = request(a.app).post('/v3/inference/chat/').set('x-api-key', owner).send({ agent_id: String(agent.body.id), session_id: 's1', message: 'hi' }).then((r) => r);
+    await wasAsked;
+    await db.stop();
+    release();
+    const res = await chat;
+    expect(res.status).toBe(200);
+    expect(res.body.response).toBe('late answer');
+    expect(a.lines.some((l) => l.includes('turn not stored'))).toBe(true);
+  } finally {
+    await db.start();
+    await a.close();
+    await llm.close();
+  }
 }, 60_000);

@@ -126,7 +126,7 @@ describe('read, list, update, enable, delete', () => {
     expect(page.status).toBe(200);
     expect(page.body.tools).toHaveLength(2);
     expect(page.body.total).toBeGreaterThan(6);
-    expect(page.body.tools[0]).toMatchObject({ tool_set_name: 'openapi-crud', enabled: true });
+    expect(page.body.tools[0]).toMatchObject({ tool_set_name: 'crud', enabled: true });
     const bobs = await request(t.app).get('/v3/tools/').set('x-api-key', bob);
     expect(bobs.body.tools.every((x: { id: string }) => !x.id.startsWith('openapi-crud'))).toBe(true);
     await read(bob, 'openapi-crud-listPets').expect(404, { detail: 'Tool not found' });

@@ -1,7 +1,24 @@
 import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
 import type { AgentInput, AgentKind } from './agent.types';
 
-export interface AgentDoc extends AgentInput {
+/** Stored feature: its config as JSON text. */
+export interface FeatureDoc {
+  type: string;
+  config?: Record<string, unknown>;
+  config_json?: string;
+  priority: number;
+}
+
+type JsonFields = 'features' | 'response_format' | 'tool_configs' | 'additional_model_params';
+
+export interface AgentDoc extends Omit<AgentInput, JsonFields> {
+  features?: FeatureDoc[];
+  response_format?: Record<string, unknown> | null;
+  response_format_json?: string | null;
+  tool_configs?: unknown;
+  tool_configs_json?: string | null;
+  additional_model_params?: Record<string, unknown> | null;
+  additional_model_params_json?: string | null;
   _id: number;
   user_id: string;
   org_id: string;
@@ -13,8 +30,10 @@ export interface AgentDoc extends AgentInput {
 const { Mixed } = mongoose.Schema.Types;
 const nullableString = { type: String, default: null };
 
+// Free-form client JSON is kept as JSON text (`*_json`, see toJsonText); the Mixed fields are read only for
+// documents written before that.
 const featureSchema = new mongoose.Schema(
-  { type: { type: String, required: true }, config: { type: Mixed, default: {} }, priority: { type: Number, default: 0 } },
+  { type: { type: String, required: true }, config: { type: Mixed }, config_json: String, priority: { type: Number, default: 0 } },
   { _id: false, minimize: false },
 );
 
@@ -34,14 +53,17 @@ const agentSchema = new mongoose.Schema<AgentDoc>(
     model: nullableString,
     top_p: { type: Number, default: null },
     temperature: { type: Number, default: null },
-    response_format: { type: Mixed, default: null },
+    response_format: Mixed,
+    response_format_json: nullableString,
     agent_goal: nullableString,
     agent_context: nullableString,
     agent_output: nullableString,
     max_iterations: { type: Number, default: null },
     store_messages: { type: Boolean, default: null },
-    tool_configs: { type: Mixed, default: null },
-    additional_model_params: { type: Mixed, default: null },
+    tool_configs: Mixed,
+    tool_configs_json: nullableString,
+    additional_model_params: Mixed,
+    additional_model_params_json: nullableString,
     agent_role: nullableString,
     agent_instructions: nullableString,
     examples: nullableString,
@@ -55,6 +77,7 @@ const agentSchema = new mongoose.Schema<AgentDoc>(
   { versionKey: false, minimize: false },
 );
 agentSchema.index({ user_id: 1, org_id: 1, created_at: -1 });
+agentSchema.index({ user_id: 1, org_id: 1, name: 1, created_at: -1 });
 
 export function agentModel(conn: Connection): Model<AgentDoc> {
   return modelFor(conn, 'Agent', agentSchema, 'agents');

@@ -1,13 +1,18 @@
 import { Router } from 'express';
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
-import { agentBody, listQuery, singleTaskBody } from './agent.schemas';
+import { agentBody, byNamePath, listQuery, singleTaskBody } from './agent.schemas';
 import type { AgentService } from './agent.service';
-import type { AgentInput, AgentRecord } from './agent.types';
+import type { AgentByName, AgentInput, AgentRecord } from './agent.types';
 
 /** The full record on read: ids as strings, as in paths and lists. */
 function present(agent: AgentRecord) {
   return { ...agent, id: String(agent.id), agent_id: String(agent.id) };
+}
+
+/** A list item: both id names (public clients read `agent_id`), and `description` exactly as GET shows it. */
+function listItem(agent: AgentRecord) {
+  return { id: String(agent.id), agent_id: String(agent.id), name: agent.name, description: agent.description ?? null };
 }
 
 /** /v3/agents routes. Handlers validate, call the service, respond. */
@@ -23,7 +28,7 @@ export function createAgentRoutes(service: AgentService): Router {
   r.get('/v3/agents', async (req, res) => {
     const { skip, limit } = validate<{ skip: number; limit: number }>(listQuery, req.query, 'query');
     const { items, total } = await service.list(principalOf(req), skip, limit);
-    res.json({ agents: items.map((a) => ({ id: String(a.id), name: a.name, description: a.description ?? '' })), total });
+    res.json({ agents: items.map(listItem), total });
   });
 
   r.post('/v3/agents/template/single-task', async (req, res) => {
@@ -36,6 +41,13 @@ export function createAgentRoutes(service: AgentService): Router {
     const input = validate<AgentInput>(singleTaskBody, req.body, 'body');
     await service.replace(principalOf(req), req.params.agentId, input, 'single_task');
     res.json({ message: 'Single-task agent updated successfully' });
+  });
+
+  r.get('/v3/agents/utility/by-name/:name', async (req, res) => {
+    const { name } = validate<{ name: string }>(byNamePath, req.params, 'path');
+    const agent = await service.getByName(principalOf(req), name);
+    const body: AgentByName = { agent_id: String(agent.id), id: String(agent.id), name: agent.name };
+    res.json(body);
   });
 
   r.get('/v3/agents/:agentId', async (req, res) => {

@@ -55,3 +55,6 @@ export const agentBody = Joi.object({
 });
 
 export const listQuery = Joi.object(pageQuery);
+
+/** Path of GET /v3/agents/utility/by-name/{name}: a name as agents store it (trimmed, 1–200 characters). */
+export const byNamePath = Joi.object({ name: Joi.string().min(1).max(200).required() });

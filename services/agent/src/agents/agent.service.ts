@@ -28,6 +28,13 @@ export function createAgentService({ repo, clock }: AgentServiceDeps) {
       return agent;
     },
 
+    /** The owner's newest agent with exactly that name. */
+    async getByName(owner: Owner, name: string): Promise<AgentRecord> {
+      const agent = await repo.findNewestByName(owner, name);
+      if (!agent) throw new NotFoundError('Agent');
+      return agent;
+    },
+
     list: (owner: Owner, skip: number, limit: number) => repo.list(owner, skip, limit),
 
     /** PUT semantics: the body replaces every client-settable field. `kind` restricts which agents qualify. */

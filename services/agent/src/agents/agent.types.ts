@@ -1,3 +1,4 @@
+import type { Owner } from '@platform/db';
 /** A feature switched on for an agent (MEMORY, RAI, KNOWLEDGE_BASE, ...). */
 export interface Feature {
   type: string;
@@ -37,10 +38,7 @@ export interface AgentInput {
 
 export type AgentKind = 'agent' | 'single_task';
 
-export interface Owner {
-  user_id: string;
-  org_id: string;
-}
+export type { Owner };
 
 /** A stored agent as the service sees it (plain object). */
 export interface AgentRecord extends AgentInput, Owner {
@@ -48,4 +46,11 @@ export interface AgentRecord extends AgentInput, Owner {
   kind: AgentKind;
   created_at: string;
   updated_at: string | null;
+}
+
+/** Body of GET /v3/agents/utility/by-name/{name}: both id names as strings, as in paths and lists. */
+export interface AgentByName {
+  agent_id: string;
+  id: string;
+  name: string;
 }

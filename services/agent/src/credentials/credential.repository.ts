@@ -1,6 +1,6 @@
-import { isObjectIdHex, type Connection } from '@platform/db';
+import { atomicUpdateOne, findPage, fromJsonText, isObjectIdHex, ownerFilter, toJsonText, type Connection } from '@platform/db';
 import { credentialModel, type CredentialDoc } from './credential.model';
-import type { CredentialRecord, Owner } from './credential.types';
+import { DEFAULT_CREDENTIAL_TYPE, type CredentialChanges, type CredentialFilter, type CredentialRecord, type MetaData, type Owner } from './credential.types';
 
 function toRecord(d: CredentialDoc): CredentialRecord {
   return {
@@ -9,14 +9,35 @@ function toRecord(d: CredentialDoc): CredentialRecord {
     org_id: d.org_id,
     name: d.name,
     provider_id: d.provider_id,
+    type: d.type ?? DEFAULT_CREDENTIAL_TYPE,
     api_key_sealed: d.api_key_sealed,
     base_url: d.base_url ?? null,
+    meta_data: (fromJsonText(d.meta_data_json, {}) ?? {}) as MetaData,
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at ? d.updated_at.toISOString() : null,
   };
 }
 
-const scoped = (owner: Owner, id: string) => ({ _id: id, user_id: owner.user_id, org_id: owner.org_id });
+/** The stored form of changed fields: meta_data as JSON text. */
+function toStored(changes: CredentialChanges): Record<string, unknown> {
+  const { meta_data, ...plain } = changes;
+  return meta_data === undefined ? plain : { ...plain, meta_data_json: toJsonText(meta_data) };
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Owner equalities first (served by the indexes), then the type (documents without one are `llm`), then the
+ * provider, compared case-insensitively as the contract asks.
+ */
+function listFilter(owner: Owner, filter: CredentialFilter): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...ownerFilter(owner) };
+  if (filter.type !== undefined) out.type = filter.type === DEFAULT_CREDENTIAL_TYPE ? { $in: [filter.type, null] } : filter.type;
+  if (filter.provider_id !== undefined) out.provider_id = { $regex: `^${escapeRegex(filter.provider_id)}$`, $options: 'i' };
+  return out;
+}
+
+const scoped = (owner: Owner, id: string) => ({ _id: id, ...ownerFilter(owner) });
 
 /** Provider credentials; secrets arrive and leave sealed. */
 export function createCredentialRepository(conn: Connection) {
@@ -24,10 +45,10 @@ export function createCredentialRepository(conn: Connection) {
   return {
     async create(
       owner: Owner,
-      fields: { name: string; provider_id: string; api_key_sealed: string; base_url: string | null },
+      fields: { name: string; provider_id: string; type: string; api_key_sealed: string; base_url: string | null; meta_data: MetaData },
       now: Date,
     ): Promise<CredentialRecord> {
-      const doc = await Credential.create({ ...fields, ...owner, created_at: now });
+      const doc = await Credential.create({ ...toStored(fields), ...owner, created_at: now });
       return toRecord(doc.toObject());
     },
     async get(owner: Owner, id: string): Promise<CredentialRecord | null> {
@@ -35,13 +56,13 @@ export function createCredentialRepository(conn: Connection) {
       const d = await Credential.findOne(scoped(owner, id)).lean<CredentialDoc>();
       return d ? toRecord(d) : null;
     },
-    async list(owner: Owner, skip: number, limit: number): Promise<{ items: CredentialRecord[]; total: number }> {
-      const filter = { user_id: owner.user_id, org_id: owner.org_id };
-      const [docs, total] = await Promise.all([
-        Credential.find(filter).sort({ created_at: -1, _id: -1 }).skip(skip).limit(limit).lean<CredentialDoc[]>(),
-        Credential.countDocuments(filter),
-      ]);
-      return { items: docs.map(toRecord), total };
+    list: (owner: Owner, filter: CredentialFilter, skip: number, limit: number): Promise<{ items: CredentialRecord[]; total: number }> =>
+      findPage(Credential, listFilter(owner, filter), { skip, limit }, toRecord),
+    /** Sets the given fields atomically; null when the owner has no such credential. */
+    async update(owner: Owner, id: string, changes: CredentialChanges, now: Date): Promise<CredentialRecord | null> {
+      if (!isObjectIdHex(id)) return null;
+      const d = await atomicUpdateOne(Credential, scoped(owner, id), { $set: { ...toStored(changes), updated_at: now } });
+      return d ? toRecord(d) : null;
     },
     async delete(owner: Owner, id: string): Promise<boolean> {
       if (!isObjectIdHex(id)) return false;

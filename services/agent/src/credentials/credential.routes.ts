@@ -1,32 +1,41 @@
 import { Router } from 'express';
-import Joi from 'joi';
 import { principalOf } from '@platform/auth';
-import { pageQuery, validate } from '@platform/http';
+import { validate } from '@platform/http';
+import { createBody, listQuery, typePath, typeProviderPath, updateBody } from './credential.schemas';
 import type { CredentialService } from './credential.service';
-import type { CredentialInput } from './credential.types';
+import type { CredentialInput, CredentialUpdate, CredentialUpdated } from './credential.types';
 
-const body = Joi.object({
-  name: Joi.string().trim().min(1).max(200).required(),
-  provider_id: Joi.string().trim().min(1).max(100).required(),
-  credentials: Joi.object({
-    api_key: Joi.string().min(1).max(4096).required(),
-    base_url: Joi.string().uri({ scheme: ['http', 'https'] }).max(2048).allow(null),
-  }).required(),
-});
+const page = (query: unknown) => validate<{ skip: number; limit: number }>(listQuery, query, 'query');
 
-/** /v3/providers/credentials routes. */
+/** /v3/providers/credentials routes. The fixed paths (type/, user/) come before the `{credential_id}` ones. */
 export function createCredentialRoutes(service: CredentialService): Router {
   const r = Router();
   r.post('/v3/providers/credentials', async (req, res) => {
-    const input = validate<CredentialInput>(body, req.body, 'body');
+    const input = validate<CredentialInput>(createBody, req.body, 'body');
     res.status(201).json({ credential_id: await service.create(principalOf(req), input) });
   });
   r.get('/v3/providers/credentials', async (req, res) => {
-    const { skip, limit } = validate<{ skip: number; limit: number }>(Joi.object(pageQuery), req.query, 'query');
-    res.json(await service.list(principalOf(req), skip, limit));
+    const { skip, limit } = page(req.query);
+    res.json(await service.list(principalOf(req), {}, skip, limit));
+  });
+  r.get('/v3/providers/credentials/type/:type', async (req, res) => {
+    const { type } = validate<{ type: string }>(typePath, req.params, 'path');
+    const { skip, limit } = page(req.query);
+    res.json(await service.list(principalOf(req), { type }, skip, limit));
+  });
+  r.get('/v3/providers/credentials/user/:type/:provider_id', async (req, res) => {
+    const filter = validate<{ type: string; provider_id: string }>(typeProviderPath, req.params, 'path');
+    const { skip, limit } = page(req.query);
+    res.json(await service.list(principalOf(req), filter, skip, limit));
   });
   r.get('/v3/providers/credentials/:credentialId', async (req, res) => {
     res.json(await service.get(principalOf(req), req.params.credentialId));
+  });
+  r.put('/v3/providers/credentials/:credentialId', async (req, res) => {
+    const update = validate<CredentialUpdate>(updateBody, req.body, 'body');
+    await service.update(principalOf(req), req.params.credentialId, update);
+    const body: CredentialUpdated = { message: 'Credential updated successfully', credential_id: req.params.credentialId };
+    res.json(body);
   });
   r.delete('/v3/providers/credentials/:credentialId', async (req, res) => {
     await service.delete(principalOf(req), req.params.credentialId);

@@ -1,7 +1,17 @@
 import { NotFoundError } from '@platform/errors';
 import { MASK, type SecretBox } from '@platform/secrets';
 import type { CredentialRepository } from './credential.repository';
-import type { CredentialInput, CredentialRecord, CredentialView, OpenedCredential, Owner } from './credential.types';
+import type {
+  CredentialChanges,
+  CredentialFilter,
+  CredentialInput,
+  CredentialList,
+  CredentialRecord,
+  CredentialUpdate,
+  CredentialView,
+  OpenedCredential,
+  Owner,
+} from './credential.types';
 
 export interface CredentialServiceDeps {
   repo: CredentialRepository;
@@ -14,11 +24,16 @@ function view(c: CredentialRecord): CredentialView {
     credential_id: c.credential_id,
     name: c.name,
     provider_id: c.provider_id,
+    type: c.type,
     credentials: { api_key: MASK, base_url: c.base_url },
+    meta_data: c.meta_data,
     created_at: c.created_at,
     updated_at: c.updated_at,
   };
 }
+
+/** A value that means "keep what is stored": missing, or the mask a read shows. */
+const keeps = (v: unknown) => v === undefined || v === MASK;
 
 /** Provider credentials: sealed on the way in, masked on the way out, opened only for inference. */
 export function createCredentialService({ repo, box, clock }: CredentialServiceDeps) {
@@ -29,8 +44,10 @@ export function createCredentialService({ repo, box, clock }: CredentialServiceD
         {
           name: input.name,
           provider_id: input.provider_id,
+          type: input.type,
           api_key_sealed: box.encrypt(input.credentials.api_key),
           base_url: input.credentials.base_url ?? null,
+          meta_data: input.meta_data,
         },
         clock(),
       );
@@ -41,9 +58,21 @@ export function createCredentialService({ repo, box, clock }: CredentialServiceD
       if (!c) throw new NotFoundError('Credential');
       return view(c);
     },
-    async list(owner: Owner, skip: number, limit: number): Promise<{ credentials: CredentialView[]; total: number }> {
-      const { items, total } = await repo.list(owner, skip, limit);
+    /** The owner's credentials, optionally only those of a type and provider; secrets masked. */
+    async list(owner: Owner, filter: CredentialFilter, skip: number, limit: number): Promise<CredentialList> {
+      const { items, total } = await repo.list(owner, filter, skip, limit);
       return { credentials: items.map(view), total };
+    },
+    /** Merges `update` into the stored credential: credential keys missing or masked keep their stored value. */
+    async update(owner: Owner, id: string, update: CredentialUpdate): Promise<void> {
+      const changes: CredentialChanges = {};
+      if (update.name !== undefined) changes.name = update.name;
+      if (update.type !== undefined) changes.type = update.type;
+      if (update.meta_data !== undefined) changes.meta_data = update.meta_data;
+      const { api_key, base_url } = update.credentials ?? {};
+      if (api_key !== undefined && !keeps(api_key)) changes.api_key_sealed = box.encrypt(api_key);
+      if (!keeps(base_url)) changes.base_url = base_url ?? null;
+      if (!(await repo.update(owner, id, changes, clock()))) throw new NotFoundError('Credential');
     },
     async delete(owner: Owner, id: string): Promise<void> {
       if (!(await repo.delete(owner, id))) throw new NotFoundError('Credential');

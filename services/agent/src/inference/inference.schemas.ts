@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { pageQuery } from '@platform/http';
+import { systemPromptVariables } from './prompt-variables.schemas';
 
 /** Webhook payloads become messages, so a message may be as large as the JSON body limit allows. */
 const MAX_MESSAGE_CHARS = 1_048_576;
@@ -9,7 +10,7 @@ export const chatBody = Joi.object({
   agent_id: Joi.alternatives(Joi.string().trim().min(1).max(32), Joi.number().integer().min(1)).required(),
   session_id: Joi.string().min(1).max(200).required(),
   message: Joi.string().allow('').max(MAX_MESSAGE_CHARS).required(),
-  system_prompt_variables: Joi.object().unknown(true).max(200).allow(null),
+  system_prompt_variables: systemPromptVariables,
 });
 
 export const sessionMessagesQuery = Joi.object({

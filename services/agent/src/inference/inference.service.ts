@@ -1,4 +1,4 @@
-import { ValidationError } from '@platform/errors';
+import { isUnavailableError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { AgentService } from '../agents/agent.service';
 import type { AgentRecord } from '../agents/agent.types';
@@ -52,23 +52,17 @@ export function createInferenceService(deps: InferenceServiceDeps) {
     return { adapter: provider.adapter, target: { providerId: provider.id, baseUrl, apiKey: credential.api_key }, model: agent.model };
   }
 
-  /** Stores the turn (unless the agent opts out with store_messages: false) and logs it, without its text. */
+  /**
+   * Stores the turn (unless the agent opts out with store_messages: false) and logs it, without its text. The model
+   * has answered by now (and been paid for): if the database has gone away meanwhile, the caller still gets the
+   * answer and the turn is missing from memory (logged as an error), rather than a 503 that would make a caller
+   * retry and call the model again.
+   */
   async function record(ctx: InferenceContext, reply: ModelReply, call: { providerId: string; model: string; toolCalls: ToolCallRecord[] }, startedAt: Date, run: FeatureRun) {
     const { providerId, model, toolCalls } = call;
     const finishedAt = deps.clock();
     if (ctx.agent.store_messages !== false) {
-      await deps.memory.appendTurn(ctx.owner, {
-        agentId: ctx.agent.id,
-        sessionId: ctx.sessionId,
-        message: ctx.message,
-        reply: reply.text,
-        startedAt,
-        finishedAt,
-        usage: reply.usage,
-        providerId,
-        model,
-        toolCalls,
-      });
+      await storeTurn(ctx, reply, call, startedAt, finishedAt);
     }
     deps.logger.info('inference completed', {
       agent_id: ctx.agent.id,
@@ -83,8 +77,48 @@ export function createInferenceService(deps: InferenceServiceDeps) {
     });
   }
 
+  async function storeTurn(ctx: InferenceContext, reply: ModelReply, call: { providerId: string; model: string; toolCalls: ToolCallRecord[] }, startedAt: Date, finishedAt: Date) {
+    const { providerId, model, toolCalls } = call;
+    try {
+      await deps.memory.appendTurn(ctx.owner, {
+        agentId: ctx.agent.id,
+        sessionId: ctx.sessionId,
+        message: ctx.message,
+        reply: reply.text,
+        startedAt,
+        finishedAt,
+        usage: reply.usage,
+        providerId,
+        model,
+        toolCalls,
+        findings: ctx.findings ?? [],
+      });
+    } catch (err) {
+      if (!isUnavailableError(err)) throw err;
+      deps.logger.error('turn not stored: database unreachable; answering without it', { agent_id: ctx.agent.id, session_id: ctx.sessionId, err: (err as Error).message });
+    }
+  }
+
   /** The agent's tools: its `tools` list, and a single-task agent's `tool`. */
   const toolRefs = (agent: AgentRecord) => [...(agent.tools ?? []), ...(agent.tool ? [agent.tool] : [])];
+
+  /** The provider call with the agent's tools, looping over tool calls. */
+  async function askModel(owner: Owner, agent: AgentRecord, ctx: InferenceContext, to: { adapter: ProviderAdapter; target: ProviderTarget; model: string }) {
+    const toolbox = await deps.toolboxes.forAgent(owner, toolRefs(agent));
+    const ask = (messages: ModelMessage[]) =>
+      deps.providers.complete(to.adapter, to.target, {
+        model: to.model,
+        system: ctx.system,
+        messages,
+        tools: toolbox.functions,
+        temperature: agent.temperature,
+        top_p: agent.top_p,
+        response_format: agent.response_format,
+        params: agent.additional_model_params ?? {},
+      });
+    const initial: ModelMessage[] = [...ctx.history, { role: 'user', content: ctx.message }];
+    return runToolLoop(ask, toolbox, initial, agent.max_iterations ?? DEFAULT_MAX_ITERATIONS);
+  }
 
   return {
     async chat(owner: Owner, input: ChatInput): Promise<ChatResult> {
@@ -101,20 +135,8 @@ export function createInferenceService(deps: InferenceServiceDeps) {
         history: [],
       };
       await run.beforeModel(ctx);
-      const toolbox = await deps.toolboxes.forAgent(owner, toolRefs(agent));
-      const ask = (messages: ModelMessage[]) =>
-        deps.providers.complete(adapter, target, {
-          model,
-          system: ctx.system,
-          messages,
-          tools: toolbox.functions,
-          temperature: agent.temperature,
-          top_p: agent.top_p,
-          response_format: agent.response_format,
-          params: agent.additional_model_params ?? {},
-        });
-      const initial: ModelMessage[] = [...ctx.history, { role: 'user', content: ctx.message }];
-      const result = await runToolLoop(ask, toolbox, initial, agent.max_iterations ?? DEFAULT_MAX_ITERATIONS);
+      // A feature that answered already (a blocked input) leaves the model uncalled.
+      const result = ctx.reply ? { reply: ctx.reply, toolCalls: [] } : await askModel(owner, agent, ctx, { adapter, target, model });
       ctx.reply = result.reply;
       await run.afterModel(ctx);
       await record(ctx, ctx.reply, { providerId: target.providerId, model, toolCalls: result.toolCalls }, startedAt, run);

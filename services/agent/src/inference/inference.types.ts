@@ -1,18 +1,14 @@
 import type { AgentRecord, Owner } from '../agents/agent.types';
+import type { ModelTool, ToolCall, ToolCallRecord } from '../tools/tool-call.types';
+import type { VariableMap } from './prompt-variables';
 
 export type { Owner };
+export type { ModelTool, ToolCall, ToolCallRecord };
 
 /** One message of a conversation as the model sees it. */
 export interface ChatMessage {
   role: 'user' | 'assistant';
   content: string;
-}
-
-/** A function call the model asked for. `arguments` is JSON text, as the model wrote it. */
-export interface ToolCall {
-  id: string;
-  name: string;
-  arguments: string;
 }
 
 /** The model's reply asking for tool calls (with any text it wrote beside them). */
@@ -34,26 +30,6 @@ export interface ToolResultMessage {
 /** Any message of a model call: plain chat, a request for tool calls, or a tool's result. */
 export type ModelMessage = ChatMessage | ToolCallMessage | ToolResultMessage;
 
-/** A function offered to the model. */
-export interface ModelTool {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
-
-/** One executed tool call, as stored with the turn. */
-export interface ToolCallRecord {
-  id: string;
-  tool_id: string | null;
-  name: string;
-  arguments: unknown;
-  status_code: number | null;
-  error: string | null;
-  /** What the model was given back (truncated). */
-  result: string;
-  duration_ms: number;
-}
-
 /** Token counts of one model call, in OpenAI's names (Anthropic's input/output tokens are mapped onto them). */
 export interface Usage {
   prompt_tokens: number;
@@ -66,7 +42,8 @@ export interface ChatInput {
   agent_id: string | number;
   session_id: string;
   message: string;
-  system_prompt_variables?: Record<string, unknown> | null;
+  /** Either form the client sent, already turned into one name → value map by validation. */
+  system_prompt_variables?: VariableMap | null;
 }
 
 export interface ChatResult {
@@ -97,8 +74,16 @@ export interface InferenceContext {
   system: string;
   /** Earlier messages sent before the new one, oldest first. */
   history: ChatMessage[];
-  /** Set once the model has answered, before the afterModel hooks. */
+  /** Set once the model has answered, before the afterModel hooks; set by a beforeModel hook, the model is not called. */
   reply?: ModelReply;
+  /** What features found on this turn (e.g. RAI violations), stored with the turn. */
+  findings?: TurnFinding[];
+}
+
+/** Something a feature found on a turn, named by the feature; stored with the turn's reply. */
+export interface TurnFinding {
+  feature: string;
+  [key: string]: unknown;
 }
 
 /** A stored message as the session listing shows it. */
@@ -112,4 +97,6 @@ export interface StoredMessage {
   usage: Usage | null;
   /** The tool calls made while answering (assistant messages; empty otherwise). */
   tool_calls: ToolCallRecord[];
+  /** What features found on the turn (assistant messages); absent when nothing was checked. */
+  findings?: TurnFinding[];
 }

@@ -22,6 +22,8 @@ export interface ChatMessageDoc {
   model: string | null;
   /** The reply's tool calls as JSON text (arguments may hold keys the database treats specially), or null. */
   tool_calls_json: string | null;
+  /** What features found on the turn (e.g. RAI violations) as JSON text, on the reply; null when nothing. */
+  findings_json?: string | null;
 }
 
 const usageSchema = new mongoose.Schema<Usage>(
@@ -45,6 +47,7 @@ const chatMessageSchema = new mongoose.Schema<ChatMessageDoc>(
     provider_id: { type: String, default: null },
     model: { type: String, default: null },
     tool_calls_json: { type: String, default: null },
+    findings_json: { type: String, default: null },
   },
   { versionKey: false },
 );

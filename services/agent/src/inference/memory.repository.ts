@@ -1,6 +1,6 @@
-import { mongoose, type Connection } from '@platform/db';
+import { mongoose, ownerFilter, type Connection } from '@platform/db';
 import { chatMessageModel, type ChatMessageDoc } from './memory.model';
-import type { ChatMessage, Owner, StoredMessage, ToolCallRecord, Usage } from './inference.types';
+import type { ChatMessage, Owner, StoredMessage, ToolCallRecord, TurnFinding, Usage } from './inference.types';
 
 /** A finished turn: the user's message and the model's reply. */
 export interface Turn {
@@ -15,6 +15,8 @@ export interface Turn {
   model: string;
   /** Tool calls made while answering, in order. */
   toolCalls: ToolCallRecord[];
+  /** What features found on the turn (e.g. RAI violations); absent or empty: nothing. */
+  findings?: TurnFinding[];
 }
 
 const NEWEST_FIRST = { turn_at: -1, turn_id: -1, seq: -1 } as const;
@@ -29,6 +31,7 @@ function toStored(d: ChatMessageDoc): StoredMessage {
     created_at: d.created_at.toISOString(),
     usage: d.usage ?? null,
     tool_calls: d.tool_calls_json ? (JSON.parse(d.tool_calls_json) as ToolCallRecord[]) : [],
+    ...(d.findings_json ? { findings: JSON.parse(d.findings_json) as TurnFinding[] } : {}),
   };
 }
 
@@ -39,7 +42,7 @@ export function createMemoryRepository(conn: Connection) {
     /** The last `limit` messages of the session with this agent, oldest first. */
     async recent(owner: Owner, agentId: number, sessionId: string, limit: number): Promise<ChatMessage[]> {
       if (limit <= 0) return [];
-      const filter = { user_id: owner.user_id, org_id: owner.org_id, agent_id: agentId, session_id: sessionId };
+      const filter = { ...ownerFilter(owner), agent_id: agentId, session_id: sessionId };
       const docs = await Message.find(filter, { role: 1, content: 1 }).sort(NEWEST_FIRST).limit(limit).lean<ChatMessageDoc[]>();
       return docs.reverse().map((d) => ({ role: d.role, content: d.content }));
     },
@@ -60,6 +63,7 @@ export function createMemoryRepository(conn: Connection) {
           provider_id: turn.providerId,
           model: turn.model,
           tool_calls_json: turn.toolCalls.length ? JSON.stringify(turn.toolCalls) : null,
+          findings_json: turn.findings?.length ? JSON.stringify(turn.findings) : null,
         },
       ]);
     },

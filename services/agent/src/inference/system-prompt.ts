@@ -1,41 +1,37 @@
-import type { AgentRecord } from '../agents/agent.types';
+import type { AgentInput } from '../agents/agent.types';
+import { substituteVariables, type VariableMap } from './prompt-variables';
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}/g;
+/** The agent fields a composed system prompt is built from, in the order they appear in it, with their labels. */
+const SECTIONS = [
+  ['agent_role', 'Role'],
+  ['agent_goal', 'Goal'],
+  ['agent_instructions', 'Instructions'],
+  ['agent_context', 'Context'],
+  ['agent_output', 'Expected output'],
+  ['examples', 'Examples'],
+] as const;
 
-function asText(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
+type SectionField = (typeof SECTIONS)[number][0];
 
-/**
- * Replaces `{{name}}` (spaces inside the braces allowed) with `variables[name]`. Single braces are left alone, since
- * prompts often hold JSON examples; a placeholder with no variable stays as written; values are inserted once and
- * never expanded again, so a variable cannot pull in another. Strings go in as they are, other values as JSON.
- */
-export function substituteVariables(template: string, variables: Record<string, unknown> | null | undefined): string {
-  if (!variables) return template;
-  return template.replace(PLACEHOLDER, (whole, name: string) =>
-    Object.prototype.hasOwnProperty.call(variables, name) ? asText(variables[name]) : whole,
-  );
-}
+/** What composing reads of an agent (a stored record has all of it). */
+export type PromptFields = Pick<AgentInput, 'system_prompt' | SectionField>;
 
 const nonEmpty = (s: string | null | undefined): s is string => typeof s === 'string' && s.trim() !== '';
 
 /**
- * The agent's system prompt. A general agent's is its `system_prompt`. A single-task agent's is composed from its
- * template fields: the role, then "Instructions:" and "Examples:" sections (after any `system_prompt` it carries).
+ * The agent's system message, the same rule for general and single-task agents: its `system_prompt` when non-empty;
+ * otherwise one labelled section ("Role:\n...", "Goal:\n...") per non-empty template field, in the order of SECTIONS,
+ * blank-line separated. Public clients never send `system_prompt`, so without the sections their agents would reach
+ * the model with no instructions at all. `{{name}}` placeholders are then filled from the variables. An agent with
+ * none of these fields gets "" and the adapters send no system message: inventing one would put words in the
+ * owner's mouth.
  */
-export function composeSystemPrompt(agent: AgentRecord, variables?: Record<string, unknown> | null): string {
-  const parts =
-    agent.kind === 'single_task'
-      ? [
-          agent.system_prompt,
-          agent.agent_role,
-          nonEmpty(agent.agent_instructions) ? `Instructions:\n${agent.agent_instructions}` : null,
-          nonEmpty(agent.examples) ? `Examples:\n${agent.examples}` : null,
-        ]
-      : [agent.system_prompt];
-  return substituteVariables(parts.filter(nonEmpty).join('\n\n'), variables);
+export function composeSystemPrompt(agent: PromptFields, variables?: VariableMap | null): string {
+  const text = nonEmpty(agent.system_prompt)
+    ? agent.system_prompt
+    : SECTIONS.flatMap(([field, label]) => {
+        const value = agent[field];
+        return nonEmpty(value) ? [`${label}:\n${value}`] : [];
+      }).join('\n\n');
+  return substituteVariables(text, variables);
 }

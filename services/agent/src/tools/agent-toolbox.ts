@@ -1,6 +1,6 @@
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
-import type { ModelTool, ToolCall, ToolCallRecord } from '../inference/inference.types';
+import type { ModelTool, ToolCall, ToolCallRecord } from './tool-call.types';
 import { createArgumentValidator } from './argument-validator';
 import { callFromArguments } from './remote-call';
 import type { ToolService } from './tool.service';

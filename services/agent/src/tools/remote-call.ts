@@ -30,7 +30,13 @@ export function matchPath(doc: JsonObject, method: HttpMethod, path: string): st
 
 /** A path template with the model's values filled in, each percent-encoded. */
 export function fillPath(template: string, values: JsonObject): string {
-  return template.replace(/\{([^}]+)\}/g, (_whole, name: string) => encodeURIComponent(String(values[name] ?? '')));
+  return template.replace(/\{([^}]+)\}/g, (_whole, name: string) => encodeURIComponent(pathValue(values[name])));
+}
+
+/** A path parameter's text: strings as they are, other JSON values as JSON text, absent as empty. */
+function pathValue(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
 function queryValue(v: unknown): string | string[] {
@@ -59,7 +65,7 @@ export function searchToQuery(search: URLSearchParams): Record<string, string | 
 
 /** The model's arguments (already validated against the tool's schema) as a call to the tool's own operation. */
 export function callFromArguments(tool: ToolRecord, args: JsonObject): RemoteCall {
-  const group = (name: string) => (isObject(args[name]) ? (args[name] as JsonObject) : {});
+  const group = (name: string) => (isObject(args[name]) ? (args[name]) : {});
   const headers = Object.fromEntries(Object.entries(group(ARGUMENT_GROUPS.header)).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   return {
     method: tool.method,

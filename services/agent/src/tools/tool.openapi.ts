@@ -8,6 +8,7 @@ const paging = [
 const message = { type: 'object', properties: { message: { type: 'string' } } };
 const toolId = { name: 'tool_id', in: 'path', required: true, schema: { type: 'string' }, description: 'openapi-<tool_set_name>-<operationId or method_path>' };
 const toolNotFound = notFoundResponse('Tool not found');
+const toolList = { '200': { description: '{tools, total}', ...json({ $ref: '#/components/schemas/ToolList' }) } };
 const objectOf = (description: string) => ({ type: 'object', additionalProperties: true, description });
 
 export const toolSchemas = {
@@ -36,6 +37,52 @@ export const toolSchemas = {
       openapi_schema: objectOf('A new document that still has this tool’s operation.'),
     },
   },
+  ToolListItem: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      tool_set_name: { type: 'string', description: 'As sent on creation (no openapi- prefix)' },
+      description: { type: 'string' },
+      method: { type: 'string' },
+      path: { type: 'string' },
+      operation_id: { type: 'string', nullable: true },
+      enabled: { type: 'boolean' },
+      created_at: { type: 'string', format: 'date-time' },
+      updated_at: { type: 'string', format: 'date-time', nullable: true },
+    },
+  },
+  ToolList: { type: 'object', properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/ToolListItem' } }, total: { type: 'integer' } } },
+  ToolCatalog: {
+    type: 'object',
+    properties: {
+      total: { type: 'integer' },
+      tools: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            _id: { type: 'string', description: 'The tool id' },
+            provider_id: { type: 'string', description: 'The tool id' },
+            provider_source: { type: 'string', enum: ['openapi'] },
+            name: { type: 'string' },
+            description: { type: 'string' },
+            enabled: { type: 'boolean' },
+            meta_data: { type: 'object', properties: { tool_set_name: { type: 'string' }, method: { type: 'string' }, path: { type: 'string' } } },
+          },
+        },
+      },
+    },
+  },
+  BulkDeleteBody: {
+    type: 'object',
+    required: ['tool_ids'],
+    properties: { tool_ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 300 } } },
+  },
+  BulkDeleteResult: {
+    type: 'object',
+    properties: { deleted: { type: 'integer' }, not_found: { type: 'array', items: { type: 'string' }, description: 'Requested ids matching none of the caller’s tools' } },
+  },
   ExecuteResult: {
     type: 'object',
     properties: { status_code: { type: 'integer' }, headers: { type: 'object' }, data: { description: 'JSON, or text' } },
@@ -49,7 +96,24 @@ export const toolPaths = {
       requestBody: json({ $ref: '#/components/schemas/ToolSetBody' }),
       responses: responses({ '201': { description: '{tool_ids}' }, '409': { description: 'A set of that name exists', ...json({ $ref: '#/components/schemas/Error' }) } }),
     },
-    get: { summary: "List the caller's tools", parameters: paging, responses: responses({ '200': { description: '{tools, total}' } }) },
+    get: { summary: "List the caller's tools", parameters: paging, responses: responses(toolList) },
+  },
+  '/v3/tools/all/user': {
+    get: { summary: "List the caller's tools (same as GET /v3/tools/)", parameters: paging, responses: responses(toolList) },
+  },
+  '/v3/tools/bulk-delete': {
+    post: {
+      summary: "Delete several of the caller's tools",
+      requestBody: json({ $ref: '#/components/schemas/BulkDeleteBody' }),
+      responses: responses({ '200': { description: 'Deleted count and the ids not found', ...json({ $ref: '#/components/schemas/BulkDeleteResult' }) } }),
+    },
+  },
+  '/v3/providers/tools/all': {
+    get: {
+      summary: "The caller's tools as a provider catalog",
+      parameters: paging,
+      responses: responses({ '200': { description: '{tools, total}', ...json({ $ref: '#/components/schemas/ToolCatalog' }) } }),
+    },
   },
   '/v3/tools/openapi/{tool_id}': {
     get: { summary: 'Tool info: {id, name, openapi_schema, paths} and settings', parameters: [toolId], responses: responses({ '200': { description: 'Tool' }, ...toolNotFound }) },

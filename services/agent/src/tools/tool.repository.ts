@@ -1,4 +1,4 @@
-import { atomicUpdateOne, mongoose, type Connection } from '@platform/db';
+import { atomicUpdateOne, findPage, isDuplicateKeyError, mongoose, ownerFilter, type Connection } from '@platform/db';
 import { toolModel, type ToolDoc } from './tool.model';
 import type { HttpMethod, NewTool, Owner, ToolChanges, ToolRecord } from './tool.types';
 
@@ -47,15 +47,13 @@ function toStored(fields: ToolChanges): Record<string, unknown> {
   return out;
 }
 
-const isDuplicateKey = (err: unknown) => (err as { code?: unknown })?.code === 11000 || /E11000/.test(String((err as Error)?.message));
-
 /** Tools in MongoDB, every query scoped to the owner (user and org). Updates go through atomicUpdateOne. */
 export function createToolRepository(conn: Connection) {
   const Tool = toolModel(conn);
-  const scoped = (owner: Owner, toolId: string) => ({ user_id: owner.user_id, org_id: owner.org_id, tool_id: toolId });
+  const scoped = (owner: Owner, toolId: string) => ({ ...ownerFilter(owner), tool_id: toolId });
   return {
     async setExists(owner: Owner, toolSetName: string): Promise<boolean> {
-      return (await Tool.exists({ user_id: owner.user_id, org_id: owner.org_id, tool_set_name: toolSetName })) !== null;
+      return (await Tool.exists({ ...ownerFilter(owner), tool_set_name: toolSetName })) !== null;
     },
     /** Inserts a whole set; false (and nothing kept) when one of its ids already exists for the owner. */
     async createMany(owner: Owner, tools: NewTool[], now: Date): Promise<boolean> {
@@ -64,7 +62,7 @@ export function createToolRepository(conn: Connection) {
         await Tool.insertMany(docs, { ordered: true });
         return true;
       } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+        if (!isDuplicateKeyError(err)) throw err;
         await Tool.deleteMany({ _id: { $in: docs.map((d) => d._id) } });
         return false;
       }
@@ -73,26 +71,28 @@ export function createToolRepository(conn: Connection) {
       const d = await Tool.findOne(scoped(owner, toolId)).lean<ToolDoc>();
       return d ? toRecord(d) : null;
     },
-    async list(owner: Owner, skip: number, limit: number): Promise<{ items: ToolRecord[]; total: number }> {
-      const filter = { user_id: owner.user_id, org_id: owner.org_id };
-      const [docs, total] = await Promise.all([
-        Tool.find(filter).sort({ created_at: -1, _id: -1 }).skip(skip).limit(limit).lean<ToolDoc[]>(),
-        Tool.countDocuments(filter),
-      ]);
-      return { items: docs.map(toRecord), total };
-    },
+    list: (owner: Owner, skip: number, limit: number): Promise<{ items: ToolRecord[]; total: number }> =>
+      findPage(Tool, ownerFilter(owner), { skip, limit }, toRecord),
     /** The owner's tools named by id or by set name (`openapi-<set>`), oldest first. */
     async findByRefs(owner: Owner, refs: string[]): Promise<ToolRecord[]> {
       if (refs.length === 0) return [];
-      const filter = { user_id: owner.user_id, org_id: owner.org_id, $or: [{ tool_id: { $in: refs } }, { tool_set_name: { $in: refs } }] };
+      const filter = { ...ownerFilter(owner), $or: [{ tool_id: { $in: refs } }, { tool_set_name: { $in: refs } }] };
       return (await Tool.find(filter).sort({ created_at: 1, _id: 1 }).lean<ToolDoc[]>()).map(toRecord);
     },
     async update(owner: Owner, toolId: string, changes: ToolChanges & { enabled?: boolean }, now: Date): Promise<ToolRecord | null> {
       const d = await atomicUpdateOne(Tool, scoped(owner, toolId), { $set: { ...toStored(changes), updated_at: now } });
-      return d ? toRecord(d as ToolDoc) : null;
+      return d ? toRecord(d) : null;
     },
     async delete(owner: Owner, toolId: string): Promise<boolean> {
       return (await Tool.deleteOne(scoped(owner, toolId))).deletedCount === 1;
+    },
+    /** Deletes the owner's tools among `toolIds`; returns the ids it found and how many it deleted. */
+    async deleteMany(owner: Owner, toolIds: string[]): Promise<{ found: string[]; deleted: number }> {
+      const filter = { ...ownerFilter(owner), tool_id: { $in: toolIds } };
+      const found = (await Tool.find(filter, { tool_id: 1 }).lean<{ tool_id: string }[]>()).map((d) => d.tool_id);
+      if (found.length === 0) return { found, deleted: 0 };
+      const { deletedCount } = await Tool.deleteMany({ ...ownerFilter(owner), tool_id: { $in: found } });
+      return { found, deleted: deletedCount };
     },
     async init(): Promise<void> {
       await Tool.init();

@@ -1,14 +1,14 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
-import { createBody, executeBody, executeQuery, listQuery, toggleQuery, toolIdPath, updateBody } from './tool.schemas';
+import { bulkDeleteBody, createBody, executeBody, executeQuery, listQuery, toggleQuery, toolIdPath, updateBody } from './tool.schemas';
 import type { ToolService } from './tool.service';
-import type { HttpMethod, ToolSetInput, ToolUpdate } from './tool.types';
-import { detail, listItem } from './tool.views';
+import type { HttpMethod, ToolCatalogItem, ToolListItem, ToolSetInput, ToolUpdate } from './tool.types';
+import { catalogItem, detail, listItem } from './tool.views';
 
 const toolId = (params: unknown) => validate<{ tool_id: string }>(toolIdPath, params, 'path').tool_id;
 
-/** /v3/tools routes (contract §5). */
+/** /v3/tools routes (contract §5) and the tool catalog of /v3/providers/tools/all (§7). Fixed paths come first. */
 export function createToolRoutes(service: ToolService): Router {
   const r = Router();
 
@@ -17,10 +17,26 @@ export function createToolRoutes(service: ToolService): Router {
     res.status(201).json({ tool_ids: await service.create(principalOf(req), input) });
   });
 
-  r.get('/v3/tools', async (req, res) => {
+  // GET /v3/tools/all/user is what public clients call for the same list.
+  const list: RequestHandler = async (req, res) => {
     const { skip, limit } = validate<{ skip: number; limit: number }>(listQuery, req.query, 'query');
     const { items, total } = await service.list(principalOf(req), skip, limit);
-    res.json({ tools: items.map(listItem), total });
+    const body: { tools: ToolListItem[]; total: number } = { tools: items.map(listItem), total };
+    res.json(body);
+  };
+  r.get('/v3/tools', list);
+  r.get('/v3/tools/all/user', list);
+
+  r.post('/v3/tools/bulk-delete', async (req, res) => {
+    const { tool_ids } = validate<{ tool_ids: string[] }>(bulkDeleteBody, req.body, 'body');
+    res.json(await service.bulkDelete(principalOf(req), tool_ids));
+  });
+
+  r.get('/v3/providers/tools/all', async (req, res) => {
+    const { skip, limit } = validate<{ skip: number; limit: number }>(listQuery, req.query, 'query');
+    const { items, total } = await service.list(principalOf(req), skip, limit);
+    const body: { tools: ToolCatalogItem[]; total: number } = { tools: items.map(catalogItem), total };
+    res.json(body);
   });
 
   r.get('/v3/tools/openapi/:tool_id', async (req, res) => {

@@ -52,3 +52,11 @@ export const executeBody = Joi.alternatives(Joi.object().unknown(true), Joi.arra
 export const listQuery = Joi.object(pageQuery);
 
 export const toolIdPath = Joi.object({ tool_id: Joi.string().min(1).max(300).required() });
+
+/** Most ids one bulk delete takes. */
+export const MAX_BULK_DELETE = 100;
+
+/** Body of POST /v3/tools/bulk-delete. */
+export const bulkDeleteBody = Joi.object({
+  tool_ids: Joi.array().items(Joi.string().min(1).max(300)).min(1).max(MAX_BULK_DELETE).required(),
+}).required();

@@ -1,12 +1,12 @@
 import { ConflictError, NotFoundError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
-import { MASK, type SecretBox } from '@platform/secrets';
+import { MASK, openValues, type SecretBox } from '@platform/secrets';
 import type { DescriptionEnhancer } from './description-enhancer';
 import { importOperations } from './openapi-import';
 import { baseUrlOf, matchPath, searchToQuery, withDefaults } from './remote-call';
 import type { ToolExecutor } from './tool-executor';
 import type { ToolRepository } from './tool.repository';
-import type { ExecuteResult, HttpMethod, NewTool, Operation, Owner, RemoteCall, ToolChanges, ToolRecord, ToolSetInput, ToolUpdate } from './tool.types';
+import type { BulkDeleteResult, ExecuteResult, HttpMethod, NewTool, Operation, Owner, RemoteCall, ToolChanges, ToolRecord, ToolSetInput, ToolUpdate } from './tool.types';
 
 export interface ToolServiceDeps {
   repo: ToolRepository;
@@ -67,7 +67,7 @@ export function createToolService(deps: ToolServiceDeps) {
 
   /** Calls the remote API with the tool's defaults under the call's values. The caller checks that it is enabled. */
   async function call(tool: ToolRecord, remote: RemoteCall): Promise<ExecuteResult> {
-    const headers = Object.fromEntries(Object.entries(tool.default_headers_sealed).map(([k, v]) => [k, box.decrypt(v)]));
+    const headers = openValues(box, tool.default_headers_sealed);
     return deps.executor.call(baseUrlOf(tool), withDefaults(tool, headers, remote));
   }
 
@@ -105,6 +105,14 @@ export function createToolService(deps: ToolServiceDeps) {
 
     async delete(owner: Owner, toolId: string): Promise<void> {
       if (!(await repo.delete(owner, toolId))) throw new NotFoundError('Tool');
+    },
+
+    /** Deletes the caller's tools among `toolIds` (a repeated id counts once); the others are `not_found`. */
+    async bulkDelete(owner: Owner, toolIds: string[]): Promise<BulkDeleteResult> {
+      const unique = [...new Set(toolIds)];
+      const { found, deleted } = await repo.deleteMany(owner, unique);
+      const gone = new Set(found);
+      return { deleted, not_found: unique.filter((id) => !gone.has(id)) };
     },
 
     /** The execute route: `path` (with any query string) must match one of the document's paths for `method`. */

@@ -96,3 +96,34 @@ export interface ToolFunction {
   description: string;
   parameters: JsonObject;
 }
+
+/** Body of POST /v3/tools/bulk-delete's answer. */
+export interface BulkDeleteResult {
+  deleted: number;
+  not_found: string[];
+}
+
+/** A tool in a list (GET /v3/tools/, /v3/tools/all/user): `tool_set_name` as the client sent it. */
+export interface ToolListItem {
+  id: string;
+  name: string;
+  tool_set_name: string;
+  description: string;
+  method: string;
+  path: string;
+  operation_id: string | null;
+  enabled: boolean;
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** A tool as GET /v3/providers/tools/all shows it: a provider catalog entry, `_id` and `provider_id` its id. */
+export interface ToolCatalogItem {
+  _id: string;
+  provider_id: string;
+  provider_source: 'openapi';
+  name: string;
+  description: string;
+  enabled: boolean;
+  meta_data: { tool_set_name: string; method: string; path: string };
+}

@@ -1,12 +1,16 @@
 import { MASK } from '@platform/secrets';
-import type { JsonObject, ToolRecord } from './tool.types';
+import type { JsonObject, ToolCatalogItem, ToolListItem, ToolRecord } from './tool.types';
+
+/** Tool sets are stored as `openapi-<tool_set_name>`; clients get back the name they sent. */
+const SET_PREFIX = 'openapi-';
+export const sentSetName = (stored: string) => (stored.startsWith(SET_PREFIX) ? stored.slice(SET_PREFIX.length) : stored);
 
 /** A tool in the list: what it calls and whether it is enabled. */
-export function listItem(t: ToolRecord) {
+export function listItem(t: ToolRecord): ToolListItem {
   return {
     id: t.tool_id,
     name: t.name,
-    tool_set_name: t.tool_set_name,
+    tool_set_name: sentSetName(t.tool_set_name),
     description: t.description,
     method: t.method.toUpperCase(),
     path: t.path,
@@ -14,6 +18,19 @@ export function listItem(t: ToolRecord) {
     enabled: t.enabled,
     created_at: t.created_at,
     updated_at: t.updated_at,
+  };
+}
+
+/** A tool as a provider catalog entry (contract §7): public clients resolve `_id` or `provider_id` to the tool id. */
+export function catalogItem(t: ToolRecord): ToolCatalogItem {
+  return {
+    _id: t.tool_id,
+    provider_id: t.tool_id,
+    provider_source: 'openapi',
+    name: t.name,
+    description: t.description,
+    enabled: t.enabled,
+    meta_data: { tool_set_name: sentSetName(t.tool_set_name), method: t.method.toUpperCase(), path: t.path },
   };
 }
 

@@ -1,0 +1,28 @@
+/** What passes between a model and the tools it may call: owned by tools, used by inference (never the reverse). */
+
+/** A function call the model asked for. `arguments` is JSON text, as the model wrote it. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A function offered to the model. */
+export interface ModelTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** One executed tool call, as stored with the turn. */
+export interface ToolCallRecord {
+  id: string;
+  tool_id: string | null;
+  name: string;
+  arguments: unknown;
+  status_code: number | null;
+  error: string | null;
+  /** What the model was given back (truncated). */
+  result: string;
+  duration_ms: number;
+}
