@@ -1,0 +1,36 @@
+import { loadConfigOrExit } from '@platform/config';
+import { createLogger } from '@platform/logger';
+import { createOutboundClient } from '@platform/outbound';
+import { openInfra, runService, startMain } from '@platform/service';
+import { createApp } from './app';
+import { configSchema, type RagServiceConfig } from './config';
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit<RagServiceConfig>(configSchema, process.env, 'rag');
+  const logger = createLogger({ service: 'rag', level: config.LOG_LEVEL });
+  const infra = await openInfra({ name: 'rag', config, logger });
+  // The agent service is ours and usually on a private address: its host is allowed beside the operator's list.
+  const agentHost = new URL(config.AGENT_URL).host;
+  const outbound = createOutboundClient({ allowHosts: [config.OUTBOUND_ALLOW_HOSTS, agentHost].filter(Boolean).join(',') });
+  const app = createApp({
+    logger,
+    db: infra.db,
+    auth: infra.auth,
+    outbound,
+    agent: { baseUrl: config.AGENT_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.AGENT_TIMEOUT_MS },
+    internalSecret: config.INTERNAL_SERVICE_SECRET || null,
+    readiness: infra.readiness,
+    jsonLimit: config.JSON_BODY_LIMIT,
+  });
+  await runService({
+    name: 'rag',
+    logger,
+    app,
+    port: config.PORT,
+    infra,
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    units: [() => ({ name: 'outbound client', stop: () => outbound.close() })],
+  });
+}
+
+startMain('rag', main);

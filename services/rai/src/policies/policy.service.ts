@@ -1,0 +1,44 @@
+import { NotFoundError } from '@platform/errors';
+import type { Page } from '@platform/db';
+import type { PolicyRepository } from './policy.repository';
+import type { Owner, PolicyInput, PolicyPatch, PolicyRecord, PolicyView } from './policy.types';
+
+export interface PolicyServiceDeps {
+  repo: PolicyRepository;
+  clock: () => Date;
+}
+
+export const policyView = ({ org_id: _org, ...rest }: PolicyRecord): PolicyView => ({ _id: rest.id, ...rest });
+
+/** RAI policies: owner-scoped CRUD. */
+export function createPolicyService({ repo, clock }: PolicyServiceDeps) {
+  async function load(owner: Owner, id: string): Promise<PolicyRecord> {
+    const p = await repo.get(owner, id);
+    if (!p) throw new NotFoundError('Policy');
+    return p;
+  }
+  return {
+    load,
+    async create(owner: Owner, input: PolicyInput): Promise<PolicyView> {
+      return policyView(await repo.create(owner, input, clock()));
+    },
+    async get(owner: Owner, id: string): Promise<PolicyView> {
+      return policyView(await load(owner, id));
+    },
+    async list(owner: Owner, page: Page): Promise<{ policies: PolicyView[]; total: number }> {
+      const { items, total } = await repo.list(owner, page);
+      return { policies: items.map(policyView), total };
+    },
+    async update(owner: Owner, id: string, patch: PolicyPatch): Promise<PolicyView> {
+      const { id: _id, user_id: _u, org_id: _o, created_at: _c, updated_at: _up, ...current } = await load(owner, id);
+      const updated = await repo.replace(owner, id, { ...current, ...patch }, clock());
+      if (!updated) throw new NotFoundError('Policy');
+      return policyView(updated);
+    },
+    async delete(owner: Owner, id: string): Promise<void> {
+      if (!(await repo.delete(owner, id))) throw new NotFoundError('Policy');
+    },
+  };
+}
+
+export type PolicyService = ReturnType<typeof createPolicyService>;
