@@ -39,6 +39,9 @@ LABEL org.opencontainers.image.title="agent-platform ${SERVICE}-service" \
       org.opencontainers.image.source="services/${SERVICE}"
 ENV NODE_ENV=production \
     PORT=${PORT}
+# System packages of one service only (the OCR image: poppler-utils tesseract-ocr tesseract-ocr-eng); empty for the rest.
+ARG APT_PACKAGES=""
+RUN if [ -n "$APT_PACKAGES" ]; then apt-get update && apt-get install -y --no-install-recommends $APT_PACKAGES && rm -rf /var/lib/apt/lists/*; fi
 WORKDIR /app
 COPY --from=build /out/ ./
 USER node

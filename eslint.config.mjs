@@ -1,6 +1,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const SOURCES = ['libs/*/src/**/*.ts', 'services/*/src/**/*.ts'];
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.run/**', '.tools/**', 'coverage/**'] },
   js.configs.recommended,
@@ -11,6 +13,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-console': 'error',
+    },
+  },
+  // Source files get the type-aware rules: no floating or misused promises, no `any` flowing through, no needless
+  // assertions. (Tests keep the plain rules: supertest bodies are `any` by design, and typing them all buys little.)
+  ...tseslint.configs.recommendedTypeChecked.map((c) => ({ ...c, files: SOURCES })),
+  {
+    files: SOURCES,
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
     },
   },
   {

@@ -6,5 +6,9 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
   moduleNameMapper: { '^@platform/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts' },
   testTimeout: 30000,
+  // The chaos suites take the stack's stores away for tens of seconds: `pnpm test:chaos` runs them on their own.
+  testPathIgnorePatterns: process.env.JEST_CHAOS ? ['/node_modules/'] : ['/node_modules/', '/test/chaos/'],
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
 };

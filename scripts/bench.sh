@@ -10,6 +10,7 @@ if [ ${#runs[@]} -eq 0 ]; then
 fi
 bash scripts/infra.sh
 pnpm run build >/dev/null
+export FERRETDB_POSTGRESQL_URL="$PG_URL" # GIN indexes for FerretDB equality lookups (libs/db README)
 for r in "${runs[@]}"; do
   echo "== ${r%/run.sh}"
   bash "$r"

@@ -2,6 +2,23 @@
 # Brings up what the platform needs locally: pnpm, PostgreSQL, FerretDB on it, Redis. Idempotent.
 source "$(dirname "$0")/lib.sh"
 
+# `infra.sh stop-started-by <mark>`: stops the FerretDB and Redis that a run carrying CI_RUN_MARK=<mark> started
+# (and nothing that was already running before it).
+if [ "${1:-}" = "stop-started-by" ]; then
+  for pidfile in "$RUN_DIR/ferretdb.pid" "$RUN_DIR/redis.pid"; do
+    [ -f "$pidfile" ] || continue
+    pid=$(cat "$pidfile")
+    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "CI_RUN_MARK=${2:-}"; then
+      log "stopping $(basename "$pidfile" .pid) (pid $pid), started by this run"
+      kill "$pid" 2>/dev/null || true
+      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -9 "$pid" 2>/dev/null || true
+      rm -f "$pidfile"
+    fi
+  done
+  exit 0
+fi
+
 need node "Install Node.js 20 (https://nodejs.org or the NodeSource packages)."
 need npm "npm ships with Node.js."
 node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' \
@@ -45,7 +62,7 @@ if ! (redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG); then
   log "starting Redis on 127.0.0.1:$REDIS_PORT"
   mkdir -p "$RUN_DIR/redis"
   setsid redis-server --daemonize yes --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
-    --dir "$RUN_DIR/redis" --logfile "$RUN_DIR/redis.log"
+    --dir "$RUN_DIR/redis" --logfile "$RUN_DIR/redis.log" --pidfile "$RUN_DIR/redis.pid"
   for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
   redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG || die "Redis did not start; see $RUN_DIR/redis.log"
 fi

@@ -4,11 +4,13 @@ source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
 bash scripts/infra.sh
+bash scripts/install-ocr.sh # poppler and tesseract, for the OCR service's scanned pages
 pnpm install --frozen-lockfile --prefer-offline >/dev/null
 pnpm run build >/dev/null
 
 # Local secrets, made once and kept out of git; one missing from an older dev.env is added.
-# INTERNAL_SERVICE_SECRET is shared by the agent and the worker (which runs agents on their owners' behalf);
+# INTERNAL_SERVICE_SECRET is shared by the agent, the worker (which runs agents on their owners' behalf), rag (which
+# asks the agent service whose credentials are whose) and rai (which the agent's RAI feature asks);
 # SCHEDULE_SECRET_ENCRYPTION_KEY by the scheduler and the worker (HTTP schedules' header values).
 DEV_ENV="$RUN_DIR/dev.env"
 (umask 077 && touch "$DEV_ENV")
@@ -24,13 +26,22 @@ set -a
 source "$DEV_ENV"
 MONGODB_URI="mongodb://127.0.0.1:${FERRETDB_PORT}"
 REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
+FERRETDB_POSTGRESQL_URL="$PG_URL" # GIN indexes for FerretDB equality lookups (libs/db README)
 # Used by the scheduler and the worker.
 AGENT_SERVICE_URL="http://127.0.0.1:3002"
 PUBLIC_BASE_URL="http://127.0.0.1:3001"
+# Used by rag (credential checks) and the gateway.
+AGENT_URL="http://127.0.0.1:3002"
+# The gateway's upstreams: one base URL (port 8080) for every service.
+SCHEDULER_URL="http://127.0.0.1:3001"
+RAG_URL="http://127.0.0.1:3003"
+RAI_URL="http://127.0.0.1:3004"
+VOICE_URL="http://127.0.0.1:3005"
+OCR_URL="http://127.0.0.1:3007"
 set +a
 
 # name:port of every service built so far.
-SERVICES=(scheduler:3001 agent:3002 worker:3008)
+SERVICES=(scheduler:3001 agent:3002 rag:3003 rai:3004 voice:3005 ocr:3007 worker:3008 gateway:8080)
 PIDS=()
 stop() {
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done

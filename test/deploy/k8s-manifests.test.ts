@@ -20,7 +20,7 @@ const K8S = join(ROOT, 'k8s');
 
 /** Contract §1 ports. */
 const CONTRACT_PORTS: Record<string, number> = {
-  scheduler: 3001, agent: 3002, rag: 3003, rai: 3004, voice: 3005, graph: 3006, ocr: 3007, worker: 3008,
+  scheduler: 3001, agent: 3002, rag: 3003, rai: 3004, voice: 3005, graph: 3006, ocr: 3007, worker: 3008, gateway: 8080,
 };
 /** Read by Node itself or by every service once it uses Redis, so allowed beside a service's own config schema. */
 const RUNTIME_VARS = ['NODE_OPTIONS', 'REDIS_URL'];

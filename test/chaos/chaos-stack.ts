@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import request from 'supertest';
+import { executionModel } from '@platform/scheduling';
+import { createTestDatabases, startLocalServer, startServiceProcess, uniqueName, type LocalServer, type ServiceProcess, type TestDatabases } from '@platform/testing';
+import { signSha256 } from '../../services/scheduler/src/webhooks/signature';
+
+const MAIN = (service: string) => resolve(__dirname, `../../services/${service}/dist/main.js`);
+
+export interface ChaosOptions {
+  mongoUri: string;
+  redisUrl: string;
+  /** FerretDB's PostgreSQL, when the test runs its own (the index companion of libs/db). */
+  postgresUrl?: string;
+  workers?: number;
+  /** How long the provider stand-in takes to answer. */
+  llmDelayMs?: number;
+  workerEnv?: Record<string, string>;
+}
+
+export interface SendResult {
+  /** Execution ids answered 202. */
+  accepted: string[];
+  /** The trigger numbers of those. */
+  acceptedNumbers: number[];
+  /** Count of answers by status. */
+  statuses: Record<number, number>;
+}
+
+export interface EndState {
+  /** Every execution of the webhook, by id. */
+  byId: Map<string, { status: string; attempt: number }>;
+  /** Accepted runs that have not ended. */
+  unended: string[];
+}
+
+/**
+ * The webhook path as an operator runs it: scheduler, agent service and worker(s) as real processes on the given
+ * MongoDB (FerretDB) and Redis, which the test may take away; only the LLM provider is a local stand-in. It counts
+ * every call the provider got, by the trigger number in the message.
+ */
+export async function startChaosStack(opts: ChaosOptions) {
+  const dbs: TestDatabases = await createTestDatabases('chaos', opts.mongoUri);
+  const prefix = uniqueName('q');
+  const internal = randomBytes(32).toString('hex');
+  const scheduleKey = randomBytes(32).toString('hex');
+  const calls = new Map<number, number>();
+  const llm: LocalServer = await startLocalServer(async (req, res) => {
+    const messages = (req.json as { messages?: { role: string; content: string }[] })?.messages ?? [];
+    const text = messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
+    const n = Number((JSON.parse(text || '{}') as { n?: unknown }).n);
+    if (Number.isInteger(n)) calls.set(n, (calls.get(n) ?? 0) + 1);
+    if (opts.llmDelayMs) await new Promise((r) => setTimeout(r, opts.llmDelayMs));
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: `done ${n}` }, finish_reason: 'stop' }] }));
+  });
+  const common = {
+    MONGODB_URI: opts.mongoUri,
+    AUTH_DB: dbs.authDb,
+    LOG_LEVEL: 'warn',
+    ...(opts.postgresUrl ? { FERRETDB_POSTGRESQL_URL: opts.postgresUrl } : {}),
+  };
+  const agentDb = `${dbs.conn.name}_agent`;
+  const agent = await startServiceProcess({
+    script: MAIN('agent'),
+    env: { ...common, MONGODB_DB: agentDb, CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'), INTERNAL_SERVICE_SECRET: internal, OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}` },
+  });
+  const scheduler = await startServiceProcess({
+    script: MAIN('scheduler'),
+    env: {
+      ...common,
+      MONGODB_DB: dbs.conn.name,
+      REDIS_URL: opts.redisUrl,
+      QUEUE_PREFIX: prefix,
+      AGENT_SERVICE_URL: agent.url,
+      WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
+      OUTBOX_INTERVAL_MS: '500',
+      RECOVER_QUEUED_AFTER_MS: '2000',
+      RECOVER_RUNNING_AFTER_MS: '30000',
+    },
+  });
+  const workers: ServiceProcess[] = [];
+  const startWorker = async () => {
+    const w = await startServiceProcess({
+      script: MAIN('worker'),
+      env: {
+        ...common,
+        MONGODB_DB: dbs.conn.name,
+        REDIS_URL: opts.redisUrl,
+        QUEUE_PREFIX: prefix,
+        AGENT_SERVICE_URL: agent.url,
+        INTERNAL_SERVICE_SECRET: internal,
+        SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
+        STORE_RETRY_BASE_MS: '500',
+        STORE_RETRY_MAX_MS: '4000',
+        ...opts.workerEnv,
+      },
+    });
+    workers.push(w);
+    return w;
+  };
+  for (let i = 0; i < (opts.workers ?? 1); i++) await startWorker();
+
+  const key = await dbs.mintKey({ user_id: 'ops', org_id: 'acme' });
+  const cred = await request(agent.url).post('/v3/providers/credentials').set('x-api-key', key).send({ name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-test', base_url: `${llm.url}/v1` } });
+  const made = await request(agent.url).post('/v3/agents/').set('x-api-key', key).send({ name: 'chaos', system_prompt: 'Handle events.', provider_id: 'openai', model: 'm', llm_credential_id: cred.body.credential_id });
+  const hook = await request(scheduler.url).post('/agent-webhooks/').set('x-api-key', key).send({ agent_id: String(made.body.id) });
+  if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${hook.text}`);
+  const webhook = hook.body as { id: string; secret_key: string };
+
+  async function trigger(n: number): Promise<{ status: number; id?: string }> {
+    const body = JSON.stringify({ n });
+    try {
+      const res = await fetch(`${scheduler.url}/webhook-trigger/${webhook.id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-webhook-signature': signSha256(webhook.secret_key, body) },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      const json = (await res.json().catch(() => ({}))) as { execution_id?: string };
+      return { status: res.status, id: json.execution_id };
+    } catch {
+      return { status: 0 };
+    }
+  }
+
+  return {
+    scheduler,
+    agent,
+    workers,
+    startWorker,
+    /** Provider calls by trigger number. */
+    calls,
+    /** Every log line the service processes wrote so far. */
+    logLines: () => [scheduler, agent, ...workers].flatMap((p) => p.output().split('\n')),
+    /** Sends triggers `{"n": i}` from `senders` loops until `stop` resolves; the numbers are 0, 1, 2, ... */
+    sendUntil(stop: Promise<void>, senders = 16): Promise<SendResult> {
+      let next = 0;
+      let stopped = false;
+      void stop.then(() => (stopped = true));
+      const result: SendResult = { accepted: [], acceptedNumbers: [], statuses: {} };
+      const loop = async () => {
+        while (!stopped) {
+          const n = next++;
+          const r = await trigger(n);
+          result.statuses[r.status] = (result.statuses[r.status] ?? 0) + 1;
+          if (r.status === 202 && r.id) {
+            result.accepted.push(r.id);
+            result.acceptedNumbers.push(n);
+          }
+          if (r.status !== 202) await new Promise((res) => setTimeout(res, 100));
+        }
+      };
+      return Promise.all(Array.from({ length: senders }, loop)).then(() => result);
+    },
+    /** Polls the scheduler's database until every accepted run has ended or the deadline passes. */
+    async waitEnded(accepted: string[], deadline: number): Promise<EndState> {
+      const Execution = executionModel(dbs.conn);
+      for (;;) {
+        let state: EndState | undefined;
+        try {
+          const docs = await Execution.find({ webhook_id: webhook.id }, { status: 1, attempt: 1 }).lean();
+          const byId = new Map(docs.map((d) => [d._id.toHexString(), { status: d.status, attempt: d.attempt }]));
+          const unended = accepted.filter((id) => !['succeeded', 'failed', 'skipped'].includes(byId.get(id)?.status ?? 'missing'));
+          state = { byId, unended };
+        } catch {
+          // the store may still be coming back
+        }
+        if (state && (state.unended.length === 0 || Date.now() > deadline)) return state;
+        if (!state && Date.now() > deadline) return { byId: new Map(), unended: accepted };
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.stop(2_000)));
+      await scheduler.stop(2_000);
+      await agent.stop(2_000);
+      await llm.close();
+      await dbs.conn.useDb(agentDb).dropDatabase().catch(() => undefined);
+      await dbs.cleanup().catch(() => undefined);
+    },
+  };
+}
+
+export type ChaosStack = Awaited<ReturnType<typeof startChaosStack>>;
+
+/** Provider calls beyond the first, over the given trigger numbers of accepted runs. */
+export function duplicateCalls(calls: Map<number, number>): number {
+  let extra = 0;
+  for (const c of calls.values()) extra += Math.max(0, c - 1);
+  return extra;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,4 @@
+import { startAgentTarget } from './agent-target';
+import { fuzzSuite } from './fuzz-suite';
+
+fuzzSuite('agent', startAgentTarget);

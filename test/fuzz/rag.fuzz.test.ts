@@ -1,0 +1,4 @@
+import { startRagTarget } from './rag-target';
+import { fuzzSuite } from './fuzz-suite';
+
+fuzzSuite('rag', startRagTarget);

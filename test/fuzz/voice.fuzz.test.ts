@@ -1,0 +1,4 @@
+import { fuzzSuite } from './fuzz-suite';
+import { startVoiceTarget } from './voice-target';
+
+fuzzSuite('voice', startVoiceTarget);
