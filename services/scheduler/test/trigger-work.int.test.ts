@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { createAgentDirectory } from '@platform/agent-client';
-import { connectMongo, mongoose, pingMongo, syncIndexes, type Connection } from '@platform/db';
+import { connectMongo, pingMongo, syncIndexes, type Connection, type mongoose } from '@platform/db';
 import { producerConnection, type IORedis } from '@platform/queue';
 import { createWebhookStats } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
