@@ -6,6 +6,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { type IContainer } from 'kubernetes-models/v1/Container';
@@ -26,7 +29,7 @@ const CONTRACT_PORTS: Record<string, number> = {
 const RUNTIME_VARS = ['NODE_OPTIONS', 'REDIS_URL'];
 const NAME_LABEL = 'app.kubernetes.io/name';
 
-type K8sObject = Namespace | ConfigMap | Secret | Service | Deployment | PodDisruptionBudget;
+type K8sObject = Namespace | ConfigMap | Secret | Service | Deployment | PodDisruptionBudget | HorizontalPodAutoscaler | NetworkPolicy | Ingress;
 
 const MODELS: Record<string, (data: object) => K8sObject> = {
   'v1/Namespace': (d) => new Namespace(d as never),
@@ -35,6 +38,9 @@ const MODELS: Record<string, (data: object) => K8sObject> = {
   'v1/Service': (d) => new Service(d as never),
   'apps/v1/Deployment': (d) => new Deployment(d as never),
   'policy/v1/PodDisruptionBudget': (d) => new PodDisruptionBudget(d as never),
+  'autoscaling/v2/HorizontalPodAutoscaler': (d) => new HorizontalPodAutoscaler(d as never),
+  'networking.k8s.io/v1/NetworkPolicy': (d) => new NetworkPolicy(d as never),
+  'networking.k8s.io/v1/Ingress': (d) => new Ingress(d as never),
 };
 
 interface Kustomization {
@@ -338,5 +344,51 @@ describe('kustomization.yaml', () => {
     for (const { obj } of objects.filter((o) => !(o.obj instanceof Namespace))) {
       expect(nsOf(obj)).toBe(root.namespace);
     }
+  });
+});
+
+describe('autoscaling, network policies and the Ingress', () => {
+  const hpas = ofKind(HorizontalPodAutoscaler);
+  const policies = ofKind(NetworkPolicy);
+  const nameOf = (o: K8sObject) => o.metadata?.name ?? '';
+
+  it('every Deployment has a HorizontalPodAutoscaler, never below its PodDisruptionBudget', () => {
+    for (const d of deployments) {
+      const hpa = hpas.find((h) => h.spec?.scaleTargetRef.kind === 'Deployment' && h.spec.scaleTargetRef.name === nameOf(d));
+      expect(hpa).toBeDefined();
+      expect(hpa!.spec!.minReplicas).toBeGreaterThanOrEqual(2);
+      expect(hpa!.spec!.maxReplicas).toBeGreaterThan(hpa!.spec!.minReplicas!);
+    }
+  });
+
+  it('the worker scales on its queue depth', () => {
+    const worker = hpas.find((h) => nameOf(h) === 'worker');
+    expect(worker?.spec?.metrics?.some((m) => m.type === 'External' && m.external?.metric.name === 'queue_jobs')).toBe(true);
+  });
+
+  it('denies everything by default, both ways', () => {
+    const deny = policies.find((p) => Object.keys(p.spec?.podSelector ?? {}).length === 0 && !p.spec?.ingress && !p.spec?.egress);
+    expect(deny?.spec?.policyTypes).toEqual(expect.arrayContaining(['Ingress', 'Egress']));
+  });
+
+  it('lets each API service be reached only from named pods on its own port, and the gateway only from the ingress', () => {
+    for (const d of deployments.filter((x) => nameOf(x) !== 'worker')) {
+      const name = nameOf(d);
+      const port = CONTRACT_PORTS[name];
+      const allowing = policies.filter((p) => p.spec?.podSelector.matchLabels?.[NAME_LABEL] === name && p.spec.ingress?.length);
+      expect(allowing.length).toBeGreaterThan(0);
+      for (const rule of allowing.flatMap((p) => p.spec!.ingress!)) {
+        expect(rule.ports?.map((p) => p.port)).toEqual([port]);
+        expect(rule.from?.length).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it('routes the Ingress to the gateway Service', () => {
+    const ingresses = ofKind(Ingress);
+    expect(ingresses).toHaveLength(1);
+    const backends = ingresses[0]!.spec!.rules!.flatMap((r) => r.http?.paths ?? []).map((p) => p.backend.service);
+    expect(backends).toEqual([{ name: 'gateway', port: { number: CONTRACT_PORTS.gateway } }]);
+    expect(services.some((s) => nameOf(s) === 'gateway')).toBe(true);
   });
 });
