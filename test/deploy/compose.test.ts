@@ -30,6 +30,7 @@ interface ComposeService {
   ports?: (string | number | { target: number; published?: string | number })[];
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: { test?: string | string[]; disable?: boolean };
+  command?: string | string[];
   environment?: Record<string, Scalar> | string[];
 }
 interface ComposeFile {
@@ -85,6 +86,12 @@ describe('docker-compose.yml infrastructure', () => {
   it('has app services built from source', () => {
     expect(appServices.map(([name]) => name)).toContain('agent');
   });
+
+  it('runs MongoDB as a replica set of one and Redis with AOF and noeviction', () => {
+    expect(services.mongo?.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
+    expect(JSON.stringify(services.mongo?.healthcheck?.test)).toMatch(/rs\.initiate/);
+    expect(services.redis?.command).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']));
+  });
 });
 
 describe.each(appServices)('docker-compose.yml service %s', (name, s) => {
@@ -117,6 +124,7 @@ describe.each(appServices)('docker-compose.yml service %s', (name, s) => {
 
   it('reaches MongoDB and Redis by their compose names', () => {
     expect(new URL(env.MONGODB_URI ?? '').hostname).toBe('mongo');
+    expect(new URL(env.MONGODB_URI ?? '').searchParams.get('replicaSet')).toBe('rs0');
     expect(new URL(env.REDIS_URL ?? '').hostname).toBe('redis');
     if (env.CREDENTIALS_ENCRYPTION_KEY !== undefined) {
       expect(env.CREDENTIALS_ENCRYPTION_KEY).toMatch(/^[0-9a-fA-F]{64}$/);
