@@ -47,6 +47,8 @@ export interface TriggerStack {
   queue: Queue<AgentRunJob>;
   /** The `schedule-fires` queue (cron job schedulers). */
   fires: Queue<FireJob>;
+  /** Writes the webhook statistics the app holds back (at most one write a second per webhook). */
+  flushStats(): Promise<void>;
   /** Runs one outbox sweep, as the scheduler's timer does. */
   sweepOutbox(): Promise<number>;
   startWorker(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
@@ -107,6 +109,7 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
   const testQueues = createTestQueues(redis, prefix);
   const queue = testQueues.queues.agentRuns;
   const enqueueOpts = { timeoutMs: 1_000, backoffMs: 200 };
+  const stats = createWebhookStats(dbs.conn, logger);
   const app = createApp({
     logger,
     db: dbs.conn,
@@ -118,7 +121,7 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
     readiness: { mongodb: () => pingMongo(dbs.conn) },
     queues: testQueues.queues,
     fires: testQueues.fires,
-    stats: createWebhookStats(dbs.conn, logger),
+    stats,
     triggers: { maxAttempts: 3, ...enqueueOpts },
   });
   await syncIndexes(dbs.conn);
@@ -173,6 +176,7 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
     queue,
     fires: testQueues.fires,
     sweepOutbox,
+    flushStats: () => stats.flush(),
     startWorker,
     trigger(body, headers = {}, secret = stack.webhook.secret_key) {
       return request(app)
