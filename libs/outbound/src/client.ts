@@ -1,7 +1,12 @@
+import type { Readable } from 'node:stream';
 import axios, { type AxiosResponse } from 'axios';
 import { blockedReason, isIpLiteral } from './address';
 import { isAllowed, parseAllowHosts, type AllowEntry } from './allow-list';
 import { createGuardedAgents } from './guard';
+import { streamResponse } from './stream';
+import type { OutboundRequest, OutboundStreamRequest, OutboundStreamResponse } from './types';
+
+export type { OutboundRequest };
 import { OutboundBlockedError, OutboundError, OutboundNetworkError, OutboundTimeoutError, OutboundTooLargeError } from './errors';
 
 export interface OutboundClientOptions {
@@ -16,16 +21,6 @@ export interface OutboundClientOptions {
   userAgent?: string;
 }
 
-export interface OutboundRequest {
-  url: string;
-  method?: string;
-  headers?: Record<string, string>;
-  /** A string or Buffer is sent as is; anything else as JSON. */
-  body?: unknown;
-  timeoutMs?: number;
-  maxResponseBytes?: number;
-  maxRedirects?: number;
-}
 
 /** Any status is a response (callers decide what a 4xx or 5xx means); failures to get one throw an OutboundError. */
 export interface OutboundResponse {
@@ -42,6 +37,11 @@ export interface OutboundResponse {
 
 export interface OutboundClient {
   request(req: OutboundRequest): Promise<OutboundResponse>;
+  /**
+   * Like `request`, but resolves once the headers arrived and hands over the body as it streams. The time limit
+   * covers the whole call, body included; `maxResponseBytes` caps the bytes read.
+   */
+  stream(req: OutboundStreamRequest): Promise<OutboundStreamResponse>;
   /** Closes pooled keep-alive connections. */
   close(): void;
 }
@@ -130,22 +130,21 @@ export function createOutboundClient(opts: OutboundClientOptions = {}): Outbound
     headers: { 'User-Agent': opts.userAgent ?? 'agent-platform/0.1' },
   });
 
-  async function request(req: OutboundRequest): Promise<OutboundResponse> {
-    const timeoutMs = req.timeoutMs ?? opts.timeoutMs ?? 30_000;
-    const cap = req.maxResponseBytes ?? opts.maxResponseBytes ?? 5 * 1024 * 1024;
+  /** The call, redirects followed (each hop checked); the last response is raw axios, its body of `responseType`. */
+  async function send(req: OutboundRequest, responseType: 'arraybuffer' | 'stream', signal: AbortSignal, timeoutMs: number, cap: number) {
     const maxRedirects = req.maxRedirects ?? opts.maxRedirects ?? 5;
-    const signal = AbortSignal.timeout(timeoutMs);
     let url = parseUrl(req.url);
     let hop = { method: (req.method ?? 'GET').toUpperCase(), headers: { ...req.headers }, body: req.body };
     for (let redirects = 0; ; redirects++) {
       checkUrl(url, allow);
       const res = await instance
-        .request({ url: url.href, method: hop.method, headers: hop.headers, data: hop.body, signal, maxContentLength: cap })
+        .request({ url: url.href, method: hop.method, headers: hop.headers, data: hop.body, signal, maxContentLength: responseType === 'stream' ? -1 : cap, responseType })
         .catch((err: unknown) => {
           throw toError(err, timeoutMs, cap);
         });
       const location = res.headers.location as string | undefined;
-      if (!REDIRECTS.has(res.status) || !location) return toResponse(res, url);
+      if (!REDIRECTS.has(res.status) || !location) return { res, url };
+      if (responseType === 'stream') (res.data as Readable).destroy();
       if (redirects >= maxRedirects) throw new OutboundNetworkError(`more than ${maxRedirects} redirects`, 'TOO_MANY_REDIRECTS');
       const next = parseUrl(location, url);
       hop = nextHop(res.status, url, next, hop.method, hop.headers, hop.body);
@@ -153,8 +152,27 @@ export function createOutboundClient(opts: OutboundClientOptions = {}): Outbound
     }
   }
 
+  async function request(req: OutboundRequest): Promise<OutboundResponse> {
+    const timeoutMs = req.timeoutMs ?? opts.timeoutMs ?? 30_000;
+    const cap = req.maxResponseBytes ?? opts.maxResponseBytes ?? 5 * 1024 * 1024;
+    const { res, url } = await send(req, 'arraybuffer', AbortSignal.timeout(timeoutMs), timeoutMs, cap);
+    return toResponse(res, url);
+  }
+
+  async function stream(req: OutboundStreamRequest): Promise<OutboundStreamResponse> {
+    const timeoutMs = req.timeoutMs ?? opts.timeoutMs ?? 30_000;
+    const cap = req.maxResponseBytes ?? opts.maxResponseBytes ?? 5 * 1024 * 1024;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
+    const { res, url } = await send(req, 'stream', signal, timeoutMs, cap).catch((err: unknown) => {
+      throw req.signal?.aborted && !timeout.aborted ? new OutboundNetworkError('aborted by the caller', 'ABORTED') : err;
+    });
+    return streamResponse(res.status, plainHeaders(res), url.href, res.data as Readable, { signal, timeout, timeoutMs, cap });
+  }
+
   return {
     request,
+    stream,
     close() {
       agents.http.destroy();
       agents.https.destroy();

@@ -7,6 +7,7 @@ export {
   type OutboundRequest,
   type OutboundResponse,
 } from './client';
+export type { OutboundStreamRequest, OutboundStreamResponse } from './types';
 export {
   OutboundBlockedError,
   OutboundError,

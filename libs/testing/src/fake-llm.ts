@@ -1,8 +1,11 @@
 import type { ServerResponse } from 'node:http';
+import { writeStream, type ScriptedStream, type StreamState } from './fake-llm-stream';
 import { startLocalServer, type LocalServer, type ReceivedRequest } from './local-server';
 
+export type { ScriptedStream };
+
 /** A scripted answer; `hang` accepts the request and never answers. */
-export type Scripted = { status?: number; headers?: Record<string, string>; body?: unknown } | 'hang';
+export type Scripted = { status?: number; headers?: Record<string, string>; body?: unknown } | ScriptedStream | 'hang';
 
 export interface FakeLlm extends LocalServer {
   /** The base_url to store on a credential (`.../v1`). */
@@ -11,6 +14,12 @@ export interface FakeLlm extends LocalServer {
   script(...replies: Scripted[]): void;
   /** The JSON bodies received, in order. */
   bodies(): Record<string, unknown>[];
+  /** Streamed deltas written so far. */
+  sentDeltas(): number;
+  /** Streams whose client closed the connection before the stream finished. */
+  abortedStreams(): number;
+  /** Resumes the streams held by `holdAfter`. */
+  release(): void;
 }
 
 const lastUserText = (json: unknown): string => {
@@ -45,11 +54,17 @@ function echo(protocol: 'openai' | 'anthropic', req: ReceivedRequest): unknown {
  */
 export async function startFakeLlm(protocol: 'openai' | 'anthropic'): Promise<FakeLlm> {
   const queue: Scripted[] = [];
+  const state: StreamState = { sent: 0, aborted: 0, waiting: [] };
   const path = protocol === 'openai' ? '/v1/chat/completions' : '/v1/messages';
   const server = await startLocalServer((req, res: ServerResponse) => {
     if (req.method !== 'POST' || req.url !== path) return res.writeHead(404).end();
     const next = queue.shift();
     if (next === 'hang') return;
+    if (next && 'stream' in next) return writeStream(protocol, res, next, state);
+    // Asked to stream with nothing scripted: the echo in two deltas.
+    if (!next && (req.json as { stream?: unknown } | undefined)?.stream === true) {
+      return writeStream(protocol, res, { stream: ['echo: ', lastUserText(req.json)] }, state);
+    }
     const reply = next ?? { body: echo(protocol, req) };
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
     res.end(JSON.stringify(reply.body ?? {}));
@@ -58,5 +73,8 @@ export async function startFakeLlm(protocol: 'openai' | 'anthropic'): Promise<Fa
     baseUrl: `${server.url}/v1`,
     script: (...replies: Scripted[]) => void queue.push(...replies),
     bodies: () => server.requests.map((r) => r.json as Record<string, unknown>),
+    sentDeltas: () => state.sent,
+    abortedStreams: () => state.aborted,
+    release: () => state.waiting.splice(0).forEach((resume) => resume()),
   });
 }

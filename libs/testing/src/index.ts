@@ -78,7 +78,7 @@ export { startLocalServer, type LocalHandler, type LocalServer, type ReceivedReq
 export { privateRedis, type PrivateRedis } from './private-redis';
 export { CHILDREN_DIR_ENV, killRecordedChildren, registerChild, stopChild } from './children';
 export { infraEnv } from './infra-env';
-export { startFakeLlm, type FakeLlm, type Scripted } from './fake-llm';
+export { startFakeLlm, type FakeLlm, type Scripted, type ScriptedStream } from './fake-llm';
 export { startPetStore, type Pet, type PetStore } from './pet-store';
 export {
   anthropicTextReply,

@@ -14,9 +14,11 @@ import { createCredentialService } from './credentials/credential.service';
 import { createFeaturePipeline } from './inference/features/feature-pipeline';
 import { memoryFeature } from './inference/features/memory.feature';
 import { createInferenceRoutes } from './inference/inference.routes';
+import { createStreamingInference } from './inference/inference-stream.service';
 import { createInferenceService } from './inference/inference.service';
 import { createMemoryRepository } from './inference/memory.repository';
 import { createProviderClient } from './inference/providers/provider-client';
+import { createProviderStreamer } from './inference/providers/provider-stream';
 import { openapi } from './openapi';
 import { createRaiClient } from './rai/rai.client';
 import { raiFeature } from './rai/rai.feature';
@@ -81,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
   const credentials = createCredentialService({ repo: createCredentialRepository(deps.db), box: deps.box, clock });
   const memory = createMemoryRepository(deps.db);
   const tools = toolServiceFor(deps, clock);
-  const inference = createInferenceService({
+  const inferenceDeps = {
     agents,
     credentials,
     memory,
@@ -98,12 +100,15 @@ export function createApp(deps: AppDeps): Express {
     toolboxes: createAgentToolboxes({ tools, logger: deps.logger }),
     clock,
     logger: deps.logger,
-  });
+  };
+  const inference = createInferenceService(inferenceDeps);
+  const streamer = createProviderStreamer({ outbound: deps.outbound, timeoutMs: deps.providerTimeoutMs ?? 60_000, logger: deps.logger });
+  const streaming = createStreamingInference({ ...inferenceDeps, streamer });
 
   const routes = Router();
   routes.use(createAgentRoutes(agents));
   routes.use(createCredentialRoutes(credentials));
-  routes.use(createInferenceRoutes(inference));
+  routes.use(createInferenceRoutes(inference, streaming, deps.logger));
   routes.use(createToolRoutes(tools));
 
   const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });

@@ -166,6 +166,19 @@ export const openapi = {
         }),
       },
     },
+    '/v3/inference/stream/': {
+      post: {
+        summary: 'Run an agent on a message and stream the answer as server-sent events',
+        description:
+          'One `data: {"content": "<delta>"}` event per model delta, then `data: [DONE]`. Errors before the first event are JSON with chat\'s statuses; a failure after it is an `event: error` with `data: {"detail": ...}`.',
+        requestBody: json({ $ref: '#/components/schemas/ChatBody' }),
+        responses: responses({
+          '200': { description: 'The answer as it is produced', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          ...notFound,
+          '502': { description: 'LLM provider error', ...json({ $ref: '#/components/schemas/Error' }) },
+        }),
+      },
+    },
     '/v3/inference/sessions/{session_id}/messages': {
       get: {
         summary: "The caller's stored messages of a session, newest first",

@@ -66,6 +66,24 @@ async function agent(provider: 'openai' | 'anthropic', over: Record<string, unkn
 const chat = (agentId: string, message: string, session = 's-tools') =>
   request(t.app).post('/v3/inference/chat/').set('x-api-key', alice).send({ agent_id: agentId, session_id: session, message });
 
+describe('tool calling on POST /v3/inference/stream/', () => {
+  it('resolves the tool calls first, then streams the answer, and stores the turn with its tool calls', async () => {
+    openai.respond(petLookup(2));
+    const agentId = await agent('openai', { tools: ['openapi-pets-getPet'] });
+    const before = store.requests.length;
+    const res = await request(t.app)
+      .post('/v3/inference/stream/')
+      .set('x-api-key', alice)
+      .send({ agent_id: agentId, session_id: 's-stream-tools', message: 'What is pet 2 called?' });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(res.text).toBe('data: {"content":"The pet is Tom"}\n\ndata: [DONE]\n\n');
+    expect(store.requests.slice(before).map((r) => `${r.method} ${r.url}`)).toEqual(['GET /pets/2']);
+    const stored = await request(t.app).get('/v3/inference/sessions/s-stream-tools/messages').set('x-api-key', alice);
+    expect(stored.body.messages[0]).toMatchObject({ role: 'assistant', content: 'The pet is Tom', tool_calls: [expect.objectContaining({ name: 'openapi-pets-getPet' })] });
+  });
+});
+
 describe('tool calling, OpenAI protocol', () => {
   it('offers the agent’s tools, runs the call against the API, feeds the result back, and answers with it', async () => {
     openai.respond(petLookup(2));

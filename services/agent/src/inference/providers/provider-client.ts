@@ -28,7 +28,7 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 const scrub = (message: string, apiKey: string) => (apiKey ? message.split(apiKey).join('***') : message).slice(0, 1000);
 
 /** 502 `LLM provider error: ...`. */
-function providerError(message: string, apiKey: string, status?: number): BadGatewayError {
+export function providerError(message: string, apiKey: string, status?: number): BadGatewayError {
   return new BadGatewayError(`LLM provider error: ${scrub(message, apiKey)}`, status);
 }
 

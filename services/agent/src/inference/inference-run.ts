@@ -1,0 +1,163 @@
+import { isUnavailableError, ValidationError } from '@platform/errors';
+import type { AgentRecord } from '../agents/agent.types';
+import type { Toolbox } from '../tools/agent-toolbox';
+import type { Logger } from '@platform/logger';
+import type { AgentService } from '../agents/agent.service';
+import type { CredentialService } from '../credentials/credential.service';
+import type { AgentToolboxes } from '../tools/agent-toolbox';
+import type { FeaturePipeline, FeatureRun } from './features/feature-pipeline';
+import type { MemoryRepository } from './memory.repository';
+import type { ProviderClient } from './providers/provider-client';
+import type { ChatInput, InferenceContext, ModelMessage, ModelReply, Owner, ToolCallRecord } from './inference.types';
+import { findProvider, SUPPORTED_PROVIDER_IDS } from './providers/provider-registry';
+import type { ModelRequest, ProviderAdapter, ProviderTarget } from './providers/provider.types';
+import { composeSystemPrompt } from './system-prompt';
+import { DEFAULT_MAX_ITERATIONS, runToolLoop } from './tool-loop';
+
+export interface InferenceServiceDeps {
+  agents: AgentService;
+  credentials: CredentialService;
+  memory: MemoryRepository;
+  features: FeaturePipeline;
+  providers: ProviderClient;
+  toolboxes: AgentToolboxes;
+  clock: () => Date;
+  logger: Logger;
+}
+
+/** Which protocol, where, with which key and model. */
+export interface ModelTarget {
+  adapter: ProviderAdapter;
+  target: ProviderTarget;
+  model: string;
+}
+
+/** One inference call after its features' beforeModel hooks ran. */
+export interface PreparedRun {
+  agent: AgentRecord;
+  to: ModelTarget;
+  run: FeatureRun;
+  ctx: InferenceContext;
+  startedAt: Date;
+}
+
+/** 422 on the body's agent_id: the agent exists but cannot run as configured. */
+const unusable = (msg: string, type: string) => ValidationError.field(['body', 'agent_id'], msg, type);
+
+/** The agent's tools: its `tools` list, and a single-task agent's `tool`. */
+export const toolRefs = (agent: AgentRecord) => [...(agent.tools ?? []), ...(agent.tool ? [agent.tool] : [])];
+
+/** What chat and stream share: the agent's target, its features before the model, the model request, the stored turn. */
+export function createInferenceRun(deps: InferenceServiceDeps) {
+  /** Which protocol, where and with which key: from the agent's provider_id, model and llm_credential_id. */
+  async function targetFor(owner: Owner, agent: AgentRecord): Promise<ModelTarget> {
+    const credentialId = agent.llm_credential_id;
+    if (!credentialId) {
+      throw unusable(`Agent ${agent.id} has no llm_credential_id: store a provider credential and set its id on the agent`, 'credential_missing');
+    }
+    const credential = await deps.credentials.open(owner, credentialId);
+    if (!credential) throw unusable(`Credential ${credentialId} of agent ${agent.id} not found`, 'credential_not_found');
+    const providerId = agent.provider_id ?? credential.provider_id;
+    const provider = findProvider(providerId);
+    if (!provider) {
+      throw unusable(`Provider "${providerId}" of agent ${agent.id} is not supported; use one of: ${SUPPORTED_PROVIDER_IDS.join(', ')}`, 'provider_unsupported');
+    }
+    if (!agent.model) throw unusable(`Agent ${agent.id} has no model`, 'model_missing');
+    const baseUrl = credential.base_url ?? provider.defaultBaseUrl;
+    if (!baseUrl) {
+      throw unusable(`Provider ${provider.id} needs a base_url on credential ${credentialId} (its server's address, e.g. http://host:8000/v1)`, 'base_url_missing');
+    }
+    return { adapter: provider.adapter, target: { providerId: provider.id, baseUrl, apiKey: credential.api_key }, model: agent.model };
+  }
+
+  /** Stores the turn; the model has been paid for, so a database gone away meanwhile is logged, not thrown. */
+  async function storeTurn(ctx: InferenceContext, reply: ModelReply, call: { providerId: string; model: string; toolCalls: ToolCallRecord[] }, startedAt: Date, finishedAt: Date) {
+    try {
+      await deps.memory.appendTurn(ctx.owner, {
+        agentId: ctx.agent.id,
+        sessionId: ctx.sessionId,
+        message: ctx.message,
+        reply: reply.text,
+        startedAt,
+        finishedAt,
+        usage: reply.usage,
+        providerId: call.providerId,
+        model: call.model,
+        toolCalls: call.toolCalls,
+        findings: ctx.findings ?? [],
+      });
+    } catch (err) {
+      if (!isUnavailableError(err)) throw err;
+      deps.logger.error('turn not stored: database unreachable; answering without it', { agent_id: ctx.agent.id, session_id: ctx.sessionId, err: (err as Error).message });
+    }
+  }
+
+  /** The model request of this turn: system, history and message (and any tool rounds), the agent's settings. */
+  function request(p: PreparedRun, messages: ModelMessage[], toolbox?: Toolbox): ModelRequest {
+    const { agent, ctx } = p;
+    return {
+      model: p.to.model,
+      system: ctx.system,
+      messages,
+      tools: toolbox?.functions,
+      temperature: agent.temperature,
+      top_p: agent.top_p,
+      response_format: agent.response_format,
+      params: agent.additional_model_params ?? {},
+    };
+  }
+
+  /** The first messages of the turn: history, then the new user message. */
+  const initial = (ctx: InferenceContext): ModelMessage[] => [...ctx.history, { role: 'user', content: ctx.message }];
+
+  return {
+    request,
+    initial,
+    /** Agent, target and features before the model (MEMORY fills history, RAI checks the message). */
+    async prepare(owner: Owner, input: ChatInput): Promise<PreparedRun> {
+      const startedAt = deps.clock();
+      const agent = await deps.agents.get(owner, String(input.agent_id));
+      const to = await targetFor(owner, agent);
+      const run = deps.features.plan(agent);
+      const ctx: InferenceContext = {
+        owner,
+        agent,
+        sessionId: input.session_id,
+        message: input.message,
+        system: composeSystemPrompt(agent, input.system_prompt_variables),
+        history: [],
+      };
+      await run.beforeModel(ctx);
+      return { agent, to, run, ctx, startedAt };
+    },
+
+    /** The provider call with the agent's tools, looping over tool calls (non-streaming). */
+    async askModel(p: PreparedRun, toolbox: Toolbox) {
+      const ask = (messages: ModelMessage[]) => deps.providers.complete(p.to.adapter, p.to.target, request(p, messages, toolbox));
+      return runToolLoop(ask, toolbox, initial(p.ctx), p.agent.max_iterations ?? DEFAULT_MAX_ITERATIONS);
+    },
+
+    /** Stores the turn (unless the agent opts out with store_messages: false) and logs it, without its text. */
+    async record(p: PreparedRun, toolCalls: ToolCallRecord[], mode: 'chat' | 'stream') {
+      const { ctx, run, startedAt } = p;
+      const reply = ctx.reply!;
+      const call = { providerId: p.to.target.providerId, model: p.to.model, toolCalls };
+      const finishedAt = deps.clock();
+      if (ctx.agent.store_messages !== false) await storeTurn(ctx, reply, call, startedAt, finishedAt);
+      deps.logger.info('inference completed', {
+        agent_id: ctx.agent.id,
+        session_id: ctx.sessionId,
+        mode,
+        provider: call.providerId,
+        model: call.model,
+        features: run.types,
+        history_messages: ctx.history.length,
+        duration_ms: finishedAt.getTime() - startedAt.getTime(),
+        usage: reply.usage,
+        tool_calls: toolCalls.length,
+      });
+    },
+  };
+}
+
+export type InferenceRun = ReturnType<typeof createInferenceRun>;

@@ -1,0 +1,58 @@
+import { createInferenceRun, toolRefs, type InferenceServiceDeps } from './inference-run';
+import type { ChatInput, Owner, ToolCallRecord } from './inference.types';
+import type { ProviderStreamer } from './providers/provider-stream';
+
+export interface StreamingInferenceDeps extends InferenceServiceDeps {
+  streamer: ProviderStreamer;
+}
+
+/** Where the answer goes as it is produced. */
+export interface AnswerSink {
+  /** One piece of the answer, in order. */
+  delta(text: string): void;
+}
+
+/**
+ * Chat with the answer streamed (POST /v3/inference/stream/). Everything that can fail before the model answers
+ * (agent, credential, features before the model, tool rounds, the provider's status) fails before the first
+ * delta, so the route still answers it as JSON.
+ *
+ * - An agent without tools: one streamed provider call, each delta passed on as it arrives.
+ * - An agent with tools: the tool loop runs (non-streaming) until the model answers without asking for tools; that
+ *   answer is passed on as one delta.
+ * - With the RAI feature the answer is checked (and redacted) before any of it is sent: the streamed deltas are
+ *   collected, checked, and the checked answer is passed on as one delta.
+ * - A blocked input: the refusal, as one delta.
+ * The turn is stored after the whole answer, before the stream ends.
+ */
+export function createStreamingInference(deps: StreamingInferenceDeps) {
+  const runs = createInferenceRun(deps);
+  return {
+    async stream(owner: Owner, input: ChatInput, sink: AnswerSink, signal: AbortSignal): Promise<void> {
+      const p = await runs.prepare(owner, input);
+      const { ctx, run } = p;
+      let toolCalls: ToolCallRecord[] = [];
+      let sent = false;
+      if (!ctx.reply) {
+        const toolbox = await deps.toolboxes.forAgent(owner, toolRefs(p.agent));
+        if (toolbox.functions.length > 0) {
+          const result = await runs.askModel(p, toolbox);
+          ctx.reply = result.reply;
+          toolCalls = result.toolCalls;
+        } else {
+          const live = !run.types.includes('RAI');
+          const onText = (text: string) => {
+            if (live) sink.delta(text);
+          };
+          ctx.reply = await deps.streamer.stream(p.to.adapter, p.to.target, runs.request(p, runs.initial(ctx)), { signal, onText });
+          sent = live;
+        }
+      }
+      await run.afterModel(ctx);
+      if (!sent) sink.delta(ctx.reply.text);
+      await runs.record(p, toolCalls, 'stream');
+    },
+  };
+}
+
+export type StreamingInference = ReturnType<typeof createStreamingInference>;
