@@ -1,9 +1,8 @@
 /** The OCR app, with stored extractions of the fuzz owner's organization to read. */
 import request from 'supertest';
-import { listen, type RunningServer } from '@platform/http';
 import { startOcrApp } from '../../services/ocr/test/support/helpers';
 import { textPdf } from '../../services/ocr/test/support/text-fixtures';
-import { OTHER, OWNER, errorLogReader, openapiOf, type Target } from './target-kit';
+import { OTHER, OWNER, serveTarget, type Target } from './target-kit';
 
 /**
  * The OCR app on its own database. The generator sends JSON, raw bytes and no body at all, never a well-formed
@@ -12,10 +11,7 @@ import { OTHER, OWNER, errorLogReader, openapiOf, type Target } from './target-k
  */
 export async function startOcrTarget(): Promise<Target> {
   const t = await startOcrApp({ limiter: { concurrency: 2, maxQueued: 4, waitMs: 2_000 } });
-  let server: RunningServer | undefined;
-  try {
-    const key = await t.dbs.mintKey(OWNER);
-    const otherKey = await t.dbs.mintKey(OTHER);
+  return serveTarget(t, async ({ key }) => {
     const pdf = Buffer.from(await textPdf([['Fuzz fixture page']]));
     const extraction = async () => {
       const res = await request(t.app).post(`/extract?organization_id=${OWNER.org_id}`).set('x-api-key', key).attach('file', pdf, 'fuzz.pdf');
@@ -23,27 +19,9 @@ export async function startOcrTarget(): Promise<Target> {
       return res.body.id as string;
     };
     const ids = [await extraction(), await extraction()];
-    server = await listen(t.app, 0, undefined, '127.0.0.1');
-    const running = server;
     return {
-      app: t.app,
-      port: server.port,
-      doc: await openapiOf(t.app),
-      ctx: {
-        apiKey: key,
-        otherApiKey: otherKey,
-        newErrorLogs: errorLogReader(t.lines),
-        pathIds: (_op, param) => (param === 'extraction_id' ? ids : []),
-        known: { organization_id: [OWNER.org_id, OTHER.org_id], ocr: ['auto', 'off', 'force'] },
-      },
-      close: async () => {
-        await running.close(1_000);
-        await t.close();
-      },
+      pathIds: (_op, param) => (param === 'extraction_id' ? ids : []),
+      known: { organization_id: [OWNER.org_id, OTHER.org_id], ocr: ['auto', 'off', 'force'] },
     };
-  } catch (err) {
-    await server?.close(0);
-    await t.close();
-    throw err;
-  }
+  });
 }

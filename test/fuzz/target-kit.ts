@@ -1,6 +1,7 @@
 /** What every fuzz target shares: the running app, its document, what the fuzzer knows, and id pools. */
 import type { Express } from 'express';
 import request from 'supertest';
+import { listen, type RunningServer } from '@platform/http';
 import type { OpenApiDocument, Operation } from './openapi-operations';
 import type { FuzzContext } from './request-arbitrary';
 
@@ -59,4 +60,44 @@ export function errorLogReader(lines: string[]): () => string[] {
     seen = lines.length;
     return fresh;
   };
+}
+
+/** An app as a service's test helpers start it: the app, its captured log, its databases (to mint keys), close. */
+export interface StartedApp {
+  app: Express;
+  lines: string[];
+  dbs: { mintKey(owner: typeof OWNER): Promise<string> };
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `t` as a fuzz target: mints the owner's and the other owner's keys, lets `prepare` make the fixtures and
+ * name path ids and known values, listens on a local port. Any failure on the way closes what was started.
+ */
+export async function serveTarget(
+  t: StartedApp,
+  prepare: (keys: { key: string; otherKey: string }) => Promise<Pick<FuzzContext, 'pathIds' | 'known'>>,
+): Promise<Target> {
+  let server: RunningServer | undefined;
+  try {
+    const key = await t.dbs.mintKey(OWNER);
+    const otherKey = await t.dbs.mintKey(OTHER);
+    const ctx = await prepare({ key, otherKey });
+    server = await listen(t.app, 0, undefined, '127.0.0.1');
+    const running = server;
+    return {
+      app: t.app,
+      port: server.port,
+      doc: await openapiOf(t.app),
+      ctx: { apiKey: key, otherApiKey: otherKey, newErrorLogs: errorLogReader(t.lines), ...ctx },
+      close: async () => {
+        await running.close(1_000);
+        await t.close();
+      },
+    };
+  } catch (err) {
+    await server?.close(0);
+    await t.close();
+    throw err;
+  }
 }
