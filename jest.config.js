@@ -9,6 +9,8 @@ module.exports = {
   // The chaos suites take the stack's stores away for tens of seconds: `pnpm test:chaos` runs them on their own.
   testPathIgnorePatterns: process.env.JEST_CHAOS ? ['/node_modules/'] : ['/node_modules/', '/test/chaos/'],
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+  // Every supertest response a test gets is checked against the document of the app that answered it.
+  setupFilesAfterEnv: ['<rootDir>/test/openapi/response-recorder.ts'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
 };

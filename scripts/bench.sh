@@ -11,6 +11,7 @@ fi
 bash scripts/infra.sh
 pnpm run build >/dev/null
 export FERRETDB_POSTGRESQL_URL="$PG_URL" # GIN indexes for FerretDB equality lookups (libs/db README)
+export RATE_LIMIT_PER_KEY_PER_MIN=0 RATE_LIMIT_PER_WEBHOOK_PER_MIN=0 # benchmarks measure throughput, not the limits
 for r in "${runs[@]}"; do
   echo "== ${r%/run.sh}"
   bash "$r"

@@ -7,6 +7,8 @@ cd "$ROOT"
 
 bash scripts/infra.sh
 bash scripts/install-ocr.sh # poppler, tesseract and the fixture tools of the OCR service's tests
+bash scripts/install-graph.sh # Debian's Chromium, for the graph service's playwright:chromium crawls
+bash scripts/install-k8s-tools.sh # kustomize + kubeconform (pinned, built from their Go modules into .tools/bin) for test/deploy
 pnpm install --frozen-lockfile --prefer-offline >/dev/null
 pnpm run build >/dev/null
 export FERRETDB_BIN="$(ferretdb_bin)"

@@ -5,6 +5,7 @@ cd "$ROOT"
 
 bash scripts/infra.sh
 bash scripts/install-ocr.sh # poppler and tesseract, for the OCR service's scanned pages
+bash scripts/install-graph.sh # Debian's Chromium, for the graph service's playwright:chromium crawls
 pnpm install --frozen-lockfile --prefer-offline >/dev/null
 pnpm run build >/dev/null
 
@@ -30,7 +31,7 @@ FERRETDB_POSTGRESQL_URL="$PG_URL" # GIN indexes for FerretDB equality lookups (l
 # Used by the scheduler and the worker.
 AGENT_SERVICE_URL="http://127.0.0.1:3002"
 PUBLIC_BASE_URL="http://127.0.0.1:3001"
-# Used by rag (credential checks) and the gateway.
+# Used by rag (credential checks), graph (opening RAG credentials) and the gateway.
 AGENT_URL="http://127.0.0.1:3002"
 # The gateway's upstreams: one base URL (port 8080) for every service.
 SCHEDULER_URL="http://127.0.0.1:3001"
@@ -38,10 +39,11 @@ RAG_URL="http://127.0.0.1:3003"
 RAI_URL="http://127.0.0.1:3004"
 VOICE_URL="http://127.0.0.1:3005"
 OCR_URL="http://127.0.0.1:3007"
+GRAPH_URL="http://127.0.0.1:3006" # also rag's (retrieval); RAG_URL is also the graph's and the agent's
 set +a
 
-# name:port of every service built so far.
-SERVICES=(scheduler:3001 agent:3002 rag:3003 rai:3004 voice:3005 ocr:3007 worker:3008 gateway:8080)
+# name:port of every service.
+SERVICES=(scheduler:3001 agent:3002 rag:3003 rai:3004 voice:3005 graph:3006 ocr:3007 worker:3008 gateway:8080)
 PIDS=()
 stop() {
   for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done

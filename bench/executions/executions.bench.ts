@@ -21,6 +21,7 @@ import {
 import { createSecretBox } from '@platform/secrets';
 import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
 import { webhookModel } from '../../services/scheduler/src/webhooks/webhook.model';
+import { runBench } from '../kit/bench-kit';
 
 const TOTAL = Number(process.env.BENCH_EXECUTIONS ?? 1_000_000);
 const HOT = Number(process.env.BENCH_HOT_EXECUTIONS ?? 100_000);
@@ -241,10 +242,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench/executions failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench('executions', main);

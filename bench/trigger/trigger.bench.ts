@@ -1,7 +1,9 @@
 /**
  * Signed webhook triggers at fixed concurrency against the real scheduler process, with the worker and the agent
  * service running and the LLM replaced by a local instant OpenAI-protocol server. Reports accepted triggers/s, p50
- * and p99 of the 202 and completed runs/s, each beside a minimal Express route measured in the same run.
+ * and p99 of the 202 and completed runs/s, each beside the stack's ceilings measured in the same run: a minimal
+ * Express route (same client, bodies and concurrency) and raw inserts of the same documents into the same database at
+ * the same concurrency. BENCH_PRESEED_EXECUTIONS stores that many executions first (intake on a full collection).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -13,12 +15,13 @@ import {
   uniqueName,
   type ServiceProcess,
 } from '@platform/testing';
+import { out, runBench } from '../kit/bench-kit';
 
 const TOTAL = Number(process.env.BENCH_TRIGGERS ?? 2_000);
+const PRESEED = Number(process.env.BENCH_PRESEED_EXECUTIONS ?? 0);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ROOT = resolve(__dirname, '../../../..'); // from bench/dist/bench/trigger
 const entry = (service: string) => resolve(ROOT, `services/${service}/dist/main.js`);
-const out = (line: string) => process.stdout.write(`${line}\n`);
 
 interface Load {
   seconds: number;
@@ -45,6 +48,30 @@ async function load(url: string, make: (i: number) => { body: string; headers: R
     }),
   );
   return { seconds: (performance.now() - started) / 1000, latencies, statuses };
+}
+
+/** Raw driver inserts of `TOTAL` documents like the execution a trigger stores, by `CONCURRENCY` loops. */
+async function rawInserts(coll: { insertOne(doc: object): Promise<unknown> }, doc: (i: number) => object): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (let i = next++; i < TOTAL; i = next++) await coll.insertOne(doc(i));
+    }),
+  );
+  return TOTAL / ((performance.now() - started) / 1000);
+}
+
+/** Seeds `n` ended executions of another webhook, as months of traffic leave them. */
+async function preseed(coll: { insertMany(docs: object[], o: object): Promise<unknown> }, n: number): Promise<void> {
+  const now = Date.now();
+  for (let i = 0; i < n; i += 5_000) {
+    const docs = Array.from({ length: Math.min(5_000, n - i) }, (_, j) => {
+      const at = new Date(now - (i + j) * 1_000);
+      return { kind: 'webhook', webhook_id: 'ffffffffffffffffffffffff', agent_id: '1', user_id: 'other', org_id: 'other', status: 'succeeded', payload_json: '{}', attempt: 1, max_attempts: 3, triggered_at: at, created_at: at, updated_at: at };
+    });
+    await coll.insertMany(docs, { ordered: false });
+  }
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
@@ -74,7 +101,7 @@ async function main(): Promise<void> {
     procs.push(scheduler);
     const worker = await startServiceProcess({
       script: entry('worker'),
-      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: testInfra.redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: agent.url, INTERNAL_SERVICE_SECRET: internal, WORKER_CONCURRENCY: '16', SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey },
+      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: testInfra.redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: agent.url, INTERNAL_SERVICE_SECRET: internal, SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey },
     });
     procs.push(worker);
     const baseline = await startServiceProcess({ script: resolve(__dirname, 'baseline-server.js') });
@@ -90,9 +117,16 @@ async function main(): Promise<void> {
     const ag = await post(`${agent.url}/v3/agents/`, { name: 'bench', system_prompt: 'Echo.', provider_id: 'openai', model: 'm', llm_credential_id: cred.credential_id });
     const hook = await post(`${scheduler.url}/agent-webhooks/`, { agent_id: ag.agent_id });
     const secret = Buffer.from(hook.secret_key ?? '', 'utf8');
-    const bodyOf = (i: number) => JSON.stringify({ event: 'order.created', order: i, note: 'x'.repeat(200) });
+    const bodyOf = (i: number) => JSON.stringify({ event: 'order.created', order: i, note: 'x'.repeat(850) }); // ~900 bytes
+    if (PRESEED > 0) {
+      const t = performance.now();
+      await preseed(dbs.conn.collection('executions'), PRESEED);
+      out(`preseeded ${PRESEED.toLocaleString('en')} executions in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+    }
+    const raw = await rawInserts(dbs.conn.collection('bench_raw_inserts'), (i) => ({ webhook_id: hook.id, user_id: 'bench', org_id: 'bench', status: 'queued', payload_json: bodyOf(i), created_at: new Date() }));
+    await dbs.conn.collection('bench_raw_inserts').drop().catch(() => undefined);
 
-    out(`bench/trigger: ${TOTAL} requests, concurrency ${CONCURRENCY}, 1 scheduler + 1 worker (concurrency 16) + agent service, instant local LLM`);
+    out(`bench/trigger: ${TOTAL} requests, concurrency ${CONCURRENCY}, 1 scheduler + 1 worker (AGENT_RUN_CONCURRENCY 64, the default) + agent service, instant local LLM`);
     const base = summary(await load(`${baseline.url}/x`, (i) => ({ body: bodyOf(i), headers: {} })));
 
     const started = performance.now();
@@ -114,8 +148,9 @@ async function main(): Promise<void> {
     const f = (n: number, d = 1) => n.toFixed(d);
     out(`statuses: ${JSON.stringify(Object.fromEntries(run.statuses))}; runs succeeded ${succeeded}/${accepted}`);
     out(`minimal Express route : ${f(base.rps, 0)} req/s, p50 ${f(base.p50)} ms, p99 ${f(base.p99)} ms`);
-    out(`trigger → 202         : ${f(trig.rps, 0)} triggers/s (${f(trig.rps / base.rps, 2)}× baseline), p50 ${f(trig.p50)} ms (${f(trig.p50 / base.p50, 1)}×), p99 ${f(trig.p99)} ms (${f(trig.p99 / base.p99, 1)}×)`);
-    out(`completed runs        : ${f(done / completeSeconds, 0)} runs/s end to end (${f(done / completeSeconds / base.rps, 3)}× baseline req/s), ${done} in ${f(completeSeconds)} s`);
+    out(`raw database inserts  : ${f(raw, 0)} inserts/s at concurrency ${CONCURRENCY}`);
+    out(`trigger → 202         : ${f(trig.rps, 0)} triggers/s (${f(trig.rps / raw, 2)}× raw inserts, ${f(trig.rps / base.rps, 2)}× baseline), p50 ${f(trig.p50)} ms (${f(trig.p50 / base.p50, 1)}×), p99 ${f(trig.p99)} ms (${f(trig.p99 / base.p99, 1)}×)`);
+    out(`completed runs        : ${f(done / completeSeconds, 0)} runs/s end to end (${f(done / completeSeconds / trig.rps, 2)}× intake), ${done} in ${f(completeSeconds)} s`);
   } finally {
     await Promise.all(procs.map((p) => p.stop(5_000)));
     await llm.close();
@@ -124,10 +159,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench/trigger failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench('trigger', main);

@@ -11,6 +11,7 @@ import { analyzeLookupTables, connectMongo, mongoose, syncIndexes } from '@platf
 import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
 import { agentBucketKey, bucketOf, dayOf, dayTallyId, orgBucketKey, tallyId } from '../../services/voice/src/transcripts/transcript.buckets';
 import { transcriptModels, type TallyDoc } from '../../services/voice/src/transcripts/transcript.model';
+import { runBench } from '../kit/bench-kit';
 
 const TOTAL = Number(process.env.BENCH_TRANSCRIPTS ?? 1_000_000);
 const HOT = Number(process.env.BENCH_AGENT_CALLS ?? 100_000);
@@ -151,10 +152,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench/voice failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench('voice', main);

@@ -10,6 +10,7 @@ import { connectMongo, mongoose, type Connection } from '@platform/db';
 import { createSecretBox } from '@platform/secrets';
 import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
 import { webhookModel, type WebhookDoc } from '../../services/scheduler/src/webhooks/webhook.model';
+import { runBench } from '../kit/bench-kit';
 
 const TOTAL = Number(process.env.BENCH_WEBHOOKS ?? 100_000);
 const BATCH = 2_000;
@@ -155,10 +156,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench/webhooks failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench('webhooks', main);

@@ -16,6 +16,10 @@ export interface ChaosOptions {
   /** How long the provider stand-in takes to answer. */
   llmDelayMs?: number;
   workerEnv?: Record<string, string>;
+  agentEnv?: Record<string, string>;
+  schedulerEnv?: Record<string, string>;
+  /** Answers the provider stand-in gives instead of its normal one, by trigger number (e.g. hang for some). */
+  llmBehaviour?: (n: number) => 'answer' | 'hang';
 }
 
 export interface SendResult {
@@ -50,6 +54,7 @@ export async function startChaosStack(opts: ChaosOptions) {
     const text = messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
     const n = Number((JSON.parse(text || '{}') as { n?: unknown }).n);
     if (Number.isInteger(n)) calls.set(n, (calls.get(n) ?? 0) + 1);
+    if (opts.llmBehaviour?.(n) === 'hang') return; // never answers: the caller's time limit has to end it
     if (opts.llmDelayMs) await new Promise((r) => setTimeout(r, opts.llmDelayMs));
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: `done ${n}` }, finish_reason: 'stop' }] }));
@@ -58,13 +63,14 @@ export async function startChaosStack(opts: ChaosOptions) {
     MONGODB_URI: opts.mongoUri,
     AUTH_DB: dbs.authDb,
     LOG_LEVEL: 'warn',
+    // Bursts from 16 senders to one webhook measure durability, not the rate limits (test/security covers those).
+    RATE_LIMIT_PER_KEY_PER_MIN: '0',
+    RATE_LIMIT_PER_WEBHOOK_PER_MIN: '0',
     ...(opts.postgresUrl ? { FERRETDB_POSTGRESQL_URL: opts.postgresUrl } : {}),
   };
   const agentDb = `${dbs.conn.name}_agent`;
-  const agent = await startServiceProcess({
-    script: MAIN('agent'),
-    env: { ...common, MONGODB_DB: agentDb, CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'), INTERNAL_SERVICE_SECRET: internal, OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}` },
-  });
+  const agentEnv = { ...common, MONGODB_DB: agentDb, CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'), INTERNAL_SERVICE_SECRET: internal, OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`, ...opts.agentEnv };
+  let agent = await startServiceProcess({ script: MAIN('agent'), env: agentEnv });
   const scheduler = await startServiceProcess({
     script: MAIN('scheduler'),
     env: {
@@ -78,6 +84,7 @@ export async function startChaosStack(opts: ChaosOptions) {
       OUTBOX_INTERVAL_MS: '500',
       RECOVER_QUEUED_AFTER_MS: '2000',
       RECOVER_RUNNING_AFTER_MS: '30000',
+      ...opts.schedulerEnv,
     },
   });
   const workers: ServiceProcess[] = [];
@@ -127,13 +134,33 @@ export async function startChaosStack(opts: ChaosOptions) {
 
   return {
     scheduler,
-    agent,
+    get agent() {
+      return agent;
+    },
+    /** Stops the agent service (SIGKILL: requests in flight are cut) until `start` is called. */
+    async killAgent() {
+      agent.child.kill('SIGKILL');
+      await agent.stop(0);
+    },
+    /** Starts the agent service again on the same port and database. */
+    async startAgent() {
+      agent = await startServiceProcess({ script: MAIN('agent'), env: agentEnv, port: agent.port });
+    },
     workers,
     startWorker,
     /** Provider calls by trigger number. */
     calls,
     /** Every log line the service processes wrote so far. */
     logLines: () => [scheduler, agent, ...workers].flatMap((p) => p.output().split('\n')),
+    /** Sends one trigger `{"n": n}`. */
+    trigger,
+    /** Every execution of the webhook: status, attempt and when it finished. */
+    async executions(): Promise<Map<string, { status: string; attempt: number; triggered_at: Date; finished_at: Date | null }>> {
+      const docs = await executionModel(dbs.conn).find({ webhook_id: webhook.id }, { status: 1, attempt: 1, triggered_at: 1, finished_at: 1 }).lean();
+      return new Map(
+        docs.map((d) => [d._id.toHexString(), { status: d.status, attempt: d.attempt, triggered_at: d.triggered_at as Date, finished_at: (d.finished_at as Date | null | undefined) ?? null }]),
+      );
+    },
     /** Sends triggers `{"n": i}` from `senders` loops until `stop` resolves; the numbers are 0, 1, 2, ... */
     sendUntil(stop: Promise<void>, senders = 16): Promise<SendResult> {
       let next = 0;

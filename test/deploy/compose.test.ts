@@ -1,54 +1,21 @@
 /**
- * Offline checks of docker-compose.yml (and the root Dockerfile it builds from): infrastructure with healthchecks,
- * every app service built from the root Dockerfile for an existing workspace service, on its contract port, started
- * only once MongoDB and Redis are healthy, with the environment its config schema asks for.
+ * Offline checks of docker-compose.yml (and the root Dockerfile it builds from): MongoDB 7 as a replica set of one and
+ * Redis 7 with AOF and noeviction, both health-checked; every contract process built from the root Dockerfile (its
+ * own target) for an existing workspace service, on its contract port, started only once what it depends on is
+ * healthy, read-only, with the environment its config schema asks for; the gateway in front of every service.
+ * test/deploy/local-stack.test.ts starts these processes for real.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parse } from 'yaml';
-import { describeConfig } from '@platform/config';
+import { ROUTE_TABLE } from '../../services/gateway/src/routes';
+import { CONTRACT_PORTS, ROOT, composeBuild, composeServices, dependsOn, envProblems, toMap, type ComposeService } from './deploy-helpers';
 
-const ROOT = resolve(__dirname, '../..');
-
-/** Contract §1 ports. */
-const CONTRACT_PORTS: Record<string, number> = {
-  scheduler: 3001, agent: 3002, rag: 3003, rai: 3004, voice: 3005, graph: 3006, ocr: 3007, worker: 3008, gateway: 8080,
-};
-/** Read by Node itself or by every service once it uses Redis, so allowed beside a service's own config schema. */
-const RUNTIME_VARS = ['NODE_OPTIONS', 'REDIS_URL'];
 const INFRA = { mongo: /^mongo:7(\.|$)/, redis: /^redis:7(\.|-|$)/ };
 
-type Scalar = string | number | boolean | null;
-interface Build {
-  context?: string;
-  dockerfile?: string;
-  args?: Record<string, Scalar> | string[];
-}
-interface ComposeService {
-  image?: string;
-  build?: string | Build;
-  ports?: (string | number | { target: number; published?: string | number })[];
-  depends_on?: string[] | Record<string, { condition?: string }>;
-  healthcheck?: { test?: string | string[]; disable?: boolean };
-  command?: string | string[];
-  environment?: Record<string, Scalar> | string[];
-}
-interface ComposeFile {
-  services?: Record<string, ComposeService>;
-}
-
-const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as ComposeFile;
-const services = compose.services ?? {};
+const services = composeServices();
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
 const appServices = Object.entries(services).filter(([, s]) => s.build !== undefined);
-
-/** `KEY=value` lists and maps alike, as strings; `${VAR:-default}` becomes its default. */
-function toMap(value: Record<string, Scalar> | string[] | undefined): Record<string, string> {
-  const entries = Array.isArray(value)
-    ? value.map((e) => (e.includes('=') ? [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)] : [e, '']))
-    : Object.entries(value ?? {}).map(([k, v]) => [k, v === null ? '' : String(v)]);
-  return Object.fromEntries(entries.map(([k, v]) => [k, v!.replace(/\$\{[A-Z0-9_]+:?-([^}]*)\}/g, '$1')]));
-}
+const build = composeBuild;
 
 /** Published → container port pairs from short ("3002:3002", "127.0.0.1:3002:3002/tcp") and long syntax. */
 function portPairs(ports: ComposeService['ports']): [number, number][] {
@@ -59,20 +26,10 @@ function portPairs(ports: ComposeService['ports']): [number, number][] {
   });
 }
 
-function dependsOn(s: ComposeService): Record<string, string | undefined> {
-  if (Array.isArray(s.depends_on)) return Object.fromEntries(s.depends_on.map((n) => [n, undefined]));
-  return Object.fromEntries(Object.entries(s.depends_on ?? {}).map(([n, d]) => [n, d.condition]));
-}
-
-function build(s: ComposeService): Build {
-  return typeof s.build === 'string' ? { context: s.build } : (s.build ?? {});
-}
-
-async function configVariables(service: string): Promise<{ name: string; required: boolean }[] | undefined> {
-  const path = join(ROOT, 'services', service, 'src', 'config.ts');
-  if (!existsSync(path)) return undefined;
-  const mod = (await import(path)) as { configSchema?: Parameters<typeof describeConfig>[0] };
-  return mod.configSchema ? describeConfig(mod.configSchema) : undefined;
+/** "25s", "1m30s" → seconds. */
+function seconds(duration: string | undefined): number {
+  const m = /^(?:(\d+)m)?(?:(\d+)s)?$/.exec(duration ?? '');
+  return m ? Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0) : 10; // compose's default
 }
 
 describe('docker-compose.yml infrastructure', () => {
@@ -126,18 +83,42 @@ describe.each(appServices)('docker-compose.yml service %s', (name, s) => {
     expect(new URL(env.MONGODB_URI ?? '').hostname).toBe('mongo');
     expect(new URL(env.MONGODB_URI ?? '').searchParams.get('replicaSet')).toBe('rs0');
     expect(new URL(env.REDIS_URL ?? '').hostname).toBe('redis');
-    if (env.CREDENTIALS_ENCRYPTION_KEY !== undefined) {
-      expect(env.CREDENTIALS_ENCRYPTION_KEY).toMatch(/^[0-9a-fA-F]{64}$/);
-      expect(env.CREDENTIALS_ENCRYPTION_KEY).not.toMatch(/^(.)\1*$/);
-    }
   });
 
   it('provides every variable the service requires, and only variables it reads', async () => {
-    const vars = await configVariables(name);
-    if (!vars) return; // no services/<name>/src/config.ts with a configSchema yet: nothing to compare against
-    const known = new Set([...vars.map((v) => v.name), ...RUNTIME_VARS]);
-    expect(vars.filter((v) => v.required && env[v.name] === undefined).map((v) => v.name)).toEqual([]);
-    expect(Object.keys(env).filter((k) => !known.has(k))).toEqual([]);
+    expect(await envProblems(name, env)).toEqual({ missing: [], unread: [], weakKeys: [] });
+  });
+
+  it('builds the Dockerfile target meant for it', () => {
+    expect(build(s).target).toBe(name === 'ocr' || name === 'graph' ? name : 'runtime');
+  });
+
+  it('runs with a read-only root filesystem, a writable /tmp and no capabilities', () => {
+    expect(s.read_only).toBe(true);
+    expect([s.tmpfs ?? []].flat().some((m) => m === '/tmp' || m.startsWith('/tmp:'))).toBe(true);
+    expect(s.cap_drop).toEqual(['ALL']);
+  });
+
+  it('lets the shutdown finish before SIGKILL: grace for units + grace for requests + closing', () => {
+    const graceMs = Number(env.SHUTDOWN_GRACE_MS ?? 10000);
+    expect(seconds(s.stop_grace_period) * 1000).toBeGreaterThan(2 * graceMs + 2000);
+  });
+});
+
+describe('docker-compose.yml gateway', () => {
+  const gateway = services.gateway!;
+  const env = toMap(gateway.environment);
+
+  it('routes every path prefix of contract §7 to a compose service on its contract port, after it is healthy', () => {
+    for (const { service } of ROUTE_TABLE) {
+      expect({ service, url: env[`${service.toUpperCase()}_URL`] }).toEqual({ service, url: `http://${service}:${CONTRACT_PORTS[service]}` });
+      expect({ service, condition: dependsOn(gateway)[service] }).toEqual({ service, condition: 'service_healthy' });
+      expect(services[service]).toBeDefined();
+    }
+  });
+
+  it('lists every contract process, the worker included', () => {
+    expect(appServices.map(([n]) => n).sort()).toEqual(Object.keys(CONTRACT_PORTS).sort());
   });
 });
 
@@ -167,6 +148,31 @@ describe('Dockerfile', () => {
     expect(runtime).toContain('CMD ["node", "dist/main.js"]');
     expect(runtime).toContain('EXPOSE ${PORT}');
     expect(runtime.some((l) => /^COPY --from=build \/out\/? /.test(l))).toBe(true);
+  });
+
+  /** The instructions of one stage, by its name. */
+  function stage(name: string): string[] {
+    const start = instructions.findIndex((l) => new RegExp(`^FROM \\S+ AS ${name}$`, 'i').test(l));
+    if (start < 0) return [];
+    const next = instructions.findIndex((l, i) => i > start && /^FROM /i.test(l));
+    return instructions.slice(start, next < 0 ? undefined : next);
+  }
+  const SYSTEM_PACKAGES = { ocr: ['poppler-utils', 'tesseract-ocr'], graph: ['chromium'] };
+
+  it('has a target per kind of image: ocr and graph with their system packages, runtime (the default) with none', () => {
+    expect(stages.at(-1)).toMatch(/ AS runtime$/);
+    for (const [target, packages] of Object.entries(SYSTEM_PACKAGES)) {
+      const install = stage(target).find((l) => /apt-get install/.test(l)) ?? '';
+      for (const pkg of packages) expect(install.split(/\s+/)).toContain(pkg);
+      expect(stage(target)).toContain('USER node');
+      expect(stage(target)).toContain('CMD ["node", "dist/main.js"]');
+      expect(stage(target).join('\n')).toMatch(new RegExp(`test "\\$\\{SERVICE\\}" = ${target} \\|\\|`));
+    }
+    const elsewhere = instructions.filter((l) => !stage('ocr').includes(l) && !stage('graph').includes(l));
+    for (const pkg of Object.values(SYSTEM_PACKAGES).flat()) {
+      expect(elsewhere.filter((l) => l.split(/\s+/).includes(pkg))).toEqual([]);
+    }
+    expect(stage('runtime').join('\n')).toMatch(/case "\$\{SERVICE\}" in ocr\|graph\)/);
   });
 
   it('is not fed node_modules or build output by the build context', () => {

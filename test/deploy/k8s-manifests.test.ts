@@ -1,10 +1,13 @@
 /**
- * Offline checks of everything under k8s/: each YAML document must be a valid Kubernetes object (kubernetes-models'
- * bundled OpenAPI schemas), and the objects must fit together: probes, resources, security, Service selectors and
- * ports, the env each container gets from its ConfigMaps and Secrets, and the kustomizations.
+ * Offline checks of what each overlay under k8s/overlays deploys (rendered with the pinned kustomize): every object is
+ * valid Kubernetes (kubernetes-models' bundled OpenAPI schemas; scripts/validate-k8s.sh adds kubeconform against the
+ * vendored schemas), and the objects fit together: probes, resources, security, graceful termination, spread, the env
+ * each container gets from its ConfigMap and its Secret example, Services, autoscaling and disruption budgets, network
+ * policies and the Ingress's path prefixes.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
@@ -15,19 +18,15 @@ import { type IContainer } from 'kubernetes-models/v1/Container';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
-import { parseAllDocuments } from 'yaml';
-import { describeConfig } from '@platform/config';
+import { parse, parseAllDocuments } from 'yaml';
+import { ROUTE_TABLE } from '../../services/gateway/src/routes';
+import { CONTRACT_PORTS, K8S, ROOT, envProblems, k8sTools } from './deploy-helpers';
 
-const ROOT = resolve(__dirname, '../..');
-const K8S = join(ROOT, 'k8s');
-
-/** Contract §1 ports. */
-const CONTRACT_PORTS: Record<string, number> = {
-  scheduler: 3001, agent: 3002, rag: 3003, rai: 3004, voice: 3005, graph: 3006, ocr: 3007, worker: 3008, gateway: 8080,
-};
-/** Read by Node itself or by every service once it uses Redis, so allowed beside a service's own config schema. */
-const RUNTIME_VARS = ['NODE_OPTIONS', 'REDIS_URL'];
 const NAME_LABEL = 'app.kubernetes.io/name';
+/** Services that call public addresses: LLM providers and tools (agent), HTTP schedules (worker), crawls (graph). */
+const INTERNET_CALLERS = ['agent', 'graph', 'worker'];
+/** The image carrying Chromium, and the one carrying poppler and tesseract, write temp files there. */
+const TEMP_WRITERS = ['graph', 'ocr'];
 
 type K8sObject = Namespace | ConfigMap | Secret | Service | Deployment | PodDisruptionBudget | HorizontalPodAutoscaler | NetworkPolicy | Ingress;
 
@@ -43,49 +42,13 @@ const MODELS: Record<string, (data: object) => K8sObject> = {
   'networking.k8s.io/v1/Ingress': (d) => new Ingress(d as never),
 };
 
-interface Kustomization {
-  namespace?: string;
-  resources?: string[];
-}
-
 interface Doc {
-  file: string;
-  index: number;
+  source: string;
   data: Record<string, unknown>;
 }
 
-function yamlFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) return yamlFiles(path);
-      return /\.ya?ml$/.test(name) ? [path] : [];
-    });
-}
-
-function loadDocs(): { docs: Doc[]; parseErrors: string[] } {
-  const docs: Doc[] = [];
-  const parseErrors: string[] = [];
-  for (const path of yamlFiles(K8S)) {
-    const file = relative(ROOT, path);
-    parseAllDocuments(readFileSync(path, 'utf8')).forEach((doc, index) => {
-      if (doc.errors.length > 0) parseErrors.push(`${file} #${index}: ${doc.errors.map((e) => e.message).join('; ')}`);
-      const data: unknown = doc.toJS();
-      if (data === null || data === undefined) return;
-      if (typeof data !== 'object' || Array.isArray(data)) parseErrors.push(`${file} #${index}: not a mapping`);
-      else docs.push({ file, index, data: data as Record<string, unknown> });
-    });
-  }
-  return { docs, parseErrors };
-}
-
-const { docs, parseErrors } = loadDocs();
-const isKustomization = (d: Doc): boolean => d.data.kind === 'Kustomization';
-const kustomizations = docs.filter(isKustomization);
-const apiDocs = docs.filter((d) => !isKustomization(d));
 const label = (d: Doc): string =>
-  `${d.file} #${d.index} ${String(d.data.kind)}/${String((d.data.metadata as { name?: string } | undefined)?.name)}`;
+  `${d.source} ${String(d.data.kind)}/${String((d.data.metadata as { name?: string } | undefined)?.name)}`;
 
 /** Builds the typed model for a document; unknown apiVersion/kind throws. */
 function toModel(d: Doc): K8sObject {
@@ -95,29 +58,44 @@ function toModel(d: Doc): K8sObject {
   return make(d.data);
 }
 
-const objects = apiDocs.flatMap((d) => {
-  try {
-    return [{ doc: d, obj: toModel(d) }];
-  } catch {
-    return [];
-  }
-});
-const ofKind = <T extends K8sObject>(ctor: abstract new (...args: never[]) => T): T[] =>
-  objects.map((o) => o.obj).filter((o): o is T => o instanceof ctor);
-const deployments = ofKind(Deployment);
-const services = ofKind(Service);
-const configMaps = ofKind(ConfigMap);
-const secrets = ofKind(Secret);
+function parseDocs(text: string, source: string): Doc[] {
+  return parseAllDocuments(text).flatMap((doc, index) => {
+    if (doc.errors.length > 0) throw new Error(`${source} #${index}: ${doc.errors.map((e) => e.message).join('; ')}`);
+    const data: unknown = doc.toJS();
+    if (data === null || data === undefined) return [];
+    if (typeof data !== 'object' || Array.isArray(data)) throw new Error(`${source} #${index}: not a mapping`);
+    return [{ source, data: data as Record<string, unknown> }];
+  });
+}
 
+function files(dir: string, pattern: RegExp): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return files(path, pattern);
+      return pattern.test(name) ? [path] : [];
+    });
+}
+
+const { kustomize } = k8sTools();
+const OVERLAYS = readdirSync(join(K8S, 'overlays')).filter((n) => statSync(join(K8S, 'overlays', n)).isDirectory()).sort();
+
+/** What `kubectl apply -k k8s/overlays/<name>` would send. */
+function render(overlay: string): Doc[] {
+  const text = execFileSync(kustomize, ['build', join(K8S, 'overlays', overlay)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  return parseDocs(text, `overlays/${overlay}`);
+}
+
+/** The Secret examples (never deployed): what each Deployment's secretRef stands for. */
+const exampleDocs = files(join(K8S, 'base'), /\.example\.ya?ml$/).flatMap((f) => parseDocs(readFileSync(f, 'utf8'), relative(ROOT, f)));
+const exampleSecrets = exampleDocs.map((d) => toModel(d)).filter((o): o is Secret => o instanceof Secret);
+
+const nameOf = (o: K8sObject): string => o.metadata?.name ?? '';
 const nsOf = (o: K8sObject): string | undefined => o.metadata?.namespace;
-const find = <T extends K8sObject>(list: T[], name: string, ns: string | undefined): T | undefined =>
-  list.find((o) => o.metadata?.name === name && nsOf(o) === ns);
 const isSubset = (sub: Record<string, string> | undefined, sup: Record<string, string> | undefined): boolean =>
   !!sub && Object.keys(sub).length > 0 && Object.entries(sub).every(([k, v]) => sup?.[k] === v);
-
-function containersOf(d: Deployment): IContainer[] {
-  return d.spec?.template.spec?.containers ?? [];
-}
+const containersOf = (d: Deployment): IContainer[] => d.spec?.template.spec?.containers ?? [];
 
 /** Resolves a probe or Service port (number or port name) to a containerPort the container declares. */
 function resolvePort(c: IContainer, port: number | string | undefined): number | undefined {
@@ -127,45 +105,8 @@ function resolvePort(c: IContainer, port: number | string | undefined): number |
 }
 
 function secretValues(s: Secret): Record<string, string> {
-  const decoded = Object.fromEntries(
-    Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
-  );
+  const decoded = Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
   return { ...decoded, ...s.stringData };
-}
-
-/** The environment a container gets; throws when a referenced ConfigMap, Secret or key is not under k8s/. */
-function containerEnv(c: IContainer, ns: string | undefined): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = {};
-  for (const from of c.envFrom ?? []) {
-    const prefix = from.prefix ?? '';
-    if (from.configMapRef) {
-      const cm = find(configMaps, from.configMapRef.name ?? '', ns);
-      if (!cm) throw new Error(`container ${c.name}: ConfigMap ${from.configMapRef.name} is not defined under k8s/`);
-      for (const [k, v] of Object.entries(cm.data ?? {})) env[prefix + k] = v;
-    }
-    if (from.secretRef) {
-      const s = find(secrets, from.secretRef.name ?? '', ns);
-      if (!s) throw new Error(`container ${c.name}: Secret ${from.secretRef.name} is not defined under k8s/`);
-      for (const [k, v] of Object.entries(secretValues(s))) env[prefix + k] = v;
-    }
-  }
-  for (const e of c.env ?? []) {
-    const cmRef = e.valueFrom?.configMapKeyRef;
-    const secretRef = e.valueFrom?.secretKeyRef;
-    if (cmRef) {
-      const value = find(configMaps, cmRef.name ?? '', ns)?.data?.[cmRef.key];
-      if (value === undefined) throw new Error(`env ${e.name}: ConfigMap ${cmRef.name} has no key ${cmRef.key}`);
-      env[e.name] = value;
-    } else if (secretRef) {
-      const s = find(secrets, secretRef.name ?? '', ns);
-      const value = s ? secretValues(s)[secretRef.key] : undefined;
-      if (value === undefined) throw new Error(`env ${e.name}: Secret ${secretRef.name} has no key ${secretRef.key}`);
-      env[e.name] = value;
-    } else {
-      env[e.name] = e.value;
-    }
-  }
-  return env;
 }
 
 function preStopSeconds(c: IContainer): number {
@@ -175,144 +116,66 @@ function preStopSeconds(c: IContainer): number {
   return preStop?.sleep?.seconds ?? 0;
 }
 
-async function configVariables(service: string): Promise<{ name: string; required: boolean }[] | undefined> {
-  const path = join(ROOT, 'services', service, 'src', 'config.ts');
-  if (!existsSync(path)) return undefined;
-  const mod = (await import(path)) as { configSchema?: Parameters<typeof describeConfig>[0] };
-  return mod.configSchema ? describeConfig(mod.configSchema) : undefined;
+/** An overlay's rendered objects, by kind. */
+function objectsOf(docs: Doc[]) {
+  const objects = docs.map((d) => toModel(d));
+  const ofKind = <T extends K8sObject>(ctor: abstract new (...args: never[]) => T): T[] => objects.filter((o): o is T => o instanceof ctor);
+  const configMaps = ofKind(ConfigMap);
+
+  /** The environment a container gets; throws when a referenced ConfigMap, Secret example or key is missing. */
+  function containerEnv(c: IContainer, ns: string | undefined): Record<string, string | undefined> {
+    const env: Record<string, string | undefined> = {};
+    for (const from of c.envFrom ?? []) {
+      const prefix = from.prefix ?? '';
+      if (from.configMapRef) {
+        const cm = configMaps.find((o) => nameOf(o) === from.configMapRef?.name && nsOf(o) === ns);
+        if (!cm) throw new Error(`container ${c.name}: ConfigMap ${from.configMapRef.name} is not deployed`);
+        for (const [k, v] of Object.entries(cm.data ?? {})) env[prefix + k] = v;
+      }
+      if (from.secretRef) {
+        const s = exampleSecrets.find((o) => nameOf(o) === from.secretRef?.name);
+        if (!s) throw new Error(`container ${c.name}: Secret ${from.secretRef.name} has no secret.example.yaml`);
+        for (const [k, v] of Object.entries(secretValues(s))) env[prefix + k] = v;
+      }
+    }
+    for (const e of c.env ?? []) {
+      if (e.valueFrom) throw new Error(`env ${e.name}: valueFrom is not checked here; use envFrom`);
+      env[e.name] = e.value;
+    }
+    return env;
+  }
+
+  return {
+    objects,
+    ofKind,
+    deployments: ofKind(Deployment),
+    services: ofKind(Service),
+    hpas: ofKind(HorizontalPodAutoscaler),
+    pdbs: ofKind(PodDisruptionBudget),
+    policies: ofKind(NetworkPolicy),
+    ingresses: ofKind(Ingress),
+    containerEnv,
+  };
 }
 
-const deploymentCases = deployments.map((d) => [d.metadata?.name ?? '?', d] as const);
-
-describe('k8s/ YAML', () => {
-  it('parses every document without errors and finds the manifests', () => {
-    expect(parseErrors).toEqual([]);
-    expect(deployments.length).toBeGreaterThan(0);
-    expect(kustomizations.length).toBeGreaterThan(0);
+describe('Secret examples', () => {
+  it('exist for every Secret a Deployment reads, as stringData, and are never rendered by an overlay', () => {
+    expect(exampleSecrets.length).toBe(exampleDocs.length);
+    for (const s of exampleSecrets) expect(s.stringData).toEqual(expect.any(Object));
+    for (const overlay of OVERLAYS) {
+      expect(render(overlay).filter((d) => d.data.kind === 'Secret').map(label)).toEqual([]);
+    }
   });
 
-  it.each(apiDocs.map((d) => [label(d), d] as const))('%s is valid against the Kubernetes schema', (_name, d) => {
-    const obj = toModel(d);
-    expect(() => obj.validate()).not.toThrow();
-    expect(obj.metadata?.name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
-  });
-
-  it('fails on a kind it does not know', () => {
-    expect(() => toModel({ file: 'x.yaml', index: 0, data: { apiVersion: 'v1', kind: 'Bogus' } })).toThrow(/unknown/);
+  it.each(exampleDocs.map((d) => [label(d), d] as const))('%s is valid against the Kubernetes schema', (_n, d) => {
+    expect(() => toModel(d).validate()).not.toThrow();
   });
 });
 
-describe.each(deploymentCases)('Deployment %s', (name, d) => {
-  const ns = nsOf(d);
-  const pod = d.spec?.template;
-  const containers = containersOf(d);
-
-  it('selects its own pods and has containers', () => {
-    expect(isSubset(d.spec?.selector.matchLabels, pod?.metadata?.labels)).toBe(true);
-    expect(pod?.metadata?.labels?.[NAME_LABEL]).toBe(name);
-    expect(containers.length).toBeGreaterThan(0);
-  });
-
-  it.each(containers.map((c) => [c.name, c] as const))('container %s has probes, resources and security', (_n, c) => {
-    expect(c.image).toEqual(expect.any(String));
-    expect(c.livenessProbe?.httpGet?.path).toBe('/healthz');
-    expect(c.readinessProbe?.httpGet?.path).toBe('/readyz');
-    expect(resolvePort(c, c.livenessProbe?.httpGet?.port)).toBeDefined();
-    expect(resolvePort(c, c.readinessProbe?.httpGet?.port)).toBeDefined();
-    expect(c.resources?.requests?.cpu).toBeDefined();
-    expect(c.resources?.requests?.memory).toBeDefined();
-    expect(c.resources?.limits?.memory).toBeDefined();
-    expect(c.resources?.limits?.cpu).toBeDefined();
-
-    const podSec = pod?.spec?.securityContext;
-    const sec = c.securityContext;
-    expect(sec?.runAsNonRoot ?? podSec?.runAsNonRoot).toBe(true);
-    // A numeric user lets the kubelet verify runAsNonRoot for an image whose USER is a name ("node").
-    expect(sec?.runAsUser ?? podSec?.runAsUser).toBeGreaterThan(0);
-    expect(sec?.readOnlyRootFilesystem).toBe(true);
-    expect(sec?.allowPrivilegeEscalation).toBe(false);
-    expect(sec?.privileged ?? false).toBe(false);
-    expect(sec?.capabilities?.drop).toContain('ALL');
-  });
-
-  it.each(containers.map((c) => [c.name, c] as const))('container %s gets env that exists and fits', (_n, c) => {
-    const env = containerEnv(c, ns);
-    expect(c.envFrom?.some((f) => f.configMapRef)).toBe(true);
-    expect(c.envFrom?.some((f) => f.secretRef)).toBe(true);
-    for (const from of c.envFrom ?? []) {
-      expect(from.configMapRef?.optional ?? from.secretRef?.optional ?? false).toBe(false);
-    }
-    const port = Number(env.PORT);
-    expect(port).toBe(CONTRACT_PORTS[name]);
-    expect(c.ports?.map((p) => p.containerPort)).toContain(port);
-    const graceMs = Number(env.SHUTDOWN_GRACE_MS ?? 10000);
-    expect((d.spec?.template.spec?.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(
-      graceMs + preStopSeconds(c) * 1000,
-    );
-    if (env.CREDENTIALS_ENCRYPTION_KEY !== undefined) {
-      expect(env.CREDENTIALS_ENCRYPTION_KEY).toMatch(/^[0-9a-fA-F]{64}$/);
-      expect(env.CREDENTIALS_ENCRYPTION_KEY).not.toMatch(/^(.)\1*$/);
-    }
-  });
-
-  it('provides every variable the service requires, and only variables it reads', async () => {
-    const vars = await configVariables(name);
-    if (!vars) return; // no services/<name>/src/config.ts with a configSchema yet: nothing to compare against
-    const env = Object.assign({}, ...containers.map((c) => containerEnv(c, ns))) as Record<string, unknown>;
-    const missing = vars.filter((v) => v.required && env[v.name] === undefined).map((v) => v.name);
-    const known = new Set([...vars.map((v) => v.name), ...RUNTIME_VARS]);
-    expect(missing).toEqual([]);
-    expect(Object.keys(env).filter((k) => !known.has(k))).toEqual([]);
-  });
-});
-
-describe('Services', () => {
-  it.each(services.map((s) => [s.metadata?.name ?? '?', s] as const))('%s selects a Deployment and its ports', (_n, s) => {
-    expect(s.spec?.type ?? 'ClusterIP').toBe('ClusterIP');
-    const targets = deployments.filter(
-      (d) => nsOf(d) === nsOf(s) && isSubset(s.spec?.selector, d.spec?.template.metadata?.labels),
-    );
-    expect(targets).toHaveLength(1);
-    const [container] = containersOf(targets[0]!);
-    expect(s.spec?.ports?.length).toBeGreaterThan(0);
-    for (const p of s.spec?.ports ?? []) {
-      expect(resolvePort(container!, p.targetPort ?? p.port)).toBeDefined();
-      expect(p.port).toBe(CONTRACT_PORTS[targets[0]!.metadata?.name ?? '']);
-    }
-  });
-
-  it('every Deployment is exposed by a Service', () => {
-    for (const d of deployments) {
-      const exposed = services.some((s) => nsOf(s) === nsOf(d) && isSubset(s.spec?.selector, d.spec?.template.metadata?.labels));
-      expect({ deployment: d.metadata?.name, exposed }).toEqual({ deployment: d.metadata?.name, exposed: true });
-    }
-  });
-
-  it('every PodDisruptionBudget selects a Deployment', () => {
-    for (const pdb of ofKind(PodDisruptionBudget)) {
-      const matched = deployments.some((d) => isSubset(pdb.spec?.selector?.matchLabels, d.spec?.template.metadata?.labels));
-      expect({ pdb: pdb.metadata?.name, matched }).toEqual({ pdb: pdb.metadata?.name, matched: true });
-    }
-  });
-});
-
-describe('Secrets', () => {
-  it('are examples only, never deployed by kustomize, with stringData', () => {
-    const secretDocs = objects.filter((o) => o.obj instanceof Secret).map((o) => o.doc);
-    expect(secretDocs.length).toBeGreaterThan(0);
-    for (const d of secretDocs) {
-      expect(basename(d.file)).toMatch(/\.example\.ya?ml$/);
-      expect(d.data.stringData).toEqual(expect.any(Object));
-    }
-  });
-});
-
-describe('kustomization.yaml', () => {
-  const rootFile = join(K8S, 'kustomization.yaml');
-
+describe('k8s/base/kustomization.yaml', () => {
   /** Files a kustomization reaches, following directory resources into their own kustomization.yaml. */
   function reachable(file: string, seen = new Set<string>()): string[] {
-    const k = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS() as Kustomization;
+    const k = parse(readFileSync(file, 'utf8')) as { resources?: string[] };
     const out: string[] = [];
     for (const entry of k.resources ?? []) {
       const path = resolve(dirname(file), entry);
@@ -328,67 +191,233 @@ describe('kustomization.yaml', () => {
     return out;
   }
 
-  it('lists only files that exist, and every manifest except the secret examples', () => {
-    expect(existsSync(rootFile)).toBe(true);
-    const listed = reachable(rootFile);
-    const manifests = [...new Set(apiDocs.map((d) => d.file))];
+  it('lists every manifest under base/ except the Secret examples, each once', () => {
+    const listed = reachable(join(K8S, 'base', 'kustomization.yaml'));
+    const manifests = files(join(K8S, 'base'), /\.ya?ml$/)
+      .map((f) => relative(ROOT, f))
+      .filter((f) => !/(\.example|kustomization)\.ya?ml$/.test(f));
     expect(listed.filter((f) => /\.example\.ya?ml$/.test(f))).toEqual([]);
-    expect(manifests.filter((f) => !/\.example\.ya?ml$/.test(f) && !listed.includes(f))).toEqual([]);
+    expect(manifests.filter((f) => !listed.includes(f))).toEqual([]);
     expect(new Set(listed).size).toBe(listed.length);
   });
 
-  it('puts everything in the declared Namespace', () => {
-    const root = parseAllDocuments(readFileSync(rootFile, 'utf8'))[0]?.toJS() as Kustomization;
-    const namespaces = ofKind(Namespace).map((n) => n.metadata?.name);
-    expect(namespaces).toEqual([root.namespace]);
-    for (const { obj } of objects.filter((o) => !(o.obj instanceof Namespace))) {
-      expect(nsOf(obj)).toBe(root.namespace);
-    }
+  it('has a dev and a prod overlay', () => {
+    expect(OVERLAYS).toEqual(expect.arrayContaining(['dev', 'prod']));
   });
 });
 
-describe('autoscaling, network policies and the Ingress', () => {
-  const hpas = ofKind(HorizontalPodAutoscaler);
-  const policies = ofKind(NetworkPolicy);
-  const nameOf = (o: K8sObject) => o.metadata?.name ?? '';
+describe.each(OVERLAYS)('overlay %s', (overlay) => {
+  const docs = render(overlay);
+  const k = objectsOf(docs);
+  const declared = parse(readFileSync(join(K8S, 'overlays', overlay, 'kustomization.yaml'), 'utf8')) as { namespace?: string };
 
-  it('every Deployment has a HorizontalPodAutoscaler, never below its PodDisruptionBudget', () => {
-    for (const d of deployments) {
-      const hpa = hpas.find((h) => h.spec?.scaleTargetRef.kind === 'Deployment' && h.spec.scaleTargetRef.name === nameOf(d));
-      expect(hpa).toBeDefined();
-      expect(hpa!.spec!.minReplicas).toBeGreaterThanOrEqual(2);
-      expect(hpa!.spec!.maxReplicas).toBeGreaterThan(hpa!.spec!.minReplicas!);
+  it('renders only kinds with a model, each valid against the Kubernetes schema', () => {
+    expect(k.deployments.length).toBeGreaterThan(0);
+    for (const o of k.objects) {
+      expect(() => o.validate()).not.toThrow();
+      expect(nameOf(o)).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
     }
+    expect(() => toModel({ source: 'x', data: { apiVersion: 'v1', kind: 'Bogus' } })).toThrow(/unknown/);
   });
 
-  it('the worker scales on its queue depth', () => {
-    const worker = hpas.find((h) => nameOf(h) === 'worker');
-    expect(worker?.spec?.metrics?.some((m) => m.type === 'External' && m.external?.metric.name === 'queue_jobs')).toBe(true);
+  it('deploys one Deployment per contract process, and puts everything in its Namespace', () => {
+    expect(k.deployments.map(nameOf).sort()).toEqual(Object.keys(CONTRACT_PORTS).sort());
+    expect(k.ofKind(Namespace).map(nameOf)).toEqual([declared.namespace]);
+    expect(k.ofKind(Namespace)[0]!.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    for (const o of k.objects.filter((x) => !(x instanceof Namespace))) expect(nsOf(o)).toBe(declared.namespace);
   });
 
-  it('denies everything by default, both ways', () => {
-    const deny = policies.find((p) => Object.keys(p.spec?.podSelector ?? {}).length === 0 && !p.spec?.ingress && !p.spec?.egress);
-    expect(deny?.spec?.policyTypes).toEqual(expect.arrayContaining(['Ingress', 'Egress']));
+  describe.each(k.deployments.map((d) => [nameOf(d), d] as const))('Deployment %s', (name, d) => {
+    const pod = d.spec?.template;
+    const podSpec = pod?.spec;
+    const containers = containersOf(d);
+
+    it('selects its own pods, runs its own image and spreads them over nodes and zones', () => {
+      expect(isSubset(d.spec?.selector.matchLabels, pod?.metadata?.labels)).toBe(true);
+      expect(pod?.metadata?.labels?.[NAME_LABEL]).toBe(name);
+      expect(containers).toHaveLength(1);
+      expect(containers[0]!.image).toMatch(new RegExp(`(^|/)agent-platform/${name}-service(:|@)`));
+      const spread = podSpec?.topologySpreadConstraints ?? [];
+      expect(spread.map((t) => t.topologyKey)).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+      for (const t of spread) expect(isSubset(t.labelSelector?.matchLabels, pod?.metadata?.labels)).toBe(true);
+      expect(pod?.metadata?.annotations?.['prometheus.io/path']).toBe('/metrics');
+      expect(Number(pod?.metadata?.annotations?.['prometheus.io/port'])).toBe(CONTRACT_PORTS[name]);
+    });
+
+    it.each(containers.map((c) => [c.name, c] as const))('container %s has probes, resources and a locked-down security context', (_n, c) => {
+      expect(c.startupProbe?.httpGet?.path).toBe('/healthz');
+      expect(c.livenessProbe?.httpGet?.path).toBe('/healthz');
+      expect(c.readinessProbe?.httpGet?.path).toBe('/readyz');
+      for (const probe of [c.startupProbe, c.livenessProbe, c.readinessProbe]) {
+        expect(resolvePort(c, probe?.httpGet?.port)).toBe(CONTRACT_PORTS[name]);
+      }
+      for (const kind of ['requests', 'limits'] as const) {
+        expect(c.resources?.[kind]?.cpu).toBeDefined();
+        expect(c.resources?.[kind]?.memory).toBeDefined();
+      }
+      const podSec = podSpec?.securityContext;
+      const sec = c.securityContext;
+      expect(sec?.runAsNonRoot ?? podSec?.runAsNonRoot).toBe(true);
+      // A numeric user lets the kubelet verify runAsNonRoot for an image whose USER is a name ("node").
+      expect(sec?.runAsUser ?? podSec?.runAsUser).toBeGreaterThan(0);
+      expect((sec?.seccompProfile ?? podSec?.seccompProfile)?.type).toBe('RuntimeDefault');
+      expect(sec?.readOnlyRootFilesystem).toBe(true);
+      expect(sec?.allowPrivilegeEscalation).toBe(false);
+      expect(sec?.privileged ?? false).toBe(false);
+      expect(sec?.capabilities?.drop).toEqual(['ALL']);
+      expect(sec?.capabilities?.add ?? []).toEqual([]);
+      expect(podSpec?.automountServiceAccountToken).toBe(false);
+    });
+
+    it('mounts a size-limited emptyDir on /tmp (the root filesystem is read-only)', () => {
+      const mount = containers[0]!.volumeMounts?.find((m) => m.mountPath === '/tmp');
+      const volume = podSpec?.volumes?.find((v) => v.name === mount?.name);
+      expect(volume?.emptyDir?.sizeLimit).toBeDefined();
+      if (TEMP_WRITERS.includes(name)) expect(String(volume?.emptyDir?.sizeLimit)).toMatch(/^[0-9]+(Mi|Gi)$/);
+    });
+
+    it('gets env that exists and fits its config schema, on its contract port', async () => {
+      const c = containers[0]!;
+      const env = k.containerEnv(c, nsOf(d));
+      expect(c.envFrom?.some((f) => f.configMapRef)).toBe(true);
+      expect(c.envFrom?.some((f) => f.secretRef)).toBe(true);
+      for (const from of c.envFrom ?? []) expect(from.configMapRef?.optional ?? from.secretRef?.optional ?? false).toBe(false);
+      expect(Number(env.PORT)).toBe(CONTRACT_PORTS[name]);
+      expect(c.ports?.map((p) => p.containerPort)).toEqual([CONTRACT_PORTS[name]]);
+      expect(await envProblems(name, env)).toEqual({ missing: [], unread: [], weakKeys: [] });
+    });
+
+    it('lets the shutdown finish before SIGKILL: preStop + grace for units + grace for requests + closing', () => {
+      const c = containers[0]!;
+      const graceMs = Number(k.containerEnv(c, nsOf(d)).SHUTDOWN_GRACE_MS ?? 10000);
+      // libs/service runService: units stop within graceMs, then the server drains within graceMs, then the stores close.
+      const neededMs = preStopSeconds(c) * 1000 + 2 * graceMs + 2000;
+      expect((podSpec?.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(neededMs);
+    });
   });
 
-  it('lets each API service be reached only from named pods on its own port, and the gateway only from the ingress', () => {
-    for (const d of deployments.filter((x) => nameOf(x) !== 'worker')) {
-      const name = nameOf(d);
-      const port = CONTRACT_PORTS[name];
-      const allowing = policies.filter((p) => p.spec?.podSelector.matchLabels?.[NAME_LABEL] === name && p.spec.ingress?.length);
-      expect(allowing.length).toBeGreaterThan(0);
-      for (const rule of allowing.flatMap((p) => p.spec!.ingress!)) {
-        expect(rule.ports?.map((p) => p.port)).toEqual([port]);
-        expect(rule.from?.length).toBeGreaterThan(0);
+  it('exposes every Deployment by one ClusterIP Service on its contract port', () => {
+    for (const d of k.deployments) {
+      const exposing = k.services.filter((s) => isSubset(s.spec?.selector, d.spec?.template.metadata?.labels));
+      expect(exposing.map(nameOf)).toEqual([nameOf(d)]);
+      const s = exposing[0]!;
+      expect(s.spec?.type ?? 'ClusterIP').toBe('ClusterIP');
+      for (const p of s.spec?.ports ?? []) {
+        expect(p.port).toBe(CONTRACT_PORTS[nameOf(d)]);
+        expect(resolvePort(containersOf(d)[0]!, p.targetPort ?? p.port)).toBe(CONTRACT_PORTS[nameOf(d)]);
       }
     }
   });
 
-  it('routes the Ingress to the gateway Service', () => {
-    const ingresses = ofKind(Ingress);
-    expect(ingresses).toHaveLength(1);
-    const backends = ingresses[0]!.spec!.rules!.flatMap((r) => r.http?.paths ?? []).map((p) => p.backend.service);
-    expect(backends).toEqual([{ name: 'gateway', port: { number: CONTRACT_PORTS.gateway } }]);
-    expect(services.some((s) => nameOf(s) === 'gateway')).toBe(true);
+  it('autoscales every Deployment, keeps some pods through drains without blocking them', () => {
+    for (const d of k.deployments) {
+      const hpa = k.hpas.find((h) => h.spec?.scaleTargetRef.kind === 'Deployment' && h.spec.scaleTargetRef.name === nameOf(d));
+      const pdb = k.pdbs.find((p) => isSubset(p.spec?.selector?.matchLabels, d.spec?.template.metadata?.labels));
+      const min = hpa?.spec?.minReplicas ?? 1;
+      expect({ name: nameOf(d), hpa: !!hpa, pdb: !!pdb }).toEqual({ name: nameOf(d), hpa: true, pdb: true });
+      expect(hpa!.spec!.maxReplicas).toBeGreaterThan(min);
+      expect(d.spec?.replicas).toBe(min);
+      // A drain must be able to evict a pod when the service runs at its minimum.
+      if (pdb!.spec?.minAvailable !== undefined) expect(min).toBeGreaterThan(Number(pdb!.spec.minAvailable));
+      else expect(Number(pdb!.spec?.maxUnavailable)).toBeGreaterThanOrEqual(1);
+      if (overlay === 'prod') {
+        expect(min).toBeGreaterThanOrEqual(3);
+        expect(Number(pdb!.spec?.minAvailable)).toBeGreaterThanOrEqual(2);
+        expect(d.spec?.template.spec?.topologySpreadConstraints?.[0]?.whenUnsatisfiable).toBe('DoNotSchedule');
+      }
+      if (overlay === 'dev') expect(min).toBe(1);
+    }
+    const services = k.hpas.filter((h) => nameOf(h) !== 'worker');
+    for (const h of services) expect(h.spec?.metrics?.map((m) => m.resource?.name)).toEqual(['cpu']);
+  });
+
+  it('scales the worker on its queue depth (the waiting agent runs the worker exports)', () => {
+    const worker = k.hpas.find((h) => nameOf(h) === 'worker');
+    const external = worker?.spec?.metrics?.find((m) => m.type === 'External');
+    expect(external?.external?.metric.name).toBe('queue_jobs');
+    expect(external?.external?.metric.selector?.matchLabels).toEqual({ queue: 'agent-runs', state: 'waiting' });
+    expect(external?.external?.target.type).toBe('AverageValue');
+  });
+
+  describe('network policies', () => {
+    const selects = (p: NetworkPolicy, name: string): boolean => {
+      const sel = p.spec?.podSelector;
+      if (!sel?.matchLabels && !sel?.matchExpressions) return true; // {}: every pod
+      if (sel.matchLabels && sel.matchLabels[NAME_LABEL] !== undefined) return sel.matchLabels[NAME_LABEL] === name;
+      return (sel.matchExpressions ?? []).every((e) => e.key === NAME_LABEL && e.operator === 'In' && (e.values ?? []).includes(name));
+    };
+    const egressOf = (name: string) => k.policies.filter((p) => selects(p, name) && p.spec?.policyTypes?.includes('Egress')).flatMap((p) => p.spec?.egress ?? []);
+    const ingressOf = (name: string) => k.policies.filter((p) => selects(p, name) && p.spec?.policyTypes?.includes('Ingress')).flatMap((p) => p.spec?.ingress ?? []);
+    const ports = (rules: { ports?: { port?: number | string }[] }[]): number[] => rules.flatMap((r) => (r.ports ?? []).map((p) => Number(p.port)));
+    const fromNames = (rules: ReturnType<typeof ingressOf>): string[] =>
+      rules.flatMap((r) => (r.from ?? []).map((f) => f.podSelector?.matchLabels?.[NAME_LABEL] ?? `namespace:${f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']}`));
+
+    it('deny everything by default, both ways', () => {
+      const deny = k.policies.find((p) => Object.keys(p.spec?.podSelector ?? {}).length === 0 && !p.spec?.ingress && !p.spec?.egress);
+      expect(deny?.spec?.policyTypes).toEqual(expect.arrayContaining(['Ingress', 'Egress']));
+    });
+
+    it('let each service be reached on its port only by the ingress controller, the gateway and named callers', () => {
+      for (const d of k.deployments.filter((x) => nameOf(x) !== 'worker')) {
+        const name = nameOf(d);
+        const rules = ingressOf(name).filter((r) => !(r.from ?? []).some((f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring'));
+        expect(rules.length).toBeGreaterThan(0);
+        expect([...new Set(ports(rules))]).toEqual([CONTRACT_PORTS[name]]);
+        const from = fromNames(rules);
+        expect(from).toContain('namespace:ingress-nginx');
+        if (name !== 'gateway') expect(from).toContain('gateway');
+        for (const f of from) expect(f === 'namespace:ingress-nginx' || Object.keys(CONTRACT_PORTS).includes(f)).toBe(true);
+      }
+      expect(fromNames(ingressOf('rag'))).toContain('graph');
+      expect(ingressOf('worker').flatMap((r) => r.from ?? []).map((f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'])).toEqual(['monitoring']);
+    });
+
+    it('let only services reach MongoDB and Redis, and only the callers of public addresses reach the internet', () => {
+      for (const d of k.deployments) {
+        const name = nameOf(d);
+        const out = egressOf(name);
+        const storePorts = ports(out.filter((r) => !r.to)).filter((p) => p === 27017 || p === 6379);
+        expect({ name, stores: storePorts.sort((a, b) => a - b) }).toEqual({ name, stores: name === 'gateway' ? [] : [6379, 27017] });
+        const internet = out.filter((r) => (r.to ?? []).some((t) => t.ipBlock?.cidr === '0.0.0.0/0'));
+        expect({ name, internet: internet.length > 0 }).toEqual({ name, internet: INTERNET_CALLERS.includes(name) });
+        for (const r of internet) {
+          expect(r.to?.[0]?.ipBlock?.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
+          expect(ports([r]).sort((a, b) => a - b)).toEqual([80, 443]);
+        }
+        // Nothing may leave without a port, which would open every port.
+        for (const r of out) expect(r.ports?.length).toBeGreaterThan(0);
+      }
+      const gatewayTargets = egressOf('gateway').flatMap((r) => r.to ?? []).map((t) => t.podSelector?.matchLabels?.[NAME_LABEL]);
+      expect(gatewayTargets.sort()).toEqual(ROUTE_TABLE.map((r) => r.service).sort());
+    });
+  });
+
+  it('routes the Ingress by the gateway\'s path prefixes straight to each Service, everything else to the gateway', () => {
+    expect(k.ingresses).toHaveLength(1);
+    const paths = k.ingresses[0]!.spec!.rules!.flatMap((r) => r.http?.paths ?? []);
+    const expected: { prefix: string; service: string }[] = ROUTE_TABLE.flatMap((r) => r.prefixes.map((prefix) => ({ prefix, service: r.service })));
+    expected.push({ prefix: '/', service: 'gateway' });
+    expect(paths.map((p) => ({ prefix: p.path, service: p.backend.service?.name })).sort((a, b) => a.prefix!.localeCompare(b.prefix!)))
+      .toEqual(expected.sort((a, b) => a.prefix.localeCompare(b.prefix)));
+    for (const p of paths) {
+      expect(p.pathType).toBe('Prefix');
+      expect(p.backend.service?.port?.number).toBe(CONTRACT_PORTS[p.backend.service?.name ?? '']);
+    }
+  });
+
+  it('ships the Grafana dashboard as a ConfigMap for Grafana\'s sidecar, holding the dashboard JSON only', () => {
+    const dashboards = k.ofKind(ConfigMap).filter((c) => c.metadata?.labels?.grafana_dashboard === '1');
+    expect(dashboards.map(nameOf)).toEqual(['agent-platform-grafana-dashboard']);
+    expect(Object.keys(dashboards[0]!.data ?? {})).toEqual(['grafana-dashboard.json']);
+    const json = readFileSync(join(K8S, 'base/observability/grafana-dashboard.json'), 'utf8');
+    expect(dashboards[0]!.data!['grafana-dashboard.json']).toBe(json);
+  });
+
+  it('gives the gateway the URL of every service it routes to', () => {
+    const gateway = k.deployments.find((d) => nameOf(d) === 'gateway')!;
+    const env = k.containerEnv(containersOf(gateway)[0]!, nsOf(gateway));
+    for (const { service } of ROUTE_TABLE) {
+      expect({ service, url: env[`${service.toUpperCase()}_URL`] }).toEqual({ service, url: `http://${service}:${CONTRACT_PORTS[service]}` });
+    }
   });
 });

@@ -3,7 +3,7 @@ import type { Express } from 'express';
 
 interface Layer {
   slash?: boolean;
-  route?: { path: string; methods: Record<string, boolean> };
+  route?: { path: string | string[]; methods: Record<string, boolean> };
   handle?: { stack?: Layer[] };
 }
 
@@ -17,8 +17,11 @@ export const routeKey = (method: string, path: string) =>
 function collect(stack: Layer[], out: Set<string>): void {
   for (const layer of stack) {
     if (layer.route) {
-      if (OPS.test(layer.route.path)) continue;
-      for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') out.add(routeKey(method, layer.route.path));
+      // A route may serve several paths (`r.post([a, b], ...)`).
+      for (const path of ([] as string[]).concat(layer.route.path)) {
+        if (OPS.test(path)) continue;
+        for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') out.add(routeKey(method, path));
+      }
     } else if (layer.slash && layer.handle?.stack) {
       collect(layer.handle.stack, out); // a router mounted at the root
     }

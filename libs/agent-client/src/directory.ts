@@ -1,7 +1,8 @@
-import type { AxiosInstance } from 'axios';
 import { NotFoundError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
-import { agentServiceHttp, failureCode } from './http';
+import type { OutboundClient } from '@platform/outbound';
+import { failureCode } from './http';
+import { agentServiceClient } from './service-client';
 
 /** What a service needs to know about agents, answered by the agent service. */
 export interface AgentDirectory {
@@ -17,8 +18,8 @@ export interface AgentDirectoryOptions {
   baseUrl: string;
   timeoutMs: number;
   logger: Logger;
-  /** Injected in tests; by default an instance made for `baseUrl`. */
-  http?: AxiosInstance;
+  /** The caller's outbound client (the agent service's host allowed); by default one allowing that host only. */
+  outbound?: OutboundClient;
 }
 
 /**
@@ -26,19 +27,19 @@ export interface AgentDirectoryOptions {
  * so the agent service applies its ownership rule and answers 404 for another owner's agent.
  */
 export function createAgentDirectory(opts: AgentDirectoryOptions): AgentDirectory {
-  const http =
-    opts.http ?? agentServiceHttp({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, extra: { maxRedirects: 0, maxContentLength: 1024 * 1024, proxy: false } });
+  const agents = agentServiceClient({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, outbound: opts.outbound, maxResponseBytes: 1024 * 1024 });
   return {
     async assertOwnedAgent(apiKey, agentId) {
       let status: number;
       try {
-        const res = await http.get(`/v3/agents/${encodeURIComponent(agentId)}`, {
+        const { response } = await agents.GET('/v3/agents/{agent_id}', {
+          params: { path: { agent_id: agentId } },
           headers: { 'x-api-key': apiKey, accept: 'application/json' },
-          signal: AbortSignal.timeout(opts.timeoutMs),
+          parseAs: 'stream', // only the status is read
         });
-        status = res.status;
+        status = response.status;
       } catch (err) {
-        // Only the code: the request config on an axios error carries the caller's key.
+        // Only the code: an error of the call may carry its request, and so the caller's key.
         const code = failureCode(err) ?? 'ERROR';
         opts.logger.warn('agent service unreachable', { code });
         throw new ServiceUnavailableError(new Error(`agent service: ${code}`));

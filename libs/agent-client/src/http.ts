@@ -1,3 +1,4 @@
+import { currentRequestId } from '@platform/logger';
 import axios, { type AxiosInstance, type CreateAxiosDefaults } from 'axios';
 
 export interface AgentServiceHttpOptions {
@@ -15,3 +16,9 @@ export function agentServiceHttp(opts: AgentServiceHttpOptions): AxiosInstance {
 
 /** The error code of a request that got no answer (ECONNREFUSED, ECONNABORTED, …); never the request, which holds keys. */
 export const failureCode = (err: unknown): string | undefined => (err as { code?: string } | null)?.code;
+
+/** The current request's id as a header, so the agent service logs the call under the id of what caused it. */
+export function requestIdHeader(): Record<string, string> {
+  const id = currentRequestId();
+  return id ? { 'x-request-id': id } : {};
+}

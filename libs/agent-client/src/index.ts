@@ -2,3 +2,4 @@
 export { isAgentId } from './agent-id';
 export { createAgentDirectory, type AgentDirectory, type AgentDirectoryOptions } from './directory';
 export { createAgentRunner, type AgentRunner, type AgentRunnerOptions, type AgentRunRequest, type AgentRunResult } from './runner';
+export { createTaskClient, type InferenceTaskJob, type TaskAttemptResult, type TaskClient, type TaskClientOptions } from './tasks';

@@ -1,5 +1,6 @@
-import type { AxiosInstance } from 'axios';
-import { agentServiceHttp, failureCode } from './http';
+import type { OutboundClient } from '@platform/outbound';
+import { failureCode } from './http';
+import { agentServiceClient } from './service-client';
 
 export interface AgentRunRequest {
   owner: { user_id: string; org_id: string };
@@ -18,17 +19,19 @@ export type AgentRunResult =
   | { ok: false; transient: boolean; unavailable: boolean; status: number | null; error: string };
 
 /** Connection failures that mean the request never reached the agent service (so nothing ran). */
-const NOT_REACHED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'EPIPE']);
+export const NOT_REACHED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'EPIPE']);
 
 export interface AgentRunnerOptions {
   baseUrl: string;
   /** Secret of the agent service's internal on-behalf-of path. */
   internalSecret: string;
   timeoutMs: number;
-  http?: AxiosInstance;
+  /** The caller's outbound client (the agent service's host allowed); by default one allowing that host only. */
+  outbound?: OutboundClient;
 }
 
-function detailOf(data: unknown): string {
+/** The `detail` of an error body as one line. */
+export function detailOf(data: unknown): string {
   if (data && typeof data === 'object' && 'detail' in data) {
     const d = (data).detail;
     if (typeof d === 'string') return d;
@@ -40,25 +43,23 @@ function detailOf(data: unknown): string {
 
 /** Runs agents through the agent service's inference (POST /v3/inference/chat/) on an owner's behalf. */
 export function createAgentRunner(opts: AgentRunnerOptions) {
-  const http = opts.http ?? agentServiceHttp({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs });
+  const agents = agentServiceClient({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, outbound: opts.outbound });
   return async (req: AgentRunRequest): Promise<AgentRunResult> => {
     try {
-      const res = await http.post(
-        '/v3/inference/chat/',
-        { agent_id: req.agent_id, session_id: req.session_id, message: req.message },
-        {
-          headers: {
-            'x-internal-secret': opts.internalSecret,
-            'x-on-behalf-of-user': req.owner.user_id,
-            'x-on-behalf-of-org': req.owner.org_id,
-          },
+      const { response: res, data, error } = await agents.POST('/v3/inference/chat/', {
+        body: { agent_id: req.agent_id, session_id: req.session_id, message: req.message },
+        headers: {
+          'x-internal-secret': opts.internalSecret,
+          'x-on-behalf-of-user': req.owner.user_id,
+          'x-on-behalf-of-org': req.owner.org_id,
         },
-      );
-      if (res.status >= 200 && res.status < 300) {
-        const response = (res.data as { response?: unknown })?.response;
+      });
+      if (res.ok) {
+        // The document says a string; anything else (an older or newer agent service) is kept as its JSON.
+        const response: unknown = data?.response;
         return { ok: true, status: res.status, output: typeof response === 'string' ? response : JSON.stringify(response ?? null) };
       }
-      return { ok: false, transient: res.status >= 500 || res.status === 429, unavailable: res.status === 503, status: res.status, error: detailOf(res.data) };
+      return { ok: false, transient: res.status >= 500 || res.status === 429, unavailable: res.status === 503, status: res.status, error: detailOf(error) };
     } catch (err) {
       const code = failureCode(err);
       const reached = !(code && NOT_REACHED.has(code));

@@ -1,4 +1,6 @@
 import { NotFoundError, ServiceUnavailableError } from '@platform/errors';
+import { withLogContext } from '@platform/logger';
+import { createOutboundClient } from '@platform/outbound';
 import { captureLogger, freePort, startLocalServer, type LocalServer } from '@platform/testing';
 import { createAgentDirectory, createAgentRunner, isAgentId } from '../src';
 
@@ -75,5 +77,35 @@ describe('the agent runner', () => {
   test('an agent service that cannot be reached is unavailable (nothing ran)', async () => {
     const gone = createAgentRunner({ baseUrl: `http://127.0.0.1:${await freePort()}`, internalSecret: 'x', timeoutMs: 2_000 });
     await expect(gone(run)).resolves.toMatchObject({ ok: false, transient: true, unavailable: true, status: null, error: 'agent service unreachable: ECONNREFUSED' });
+  });
+});
+
+describe('through the typed client (@platform/sdk over @platform/outbound)', () => {
+  const { logger } = captureLogger();
+
+  test('each call carries the current request id, so the agent service logs it under the id of its cause', async () => {
+    answer = { status: 200, body: { response: 'ok' } };
+    const directory = createAgentDirectory({ baseUrl: agentService.url, timeoutMs: 2_000, logger });
+    await withLogContext({ requestId: 'req-from-caller-1' }, () => directory.assertOwnedAgent('k', '7'));
+    expect(lastRequest().headers['x-request-id']).toBe('req-from-caller-1');
+    const runner = createAgentRunner({ baseUrl: agentService.url, internalSecret: 's'.repeat(32), timeoutMs: 2_000 });
+    await withLogContext({ requestId: 'req-from-caller-2' }, () => runner({ owner: { user_id: 'u', org_id: 'o' }, agent_id: '7', session_id: 's', message: 'm' }));
+    expect(lastRequest().headers['x-request-id']).toBe('req-from-caller-2');
+  });
+
+  test("the caller's outbound client is used: one that does not allow the agent service's host reaches nothing (503)", async () => {
+    const outbound = createOutboundClient({ allowHosts: '' });
+    const before = agentService.requests.length;
+    const directory = createAgentDirectory({ baseUrl: agentService.url, timeoutMs: 2_000, logger, outbound });
+    await expect(directory.assertOwnedAgent('k', '7')).rejects.toBeInstanceOf(ServiceUnavailableError);
+    const runner = createAgentRunner({ baseUrl: agentService.url, internalSecret: 's'.repeat(32), timeoutMs: 2_000, outbound });
+    await expect(runner({ owner: { user_id: 'u', org_id: 'o' }, agent_id: '7', session_id: 's', message: 'm' })).resolves.toMatchObject({ ok: false, status: null });
+    expect(agentService.requests.length).toBe(before);
+    outbound.close();
+  });
+
+  test('an answer over 1 MiB to the ownership check is refused (503), not read', async () => {
+    answer = { status: 200, body: { pad: 'x'.repeat(1024 * 1024 + 10) } };
+    await expect(createAgentDirectory({ baseUrl: agentService.url, timeoutMs: 2_000, logger }).assertOwnedAgent('k', '7')).rejects.toBeInstanceOf(ServiceUnavailableError);
   });
 });

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { ForbiddenError, ValidationError, type FieldError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 
@@ -43,4 +43,12 @@ export function withOnBehalfOf(opts: OnBehalfAuthOptions): RequestHandler {
     opts.logger?.info('internal call on behalf of an owner', { user_id: user, org_id: org, method: req.method, path: req.path });
     next();
   };
+}
+
+/**
+ * True when the request came in on the internal path (its secret already checked by `withOnBehalfOf`): routes that
+ * only platform processes may call (the worker running a queued task) refuse everything else.
+ */
+export function isInternalCall(req: Request): boolean {
+  return req.get(INTERNAL_HEADERS.secret) !== undefined && req.principal !== undefined;
 }

@@ -88,6 +88,21 @@ export const commonEnv = {
     .description('How long a database call waits for a reachable server before answering 503.'),
   JSON_BODY_LIMIT: Joi.string().default('1mb').description('Largest JSON request body accepted (larger → 413).'),
   SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).default(10000).description('How long SIGTERM waits for in-flight requests.'),
+  RATE_LIMIT_PER_KEY_PER_MIN: Joi.number()
+    .integer()
+    .min(0)
+    .default(1200)
+    .description('Requests one API key may make per minute on this service (over → 429 with Retry-After); 0 turns the limit off.'),
+  RATE_LIMIT_PER_WEBHOOK_PER_MIN: Joi.number()
+    .integer()
+    .min(0)
+    .default(600)
+    .description('Trigger calls one webhook accepts per minute (scheduler; over → 429 with Retry-After); 0 turns the limit off.'),
+  RATE_LIMIT_REDIS_URL: Joi.string()
+    .uri({ scheme: ['redis', 'rediss'] })
+    .allow('')
+    .default('')
+    .description('Redis holding the rate-limit counters, shared by replicas; empty: the service\'s REDIS_URL if it has one, else counted per process. Redis away: requests pass (fail open).'),
 } as const;
 
 /** The values `commonEnv` yields, for a service's config interface to extend. */
@@ -100,6 +115,9 @@ export interface CommonConfig {
   DB_SERVER_SELECTION_TIMEOUT_MS: number;
   JSON_BODY_LIMIT: string;
   SHUTDOWN_GRACE_MS: number;
+  RATE_LIMIT_PER_KEY_PER_MIN?: number;
+  RATE_LIMIT_PER_WEBHOOK_PER_MIN?: number;
+  RATE_LIMIT_REDIS_URL?: string;
 }
 
 export { Joi };

@@ -8,6 +8,7 @@ import { ensureLookupIndexes } from './ferretdb-indexes';
 export { analyzeLookupTables, ensureLookupIndexes, ginIndexName, lookupFieldsOf, FERRETDB_POSTGRESQL_URL_ENV, type LookupModel } from './ferretdb-indexes';
 export type { Connection, Model };
 export { isDuplicateKeyError } from './duplicate-key';
+export { createExpiry, type Expiry } from './expiry';
 export { findPage, listEqualities, type ListFilter, type Page } from './listing';
 
 export interface MongoOptions {

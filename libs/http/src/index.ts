@@ -4,6 +4,16 @@ export { createMetrics } from './metrics';
 export { listen, onShutdownSignal, startMain, type RunningServer } from './server';
 export { MAX_ERROR_MESSAGE_CHARS, validate, toFieldErrors, type Location } from './validate';
 export { pageQuery, type Page } from './paging';
+export {
+  DEFAULT_RATE_LIMITS,
+  apiKeySubject,
+  chainMiddleware,
+  createRateLimit,
+  rateLimitPerApiKey,
+  rateLimitPerParam,
+  type RateLimit,
+  type RateLimitOptions,
+} from './rate-limit';
 export { apiKeySecurityScheme, errorSchemas, jsonContent, notFoundResponse, withStandardResponses } from './openapi';
 export {
   JSON_CONTENT_TYPES,

@@ -1,11 +1,12 @@
 import { DelayedError, Queue, Worker, type JobsOptions, type Processor, type RepeatStrategy, type WorkerOptions } from 'bullmq';
 import IORedis from 'ioredis';
+import { currentRequestId } from '@platform/logger';
 
 export { DelayedError, Queue, Worker, IORedis };
 export type { Job, JobsOptions, JobSchedulerJson, Processor, RepeatOptions, RepeatStrategy } from 'bullmq';
 
-/** The queues between the scheduler and the worker. */
-export const QUEUE_NAMES = { agentRuns: 'agent-runs', httpCalls: 'http-calls', scheduleFires: 'schedule-fires' } as const;
+/** The queues to the worker: runs and fires from the scheduler, inference tasks from the agent service. */
+export const QUEUE_NAMES = { agentRuns: 'agent-runs', httpCalls: 'http-calls', scheduleFires: 'schedule-fires', inferenceTasks: 'inference-tasks' } as const;
 
 const retryStrategy = (attempt: number) => Math.min(attempt * 200, 2_000);
 
@@ -102,9 +103,21 @@ export async function within<R>(ms: number, work: Promise<R>): Promise<R> {
   }
 }
 
-/** Adds a job or fails within `ms` (see `within`); the job id. */
+/** What a job carries besides its own data: the id of the request that queued it, for the consumer's log lines. */
+export interface TracedJob {
+  request_id?: string;
+}
+
+/** `data` with the current request's id (when there is one and the data is an object that names none). */
+export function traced<T>(data: T): T {
+  const requestId = currentRequestId();
+  if (!requestId || data === null || typeof data !== 'object' || Array.isArray(data) || 'request_id' in data) return data;
+  return { ...data, request_id: requestId };
+}
+
+/** Adds a job, carrying the current request id (`traced`), or fails within `ms` (see `within`); the job id. */
 export async function addWithin<T>(queue: Queue<T>, ms: number, name: string, data: T, opts?: JobsOptions): Promise<string> {
-  const job = await within(ms, (queue as unknown as Queue<unknown>).add(name, data, opts));
+  const job = await within(ms, (queue as unknown as Queue<unknown>).add(name, traced(data), opts));
   return String(job.id);
 }
 
@@ -141,3 +154,4 @@ export async function disconnectRedis(conn: IORedis, timeoutMs = 2_000): Promise
   conn.disconnect();
   await ended;
 }
+export { localChangeBus, redisChangeBus, type ChangeBus, type RedisChangeBusOptions } from './change-bus';

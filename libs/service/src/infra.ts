@@ -1,7 +1,7 @@
 import { createApiKeyAuth, createApiKeyRepository, type ApiKeyAuth, type ApiKeyRepository } from '@platform/auth';
 import type { CommonConfig } from '@platform/config';
 import { connectMongo, pingMongo, syncIndexes, type Connection } from '@platform/db';
-import type { ReadinessCheck } from '@platform/http';
+import { DEFAULT_RATE_LIMITS, chainMiddleware, createRateLimit, rateLimitPerApiKey, type RateLimit, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import { disconnectRedis, pingRedis, producerConnection, workerConnection, type IORedis } from '@platform/queue';
 
@@ -40,8 +40,10 @@ export interface Infra extends Stores {
   /** The shared API keys. */
   authDb: Connection;
   keys: ApiKeyRepository;
-  /** The `x-api-key` middleware (contract §1), with the configured in-process cache. */
+  /** The `x-api-key` middleware (contract §1), with the configured in-process cache, then the per-key rate limit. */
   auth: ApiKeyAuth;
+  /** The rate limits (`RATE_LIMIT_*`): per API key (already inside `auth`) and per webhook (the scheduler's trigger). */
+  rateLimits: { perKey: RateLimit; perWebhook: RateLimit };
 }
 
 /**
@@ -79,20 +81,56 @@ export async function openInfra(opts: InfraOptions): Promise<Infra> {
   const { config, logger, name } = opts;
   const authDb = await connectMongo({ uri: config.MONGODB_URI, serverSelectionTimeoutMS: config.DB_SERVER_SELECTION_TIMEOUT_MS, logger, dbName: config.AUTH_DB, appName: `${name}-auth` });
   const keys = createApiKeyRepository(authDb);
+  const limits = await openRateLimits(opts, stores.redis);
+  const keyAuth = createApiKeyAuth({ keys, cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
   return {
     ...stores,
     authDb,
     keys,
-    auth: createApiKeyAuth({ keys, cacheTtlMs: config.API_KEY_CACHE_TTL_MS }),
+    auth: { ...keyAuth, middleware: chainMiddleware(keyAuth.middleware, rateLimitPerApiKey(limits.perKey)) },
+    rateLimits: { perKey: limits.perKey, perWebhook: limits.perWebhook },
     async prepare() {
       await stores.prepare();
       await keys.init();
     },
     async close() {
       await stores.close();
+      if (limits.ownRedis) await disconnectRedis(limits.ownRedis);
       await authDb.close();
     },
   };
+}
+
+/**
+ * The rate limits' counters live in `RATE_LIMIT_REDIS_URL`, else the service's own Redis, else this process (each
+ * replica then counts its own share). A connection of their own fails fast, so a Redis outage lets requests through.
+ */
+async function openRateLimits(opts: InfraOptions, serviceRedis: IORedis | undefined): Promise<{ perKey: RateLimit; perWebhook: RateLimit; ownRedis?: IORedis }> {
+  const { config, logger } = opts;
+  const url = config.RATE_LIMIT_REDIS_URL || config.REDIS_URL || '';
+  const reuse = serviceRedis && (!config.RATE_LIMIT_REDIS_URL || config.RATE_LIMIT_REDIS_URL === config.REDIS_URL);
+  const ownRedis = !reuse && url ? producerConnection(url) : undefined;
+  if (ownRedis) watchRedis(ownRedis, logger);
+  const redis = reuse ? serviceRedis : ownRedis;
+  if (!redis) logger.info('rate limits counted per process (no Redis configured for them)');
+  else await untilReady(redis, 2_000); // else the first requests would pass uncounted; Redis away at start: they do
+  const perKey = createRateLimit({ name: 'key', points: config.RATE_LIMIT_PER_KEY_PER_MIN ?? DEFAULT_RATE_LIMITS.perKeyPerMin, redis, logger });
+  const perWebhook = createRateLimit({ name: 'webhook', points: config.RATE_LIMIT_PER_WEBHOOK_PER_MIN ?? DEFAULT_RATE_LIMITS.perWebhookPerMin, redis, logger });
+  return { perKey, perWebhook, ownRedis };
+}
+
+/** Resolves when `redis` is ready, or after `ms` whatever its state. */
+async function untilReady(redis: IORedis, ms: number): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    redis.once('ready', done);
+    function done() {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    }
+  });
 }
 
 /** Logs a Redis outage once when it starts and once when it ends, not at every reconnect attempt. */

@@ -33,11 +33,11 @@ export interface TestDatabases {
 }
 
 /** Opens a database per test file (and an auth database beside it) on the real server. */
-export async function createTestDatabases(prefix: string, uri = testInfra.mongoUri): Promise<TestDatabases> {
+export async function createTestDatabases(prefix: string, uri = testInfra.mongoUri, opts: { monitorCommands?: boolean } = {}): Promise<TestDatabases> {
   const dbName = uniqueName(prefix);
   const authDb = `${dbName}_auth`;
   // The services' default server selection timeout, so outage tests see what a deployment does.
-  const conn = await connectMongo({ uri, dbName, serverSelectionTimeoutMS: 3000 });
+  const conn = await connectMongo({ uri, dbName, serverSelectionTimeoutMS: 3000, monitorCommands: opts.monitorCommands });
   const authConn = await connectMongo({ uri, dbName: authDb, serverSelectionTimeoutMS: 3000 });
   const keys = createApiKeyRepository(authConn);
   await keys.init();
@@ -79,6 +79,7 @@ export { privateRedis, type PrivateRedis } from './private-redis';
 export { CHILDREN_DIR_ENV, killRecordedChildren, registerChild, stopChild } from './children';
 export { infraEnv } from './infra-env';
 export { startFakeLlm, type FakeLlm, type Scripted, type ScriptedStream } from './fake-llm';
+export { startFakeEmbeddings, type FakeEmbeddings } from './fake-embeddings';
 export { startPetStore, type Pet, type PetStore } from './pet-store';
 export {
   anthropicTextReply,
@@ -90,3 +91,5 @@ export {
   type ResponderLlm,
 } from './responder-llm';
 export { nextDstChange, utcDayAhead, wallTimeIn, zoneOffsetMinutes } from './dates';
+export { createResponseChecker, sampleOf, type OpenApiDocumentLike, type ResponseChecker, type ResponseCheckerOptions, type ResponseMismatch, type ResponseSample } from './openapi-responses';
+export { monitorRedis, type RedisMonitor } from './redis-monitor';

@@ -20,7 +20,12 @@ import { createMemoryRepository } from './inference/memory.repository';
 import { createProviderClient } from './inference/providers/provider-client';
 import { createProviderStreamer } from './inference/providers/provider-stream';
 import { openapi } from './openapi';
+import { createKnowledgeClient, knowledgeBaseFeature, type KnowledgeTarget } from './inference/features/knowledge-base.feature';
 import { createRaiClient } from './rai/rai.client';
+import { createTaskRepository } from './tasks/task.repository';
+import { createTaskRoutes } from './tasks/task.routes';
+import { createTaskService } from './tasks/task.service';
+import type { TaskQueue } from './tasks/task.types';
 import { raiFeature } from './rai/rai.feature';
 import type { RaiTarget } from './rai/rai.types';
 import { createAgentToolboxes } from './tools/agent-toolbox';
@@ -50,6 +55,10 @@ export interface AppDeps {
   internalSecret?: string | null;
   /** The RAI service that the RAI feature asks; unset: agents with that feature fail closed (503). */
   rai?: RaiTarget;
+  /** The rag service that the KNOWLEDGE_BASE feature asks for retrieved knowledge; unset: agents with it answer 503. */
+  knowledge?: KnowledgeTarget;
+  /** Where inference tasks go (the worker's queue); unset: POST /v3/inference/task/ answers 503. */
+  taskQueue?: TaskQueue;
   clock?: () => Date;
   /** Waits between provider retries. */
   sleep?: (ms: number) => Promise<void>;
@@ -88,7 +97,11 @@ export function createApp(deps: AppDeps): Express {
     credentials,
     memory,
     features: createFeaturePipeline(
-      [memoryFeature(memory), raiFeature(createRaiClient({ outbound: deps.outbound, target: deps.rai, logger: deps.logger }))],
+      [
+        memoryFeature(memory),
+        raiFeature(createRaiClient({ outbound: deps.outbound, target: deps.rai, logger: deps.logger })),
+        knowledgeBaseFeature(createKnowledgeClient({ outbound: deps.outbound, target: deps.knowledge, logger: deps.logger })),
+      ],
       deps.logger,
     ),
     providers: createProviderClient({
@@ -104,11 +117,20 @@ export function createApp(deps: AppDeps): Express {
   const inference = createInferenceService(inferenceDeps);
   const streamer = createProviderStreamer({ outbound: deps.outbound, timeoutMs: deps.providerTimeoutMs ?? 60_000, logger: deps.logger });
   const streaming = createStreamingInference({ ...inferenceDeps, streamer });
+  const tasks = createTaskService({
+    repo: createTaskRepository(deps.db),
+    queue: deps.taskQueue,
+    chat: (owner, input) => inference.chat(owner, input),
+    checkAgent: (owner, agentId) => agents.get(owner, agentId),
+    clock,
+    logger: deps.logger,
+  });
 
   const routes = Router();
   routes.use(createAgentRoutes(agents));
   routes.use(createCredentialRoutes(credentials));
   routes.use(createInferenceRoutes(inference, streaming, deps.logger));
+  routes.use(createTaskRoutes(tasks));
   routes.use(createToolRoutes(tools));
 
   const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });

@@ -40,6 +40,15 @@ export const configSchema = Joi.object<AgentServiceConfig>({
     .default('http://127.0.0.1:3004')
     .description('Base URL of the rai service, which the RAI agent feature asks (with INTERNAL_SERVICE_SECRET); its host is always allowed.'),
   RAI_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(10000).description('Time limit of one RAI check; past it the chat answers 503.'),
+  RAG_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://127.0.0.1:3003')
+    .description('Base URL of the rag service, which the KNOWLEDGE_BASE agent feature asks for retrieved knowledge (with INTERNAL_SERVICE_SECRET); its host is always allowed.'),
+  RAG_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(10000).description('Time limit of one knowledge retrieval; past it the chat answers 503.'),
+  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379').description('Redis of the queues (inference tasks go to the worker through it).'),
+  QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9:_-]{1,64}$/).default('bull').description('Redis key prefix of the queues (same as the worker’s).'),
+  TASK_ATTEMPTS: Joi.number().integer().min(1).max(10).default(3).description('Attempts of an inference task whose failures are transient (provider errors, timeouts).'),
+  TASK_ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(30000).default(3000).description('How long POST /v3/inference/task/ waits for Redis to take the task before answering 503.'),
   ...commonEnv,
   // Larger than the common 1 MiB: a webhook body of up to 1 MiB becomes a chat message, and escaping it as a JSON
   // string can nearly double it.
@@ -58,4 +67,10 @@ export interface AgentServiceConfig extends CommonConfig {
   INTERNAL_SERVICE_SECRET?: string;
   RAI_URL: string;
   RAI_TIMEOUT_MS: number;
+  RAG_URL: string;
+  RAG_TIMEOUT_MS: number;
+  REDIS_URL: string;
+  QUEUE_PREFIX: string;
+  TASK_ATTEMPTS: number;
+  TASK_ENQUEUE_TIMEOUT_MS: number;
 }

@@ -1,18 +1,23 @@
+import type { InferenceTaskJob } from '@platform/agent-client';
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
 import { createSecretBox, parseKey } from '@platform/secrets';
+import { createQueue, QUEUE_NAMES } from '@platform/queue';
 import { openInfra, runService, startMain } from '@platform/service';
 import { createApp } from './app';
 import { configSchema, type AgentServiceConfig } from './config';
+import { bullTaskQueue } from './tasks/task.queue';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit<AgentServiceConfig>(configSchema, process.env, 'agent');
   const logger = createLogger({ service: 'agent', level: config.LOG_LEVEL });
-  const infra = await openInfra({ name: 'agent', config, logger });
+  const infra = await openInfra({ name: 'agent', config, logger, redis: 'producer' });
+  const taskJobs = createQueue<InferenceTaskJob>(QUEUE_NAMES.inferenceTasks, infra.redis!, {}, config.QUEUE_PREFIX);
   // The rai service is ours and usually on a private address: its host is allowed beside the operator's list.
   const raiHost = new URL(config.RAI_URL).host;
-  const outbound = createOutboundClient({ allowHosts: [config.OUTBOUND_ALLOW_HOSTS, raiHost].filter(Boolean).join(',') });
+  const ragHost = new URL(config.RAG_URL).host;
+  const outbound = createOutboundClient({ allowHosts: [config.OUTBOUND_ALLOW_HOSTS, raiHost, ragHost].filter(Boolean).join(',') });
 
   const app = createApp({
     logger,
@@ -25,6 +30,8 @@ async function main(): Promise<void> {
     toolEnhancer: { baseUrl: config.TOOL_ENHANCE_BASE_URL, model: config.TOOL_ENHANCE_MODEL },
     internalSecret: config.INTERNAL_SERVICE_SECRET || null,
     rai: { baseUrl: config.RAI_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.RAI_TIMEOUT_MS },
+    knowledge: { baseUrl: config.RAG_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.RAG_TIMEOUT_MS },
+    taskQueue: bullTaskQueue(taskJobs, { enqueueTimeoutMs: config.TASK_ENQUEUE_TIMEOUT_MS, attempts: config.TASK_ATTEMPTS, backoffMs: 2_000 }),
     readiness: infra.readiness,
     jsonLimit: config.JSON_BODY_LIMIT,
   });

@@ -1,6 +1,7 @@
 /** OpenAPI description of the agent service, served at /openapi.json and rendered at /docs. */
 import { agentUtilityPaths, agentUtilitySchemas } from './agents/agent.openapi';
 import { credentialPaths, credentialSchemas } from './credentials/credential.openapi';
+import { taskPaths, taskSchemas } from './tasks/task.openapi';
 import { toolPaths, toolSchemas } from './tools/tool.openapi';
 import { apiKeySecurityScheme, errorSchemas, jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
 
@@ -12,8 +13,10 @@ const paging = [
 const message = { type: 'object', properties: { message: { type: 'string' } } };
 const agentBody = { $ref: '#/components/schemas/AgentBody' };
 const notFound = notFoundResponse('Agent not found');
+/** A create's answer: the new id (a JSON integer), a message and `extra`. */
+const created = (extra: object) => ({ type: 'object', required: ['id', 'message'], properties: { id: { type: 'integer' }, message: { type: 'string' }, ...extra } });
 export const openapi = {
-  openapi: '3.0.3',
+  openapi: '3.1.0',
   info: { title: 'Agent service', version: '1.0.0', description: 'Agents, single-task templates, provider credentials, tools and inference.' },
   components: {
     securitySchemes: apiKeySecurityScheme,
@@ -29,28 +32,53 @@ export const openapi = {
         required: ['name'],
         properties: {
           name: { type: 'string' },
-          description: { type: 'string', nullable: true },
+          description: { type: ['string', 'null'] },
           system_prompt: {
-            type: 'string',
-            nullable: true,
+            type: ['string', 'null'],
             description: 'The system message when non-empty; else it is built from the labelled agent_* fields and examples.',
           },
           features: { type: 'array', items: { $ref: '#/components/schemas/Feature' } },
           tools: { type: 'array', items: { type: 'string' } },
-          llm_credential_id: { type: 'string', nullable: true },
-          provider_id: { type: 'string', nullable: true },
-          model: { type: 'string', nullable: true },
+          llm_credential_id: { type: ['string', 'null'] },
+          provider_id: { type: ['string', 'null'] },
+          model: { type: ['string', 'null'] },
           top_p: { type: 'number', minimum: 0, maximum: 1 },
           temperature: { type: 'number', minimum: 0, maximum: 2 },
-          response_format: { type: 'object', nullable: true },
-          agent_role: { type: 'string', nullable: true },
-          agent_goal: { type: 'string', nullable: true },
-          agent_context: { type: 'string', nullable: true },
-          agent_output: { type: 'string', nullable: true },
-          agent_instructions: { type: 'string', nullable: true },
-          examples: { type: 'string', nullable: true },
-          tool: { type: 'string', nullable: true },
-          tool_usage_description: { type: 'string', nullable: true },
+          response_format: { type: ['object', 'null'] },
+          agent_role: { type: ['string', 'null'] },
+          agent_goal: { type: ['string', 'null'] },
+          agent_context: { type: ['string', 'null'] },
+          agent_output: { type: ['string', 'null'] },
+          agent_instructions: { type: ['string', 'null'] },
+          examples: { type: ['string', 'null'] },
+          tool: { type: ['string', 'null'] },
+          tool_usage_description: { type: ['string', 'null'] },
+        },
+      },
+      Agent: {
+        type: 'object',
+        required: ['id', 'agent_id', 'name', 'kind', 'created_at'],
+        description: 'The stored agent: every field of AgentBody as stored (unset ones null), the owner, and times.',
+        properties: {
+          id: { type: 'string', pattern: '^[0-9]+$' },
+          agent_id: { type: 'string', pattern: '^[0-9]+$', description: 'The same id' },
+          kind: { type: 'string', enum: ['agent', 'single_task'] },
+          user_id: { type: 'string' },
+          org_id: { type: 'string' },
+          name: { type: 'string' },
+          features: { type: 'array', items: { $ref: '#/components/schemas/Feature' } },
+          tools: { type: 'array', items: { type: 'string' } },
+          top_p: { type: ['number', 'null'] },
+          temperature: { type: ['number', 'null'] },
+          max_iterations: { type: ['integer', 'null'] },
+          store_messages: { type: ['boolean', 'null'] },
+          response_format: { type: ['object', 'null'] },
+          additional_model_params: { type: ['object', 'null'] },
+          created_at: { type: 'string', format: 'date-time' },
+          updated_at: { type: ['string', 'null'], format: 'date-time' },
+          ...Object.fromEntries(
+            ['description', 'system_prompt', 'llm_credential_id', 'provider_id', 'model', 'agent_role', 'agent_goal', 'agent_context', 'agent_output', 'agent_instructions', 'examples', 'tool', 'tool_usage_description', 'template_type', 'version'].map((k) => [k, { type: ['string', 'null'] }]),
+          ),
         },
       },
       ChatBody: {
@@ -63,7 +91,7 @@ export const openapi = {
           system_prompt_variables: {
             description: 'Values for {{name}} placeholders: an object of name → value, a list of {name, value} items, or the JSON text of either.',
             oneOf: [
-              { type: 'object', nullable: true, additionalProperties: true },
+              { type: ['object', 'null'], additionalProperties: true },
               {
                 type: 'array',
                 maxItems: 200,
@@ -87,7 +115,7 @@ export const openapi = {
                 id: { type: 'string', pattern: '^[0-9]+$' },
                 agent_id: { type: 'string', pattern: '^[0-9]+$', description: 'The same id (public clients read this name)' },
                 name: { type: 'string' },
-                description: { type: 'string', nullable: true, description: 'As GET /v3/agents/{agent_id} shows it' },
+                description: { type: ['string', 'null'], description: 'As GET /v3/agents/{agent_id} shows it' },
               },
             },
           },
@@ -112,7 +140,7 @@ export const openapi = {
                 role: { type: 'string', enum: ['user', 'assistant'] },
                 content: { type: 'string' },
                 created_at: { type: 'string', format: 'date-time' },
-                usage: { type: 'object', nullable: true },
+                usage: { type: ['object', 'null'] },
               },
             },
           },
@@ -121,12 +149,17 @@ export const openapi = {
       ...toolSchemas,
       ...credentialSchemas,
       ...agentUtilitySchemas,
+      ...taskSchemas,
     },
   },
   security: [{ apiKey: [] }],
   paths: {
     '/v3/agents/': {
-      post: { summary: 'Create an agent', requestBody: json(agentBody), responses: responses({ '201': { description: 'Created' } }) },
+      post: {
+        summary: 'Create an agent',
+        requestBody: json(agentBody),
+        responses: responses({ '201': { description: 'Created', ...json(created({ agent_id: { type: 'string', pattern: '^[0-9]+$' } })) } }),
+      },
       get: {
         summary: "List the caller's agents",
         parameters: paging,
@@ -134,7 +167,7 @@ export const openapi = {
       },
     },
     '/v3/agents/{agent_id}': {
-      get: { summary: 'Get an agent', parameters: [agentId], responses: responses({ '200': { description: 'Agent' }, ...notFound }) },
+      get: { summary: 'Get an agent', parameters: [agentId], responses: responses({ '200': { description: 'Agent', ...json({ $ref: '#/components/schemas/Agent' }) }, ...notFound }) },
       put: {
         summary: 'Replace an agent',
         parameters: [agentId],
@@ -144,7 +177,7 @@ export const openapi = {
       delete: { summary: 'Delete an agent', parameters: [agentId], responses: responses({ '204': { description: 'Deleted' }, ...notFound }) },
     },
     '/v3/agents/template/single-task': {
-      post: { summary: 'Create a single-task agent', requestBody: json(agentBody), responses: responses({ '201': { description: 'Created' } }) },
+      post: { summary: 'Create a single-task agent', requestBody: json(agentBody), responses: responses({ '201': { description: 'Created', ...json(created({})) } }) },
     },
     '/v3/agents/template/single-task/{agent_id}': {
       put: {
@@ -193,5 +226,6 @@ export const openapi = {
     ...toolPaths,
     ...credentialPaths,
     ...agentUtilityPaths,
+    ...taskPaths,
   },
 };

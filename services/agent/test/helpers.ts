@@ -7,6 +7,7 @@ import { createSecretBox } from '@platform/secrets';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
 import { createApp } from '../src/app';
 import type { RaiTarget } from '../src/rai/rai.types';
+import type { TaskQueue } from '../src/tasks/task.types';
 
 export interface AgentTestApp {
   app: Express;
@@ -28,6 +29,8 @@ export interface AgentTestOptions {
   clock?: () => Date;
   /** The RAI service the RAI feature asks. */
   rai?: RaiTarget;
+  /** Where inference tasks go. */
+  taskQueue?: TaskQueue;
 }
 
 /** The real agent service app on a fresh database of the real server. */
@@ -46,6 +49,7 @@ export async function startAgentApp(opts: AgentTestOptions = {}): Promise<AgentT
     toolEnhancer: opts.toolEnhancer,
     internalSecret: opts.internalSecret,
     rai: opts.rai,
+    taskQueue: opts.taskQueue,
     clock: opts.clock,
     readiness: { mongodb: () => pingMongo(dbs.conn) },
   });

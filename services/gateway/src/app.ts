@@ -2,23 +2,13 @@ import { Router, type Express } from 'express';
 import { createHttpApp } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import { createProxy, type ProxyDeps } from './proxy';
-import { ROUTE_TABLE } from './routes';
+import { openapi } from './openapi';
 
 export interface AppDeps {
   logger: Logger;
   upstreams: ProxyDeps['upstreams'];
   timeoutMs: number;
 }
-
-const openapi = {
-  openapi: '3.0.3',
-  info: {
-    title: 'Gateway',
-    version: '1.0.0',
-    description: `One host for the whole API (contract §7): ${ROUTE_TABLE.map((r) => `${r.prefixes.join(', ')} → ${r.service}`).join('; ')}. Each service's own document is at its /openapi.json.`,
-  },
-  paths: {},
-};
 
 /**
  * The gateway: routes by path prefix to the services, streaming requests and answers unchanged. It authenticates

@@ -12,7 +12,7 @@ const organizationId = (required: boolean) => ({
 const result = { '200': { description: 'The text of every page', ...json({ $ref: '#/components/schemas/ExtractionResult' }) } };
 
 export const openapi = {
-  openapi: '3.0.3',
+  openapi: '3.1.0',
   info: {
     title: 'OCR service',
     version: '1.0.0',
@@ -43,7 +43,7 @@ export const openapi = {
           total_actions: { type: 'integer', description: 'Pages whose text layer was read plus pages run through OCR.' },
           page_count: { type: 'integer' },
           ocr_pages: { type: 'array', items: { type: 'integer' }, description: 'Pages read by OCR.' },
-          filename: { type: 'string', nullable: true },
+          filename: { type: ['string', 'null'] },
           created_at: { type: 'string', format: 'date-time' },
         },
       },

@@ -9,6 +9,8 @@ import { openapi } from './openapi';
 import { createRagRepository } from './rag/rag.repository';
 import { createRagRoutes } from './rag/rag.routes';
 import { createRagService } from './rag/rag.service';
+import { createRetrieveClient, type GraphServiceTarget } from './rag/retrieve.client';
+import { createRetrieveRoutes } from './rag/retrieve.routes';
 
 export interface AppDeps {
   logger: Logger;
@@ -21,6 +23,8 @@ export interface AppDeps {
   agent: AgentServiceTarget;
   /** Secret of the internal on-behalf-of path (e.g. the graph service); unset disables that path. */
   internalSecret?: string | null;
+  /** The graph service that answers retrievals (main.ts always sets it); unset: no retrieve route. */
+  graph?: GraphServiceTarget;
   readiness: Record<string, ReadinessCheck>;
   clock?: () => Date;
   jsonLimit?: string;
@@ -34,6 +38,7 @@ export function createApp(deps: AppDeps): Express {
 
   const routes = Router();
   routes.use(createRagRoutes(rag));
+  if (deps.graph) routes.use(createRetrieveRoutes(rag, createRetrieveClient({ outbound: deps.outbound, target: deps.graph, logger: deps.logger })));
 
   const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
   return createHttpApp({

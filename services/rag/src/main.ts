@@ -11,7 +11,8 @@ async function main(): Promise<void> {
   const infra = await openInfra({ name: 'rag', config, logger });
   // The agent service is ours and usually on a private address: its host is allowed beside the operator's list.
   const agentHost = new URL(config.AGENT_URL).host;
-  const outbound = createOutboundClient({ allowHosts: [config.OUTBOUND_ALLOW_HOSTS, agentHost].filter(Boolean).join(',') });
+  const graphHost = new URL(config.GRAPH_URL).host;
+  const outbound = createOutboundClient({ allowHosts: [config.OUTBOUND_ALLOW_HOSTS, agentHost, graphHost].filter(Boolean).join(',') });
   const app = createApp({
     logger,
     db: infra.db,
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
     outbound,
     agent: { baseUrl: config.AGENT_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.AGENT_TIMEOUT_MS },
     internalSecret: config.INTERNAL_SERVICE_SECRET || null,
+    graph: { baseUrl: config.GRAPH_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.GRAPH_TIMEOUT_MS },
     readiness: infra.readiness,
     jsonLimit: config.JSON_BODY_LIMIT,
   });

@@ -30,7 +30,7 @@ const bodyProperties = {
 const required = ['llm_credential_id', 'embedding_credential_id', 'vector_db_credential_id', 'collection_name', 'llm_model', 'embedding_model', 'vector_store_provider'];
 
 export const openapi = {
-  openapi: '3.0.3',
+  openapi: '3.1.0',
   info: { title: 'RAG service', version: '1.0.0', description: 'Retrieval configurations binding LLM, embedding and vector-store credentials.' },
   components: {
     securitySchemes: apiKeySecurityScheme,
@@ -39,7 +39,16 @@ export const openapi = {
       RagBody: { type: 'object', required, properties: bodyProperties },
       RagConfig: {
         type: 'object',
-        properties: { id: str, user_id: str, ...bodyProperties, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: 'string', format: 'date-time', nullable: true } },
+        properties: { id: str, user_id: str, ...bodyProperties, created_at: { type: 'string', format: 'date-time' }, updated_at: { type: ['string', 'null'], format: 'date-time' } },
+      },
+      Retrieval: {
+        type: 'object',
+        properties: {
+          rag_id: str,
+          query: str,
+          results: { type: 'array', items: { type: 'object', properties: { chunk_id: str, text: str, url: str, title: str, score: { type: 'number' } } } },
+          facts: { type: 'array', items: { type: 'object', properties: { source: str, relation: str, target: str, weight: { type: 'integer' }, urls: { type: 'array', items: str } } } },
+        },
       },
       RagList: { type: 'object', properties: { configs: { type: 'array', items: { $ref: '#/components/schemas/RagConfig' } }, total: { type: 'integer' } } },
     },
@@ -68,6 +77,22 @@ export const openapi = {
         responses: responses({ '200': { description: 'The configuration', ...config }, ...notFound, ...conflict, ...unsupported }),
       },
       delete: { summary: 'Delete a RAG configuration', operationId: 'deleteRag', parameters: [configId], responses: responses({ '204': { description: 'Deleted' }, ...notFound }) },
+    },
+    '/v3/rag/{config_id}/retrieve/': {
+      get: {
+        summary: 'The chunks of the trained knowledge graph that best match a query (BM25), with page URLs, scores and facts',
+        operationId: 'retrieveRag',
+        parameters: [
+          configId,
+          { name: 'query', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 2000 } },
+          { name: 'top_k', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 50, default: 5 } },
+        ],
+        responses: responses({
+          '200': { description: 'Best chunks first', ...json({ $ref: '#/components/schemas/Retrieval' }) },
+          ...notFound,
+          '502': { description: 'The graph service failed', ...json({ $ref: '#/components/schemas/Error' }) },
+        }),
+      },
     },
   },
 };

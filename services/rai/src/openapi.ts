@@ -13,7 +13,7 @@ const notFound = notFoundResponse('Policy not found');
 const unsupported = { '415': { description: 'Body is not application/json', ...json(ref('Error')) } };
 
 export const openapi = {
-  openapi: '3.0.3',
+  openapi: '3.1.0',
   info: { title: 'RAI service', version: '1.0.0', description: 'Responsible-AI policies and the evaluation of texts against them.' },
   components: { securitySchemes: apiKeySecurityScheme, schemas: { ...errorSchemas, ...policySchemas } },
   security: [{ apiKey: [] }],

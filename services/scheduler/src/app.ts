@@ -1,9 +1,10 @@
 import { Router, type Express } from 'express';
 import type { ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
-import { createHttpApp, type ReadinessCheck } from '@platform/http';
+import { createHttpApp, type RateLimit, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
-import type { Queue } from '@platform/queue';
+import type { Registry } from 'prom-client';
+import { localChangeBus, type ChangeBus, type Queue } from '@platform/queue';
 import {
   createExecutionRepository,
   createIdempotencyStore,
@@ -22,9 +23,10 @@ import { createScheduleRoutes } from './schedules/schedule.routes';
 import { createScheduleService } from './schedules/schedule.service';
 import { createTriggerRoutes } from './webhooks/trigger.routes';
 import { createTriggerService } from './webhooks/trigger.service';
-import { createWebhookRepository } from './webhooks/webhook.repository';
+import { createWebhookRepository, type WebhookRepository } from './webhooks/webhook.repository';
 import { createWebhookRoutes } from './webhooks/webhook.routes';
 import { createWebhookService, type WebhookService } from './webhooks/webhook.service';
+import { DEFAULT_TRIGGER_CACHE, withTriggerCache } from './webhooks/webhook.trigger-cache';
 
 export interface AppDeps {
   logger: Logger;
@@ -47,6 +49,14 @@ export interface AppDeps {
   /** Webhook trigger statistics (coalesced writes; main flushes them on shutdown). */
   stats: WebhookStats;
   triggers?: TriggerSettings;
+  /** Calls per webhook on the public trigger route (429 beyond); absent: unlimited. */
+  webhookRateLimit?: RateLimit;
+  /** Where /metrics reads from; main shares it with the outbox's metrics. A registry of the app's own by default. */
+  registry?: Registry;
+  /** Announces webhook changes to every replica (their trigger caches drop the webhook); in-process by default. */
+  webhookChanges?: ChangeBus;
+  /** How long a replica uses a cached webhook if a change message is lost (default 5000 ms). */
+  webhookCacheTtlMs?: number;
   clock?: () => Date;
   jsonLimit?: string;
 }
@@ -61,8 +71,26 @@ export interface TriggerSettings {
   retryBackoffMs?: number;
 }
 
+/** In-process change buses of apps given none: one per `deps`, so services built over the same deps share it. */
+const localBuses = new WeakMap<AppDeps, ChangeBus>();
+function changesOf(deps: AppDeps): ChangeBus {
+  if (deps.webhookChanges) return deps.webhookChanges;
+  let bus = localBuses.get(deps);
+  if (!bus) localBuses.set(deps, (bus = localChangeBus()));
+  return bus;
+}
+
+/** The webhook repository with the trigger's lookup cached; its writes announce changes on the deps' bus. */
+export function createWebhookStore(deps: AppDeps): WebhookRepository {
+  return withTriggerCache(createWebhookRepository(deps.db), {
+    ...DEFAULT_TRIGGER_CACHE,
+    ttlMs: deps.webhookCacheTtlMs ?? DEFAULT_TRIGGER_CACHE.ttlMs,
+    bus: changesOf(deps),
+  });
+}
+
 /** The webhook service over `deps` and its repository. */
-export function createWebhooks(deps: AppDeps, repo = createWebhookRepository(deps.db)): WebhookService {
+export function createWebhooks(deps: AppDeps, repo = createWebhookStore(deps)): WebhookService {
   return createWebhookService({
     repo,
     agents: deps.agents,
@@ -75,7 +103,7 @@ export function createWebhooks(deps: AppDeps, repo = createWebhookRepository(dep
 /** Assembles the scheduler service. Pure: every connection arrives in `deps`. */
 export function createApp(deps: AppDeps): Express {
   const clock = deps.clock ?? (() => new Date());
-  const webhookRepo = createWebhookRepository(deps.db);
+  const webhookRepo = createWebhookStore(deps);
   const webhooks = createWebhooks(deps, webhookRepo);
   const executions = createExecutionRepository(deps.db);
   const settings = { timeoutMs: deps.triggers?.enqueueTimeoutMs ?? 1_000, backoffMs: deps.triggers?.retryBackoffMs ?? 2_000 };
@@ -111,10 +139,11 @@ export function createApp(deps: AppDeps): Express {
     service: 'scheduler',
     logger: deps.logger,
     routes,
-    rawRoutes: [createTriggerRoutes(trigger)],
+    rawRoutes: [createTriggerRoutes(trigger, deps.webhookRateLimit)],
     protect: { paths: ['/agent-webhooks', '/schedules', '/http-schedules'], middleware: deps.auth.middleware },
     readiness: deps.readiness,
     openapi,
     jsonLimit: deps.jsonLimit,
+    registry: deps.registry,
   }).app;
 }

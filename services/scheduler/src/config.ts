@@ -35,6 +35,12 @@ export const configSchema = Joi.object<SchedulerServiceConfig>({
     .description("A fire missed while Redis lacked its schedule (data loss, outage) still runs once if it is at most this old; 0: never."),
   QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9:_-]{1,64}$/).default('bull').description('Redis key prefix of the queues (same as the worker’s).'),
   TRIGGER_MAX_ATTEMPTS: Joi.number().integer().min(1).max(10).default(3).description('Attempts of a webhook run: 1 + retries of transient failures.'),
+  WEBHOOK_CACHE_TTL_MS: Joi.number()
+    .integer()
+    .min(0)
+    .max(60000)
+    .default(5000)
+    .description('How long a replica uses a cached webhook on the trigger path if the change message of an edit is lost (Redis away); 0 turns the cache off.'),
   ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(10000).default(1000).description('How long a trigger waits for Redis before leaving its run to the outbox.'),
   RETRY_BACKOFF_MS: Joi.number().integer().min(10).max(600000).default(2000).description('First retry delay of a failed run; doubles per attempt.'),
   OUTBOX_INTERVAL_MS: Joi.number().integer().min(100).max(60000).default(2000).description('How often the recovery rule looks for runs that have not ended and whose job is not alive.'),
@@ -50,6 +56,7 @@ export interface SchedulerServiceConfig extends CommonConfig {
   QUEUE_PREFIX: string;
   TRIGGER_MAX_ATTEMPTS: number;
   ENQUEUE_TIMEOUT_MS: number;
+  WEBHOOK_CACHE_TTL_MS: number;
   RETRY_BACKOFF_MS: number;
   OUTBOX_INTERVAL_MS: number;
   RECOVER_QUEUED_AFTER_MS: number;

@@ -6,7 +6,7 @@ import { schedulePaths, scheduleSchemas } from './schedules/schedule.openapi';
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const id = { name: 'webhook_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } };
 const notFound = notFoundResponse('Webhook not found');
-const nullable = (type: string, extra: object = {}) => ({ type, nullable: true, ...extra });
+const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
 const webhook = (description: string) => responses({ '200': { description, ...json(ref('Webhook')) }, ...notFound });
 const listParameters = [
   { name: 'agent_id', in: 'query', schema: { type: 'string' } },
@@ -18,7 +18,7 @@ const grace = { name: 'grace_seconds', in: 'query', schema: { type: 'integer', m
 const description = nullable('string', { maxLength: 1000 });
 
 export const openapi = {
-  openapi: '3.0.3',
+  openapi: '3.1.0',
   info: { title: 'Scheduler service', version: '1.1.0', description: 'Webhooks and cron schedules that run agents, and HTTP endpoints on cron.' },
   components: {
     securitySchemes: apiKeySecurityScheme,

@@ -2,6 +2,8 @@ import { createWorker, producerConnection, workerConnection, type IORedis, type 
 import {
   createExecutionRepository,
   createRunRecovery,
+  createScheduleStats,
+  createWebhookStats,
   enqueueRun,
   executionJobs,
   executionRunStore,
@@ -10,6 +12,8 @@ import {
   type ExecutionRepository,
 } from '@platform/scheduling';
 import { captureLogger, createTestDatabases, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
+import { Registry } from 'prom-client';
+import { startRunRecovery } from '../src/runs/run-recovery';
 import { createTestQueues, type TestQueues } from './queues';
 
 // The recovery rule (the scheduler's outbox) on real FerretDB and real BullMQ queues (a prefix of this file's own).
@@ -139,4 +143,33 @@ it('a run recovered MAX_RECOVERIES times ends as failed, saying why', async () =
   const ended = await executions.get(e.id);
   expect(ended).toMatchObject({ status: 'failed', success: false, error_message: 'abandoned: its job was lost or gave up 3 times' });
   await q.queues.agentRuns.obliterate({ force: true });
+});
+
+it('the outbox unit reports its backlog and what it moved as metrics', async () => {
+  const registry = new Registry();
+  const { logger } = captureLogger('outbox');
+  const lost = await run(new Date(Date.now() - 10_000), 'lost-for-metrics'); // stored, never queued (Redis was away)
+  const unit = startRunRecovery({
+    executions,
+    queues: q.queues,
+    enqueue: enqueueOpts,
+    stats: { webhooks: createWebhookStats(dbs.conn, logger), schedules: createScheduleStats(dbs.conn, logger) },
+    logger,
+    intervalMs: 50,
+    queuedAfterMs: 1_000,
+    runningAfterMs: 60_000,
+    maxRecoveries: 3,
+    registry,
+  });
+  try {
+    const value = async (name: string, labels: Record<string, string> = {}) =>
+      (await registry.getSingleMetric(name)!.get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+    const deadline = Date.now() + 10_000;
+    while ((await value('outbox_runs_total', { action: 'enqueued' })) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await value('outbox_runs_total', { action: 'enqueued' })).toBeGreaterThanOrEqual(1);
+    expect(await q.queues.agentRuns.getJobState(lost.id)).not.toBe('unknown');
+    expect(await value('outbox_backlog_runs')).toBeGreaterThanOrEqual(0);
+  } finally {
+    unit.stop();
+  }
 });

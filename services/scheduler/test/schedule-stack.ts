@@ -77,6 +77,7 @@ export async function startScheduleStack(opts: StartOptions = {}): Promise<Sched
           INTERNAL_SERVICE_SECRET: 'x'.repeat(32),
           AGENT_RUN_TIMEOUT_MS: 10_000,
           WORKER_CONCURRENCY: 4,
+          AGENT_RUN_CONCURRENCY: 4,
           JOB_LOCK_MS: 30_000,
           STALLED_INTERVAL_MS: 30_000,
           LIVENESS_STALE_MS: 30_000,

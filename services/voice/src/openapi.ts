@@ -27,7 +27,7 @@ const summaryProperties = {
 };
 
 export const openapi = {
-  openapi: '3.0.3',
+  openapi: '3.1.0',
   info: { title: 'Voice service', version: '1.0.0', description: "Voice session transcripts of the caller's organization." },
   components: {
     securitySchemes: apiKeySecurityScheme,
@@ -75,7 +75,7 @@ export const openapi = {
           total: { type: 'integer' },
           limit: { type: 'integer' },
           offset: { type: 'integer' },
-          nextOffset: { type: 'integer', nullable: true },
+          nextOffset: { type: ['integer', 'null'] },
         },
       },
       AgentStats: {

@@ -77,6 +77,8 @@ it.each([
   ['durationMs negative', { durationMs: -1 }, 'body.durationMs', 'greater_than_equal'],
   ['messageCount fractional', { messageCount: 1.5 }, 'body.messageCount', 'int_type'],
   ['startedAt not a date', { startedAt: 'soon' }, 'body.startedAt', 'string_isoDate'],
+  ['startedAt in year +275760', { startedAt: '+275760-09-12T23:59:59.969Z' }, 'body.startedAt', 'string_pattern_mismatch'],
+  ['endedAt in year -000001', { endedAt: '-000001-01-01T00:00:00.000Z' }, 'body.endedAt', 'string_pattern_mismatch'],
 ])('%s → 422', async (_name, over, loc, type) => {
   const res = await ingest(t.app, alice, ingestBody(over));
   expect(res.status).toBe(422);

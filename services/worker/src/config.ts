@@ -1,5 +1,6 @@
 import { Joi, checkedStringEnv, commonEnv, encryptionKeyEnv, type CommonConfig } from '@platform/config';
 import { parseAllowHosts } from '@platform/outbound';
+import { MIN_ADMIN_TOKEN_LENGTH } from './admin/admin-token';
 
 /** Every environment variable the worker reads. */
 export const configSchema = Joi.object<WorkerConfig>({
@@ -13,7 +14,16 @@ export const configSchema = Joi.object<WorkerConfig>({
     .required()
     .description("Shared secret that lets the worker run an agent on its owner's behalf (same value as the agent service's)."),
   AGENT_RUN_TIMEOUT_MS: Joi.number().integer().min(1000).max(900_000).default(180_000).description('Timeout of one agent run.'),
-  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(256).default(8).description('Runs processed at once by this process.'),
+  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(256).default(8).description('HTTP schedule calls processed at once by this process.'),
+  AGENT_RUN_CONCURRENCY: Joi.number()
+    .integer()
+    .min(1)
+    .max(1024)
+    .default(64)
+    .description(
+      'Agent runs and inference tasks processed at once by this process. Each is a wait on the agent service (the model works there), ' +
+        'so slots are cheap: runs whose provider hangs until its time limit must not hold every slot while fresh runs queue behind them.',
+    ),
   JOB_LOCK_MS: Joi.number().integer().min(1000).max(600_000).default(60_000).description('Job lock; a dead worker’s job is redelivered after it.'),
   STALLED_INTERVAL_MS: Joi.number().integer().min(500).max(600_000).default(30_000).description('How often stalled jobs are looked for.'),
   LIVENESS_STALE_MS: Joi.number().integer().min(1000).default(30_000).description('/healthz fails when the consumer has not been connected this long.'),
@@ -27,6 +37,10 @@ export const configSchema = Joi.object<WorkerConfig>({
   STORE_RETRY_BASE_MS: Joi.number().integer().min(50).max(60_000).default(1_000).description('First wait of a job while MongoDB, Redis or the agent service is unreachable; doubles per wait (no attempt is spent).'),
   STORE_RETRY_MAX_MS: Joi.number().integer().min(100).max(600_000).default(30_000).description('Longest wait between tries while a store is unreachable.'),
   ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(30_000).default(5_000).description('How long a fire waits for Redis to take its run before leaving it to the outbox.'),
+  WORKER_ADMIN_TOKEN: Joi.string()
+    .min(MIN_ADMIN_TOKEN_LENGTH)
+    .empty('')
+    .description(`Token of the queue dashboard at /admin/queues (at least ${MIN_ADMIN_TOKEN_LENGTH} characters); unset: the dashboard is not served.`),
   ...commonEnv,
 });
 
@@ -39,6 +53,7 @@ export interface WorkerConfig extends CommonConfig {
   INTERNAL_SERVICE_SECRET: string;
   AGENT_RUN_TIMEOUT_MS: number;
   WORKER_CONCURRENCY: number;
+  AGENT_RUN_CONCURRENCY: number;
   JOB_LOCK_MS: number;
   STALLED_INTERVAL_MS: number;
   LIVENESS_STALE_MS: number;
@@ -49,4 +64,5 @@ export interface WorkerConfig extends CommonConfig {
   ENQUEUE_TIMEOUT_MS: number;
   STORE_RETRY_BASE_MS: number;
   STORE_RETRY_MAX_MS: number;
+  WORKER_ADMIN_TOKEN?: string;
 }

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { createQueue, createWorker, type IORedis, type Job, type Queue, type Worker, type WorkerSettings } from '@platform/queue';
-import type { Logger } from '@platform/logger';
+import { createQueue, createWorker, type IORedis, type Job, type Queue, type TracedJob, type Worker, type WorkerSettings } from '@platform/queue';
+import { withLogContext, type Logger } from '@platform/logger';
 import { RetryableRunError } from './runs/run-errors';
 import { logStoreWait, waitingForStores, type StoreBackoff } from './store-wait';
 
@@ -34,6 +34,18 @@ export interface Consumers {
 }
 
 /**
+ * Runs a job inside a log context naming the request that queued it (`request_id` of the job data, see `traced` in
+ * libs/queue), else the job itself: every line the job writes, and every job and call it makes, carry that id.
+ */
+function inJobContext<T>(queue: string, process: (job: Job<T>, token?: string) => Promise<void>) {
+  return (job: Job<T>, token?: string): Promise<void> => {
+    const given = (job.data as TracedJob | undefined)?.request_id;
+    const requestId = typeof given === 'string' && given !== '' ? given : `job:${queue}:${String(job.id)}`;
+    return withLogContext({ requestId, queue, job_id: job.id }, () => process(job, token));
+  };
+}
+
+/**
  * The queue consumers with their metrics and a liveness signal that fails when this process stopped consuming
  * (a worker closed, or cut off from Redis for longer than `staleMs`), not merely when the process is up.
  */
@@ -43,7 +55,7 @@ export function startConsumers(deps: ConsumerDeps): Consumers {
   const workers: Worker[] = [];
   const queues: Queue[] = [];
   for (const c of deps.consumers as QueueConsumer<unknown>[]) {
-    const processor = waitingForStores(c.process, deps.storeBackoff, logStoreWait(deps.logger, c.name));
+    const processor = inJobContext(c.name, waitingForStores(c.process, deps.storeBackoff, logStoreWait(deps.logger, c.name)));
     const worker = createWorker<unknown>(c.name, processor, deps.connection, { ...deps.settings, ...c.settings });
     queues.push(createQueue<unknown>(c.name, deps.connection, {}, deps.settings.prefix));
     worker.on('stalled', (jobId) => {
@@ -87,7 +99,7 @@ export function startConsumers(deps: ConsumerDeps): Consumers {
   };
 }
 
-/** Metrics of the runs themselves, by kind (agent or http) and outcome. */
+/** Metrics of the runs themselves, by kind (agent, http or task) and outcome. */
 export function runMetrics(registry: Registry) {
   const latency = new Histogram({
     name: 'run_duration_seconds',
@@ -97,7 +109,7 @@ export function runMetrics(registry: Registry) {
     registers: [registry],
   });
   const attempts = new Counter({ name: 'run_attempts_total', help: 'Run attempts by kind and outcome.', labelNames: ['kind', 'outcome'], registers: [registry] });
-  return (kind: 'agent' | 'http') => (outcome: string, seconds: number) => {
+  return (kind: 'agent' | 'http' | 'task') => (outcome: string, seconds: number) => {
     latency.observe({ kind, outcome }, seconds);
     attempts.inc({ kind, outcome });
   };

@@ -4,6 +4,7 @@ import { createLogger } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
 import { createSecretBox, parseKey } from '@platform/secrets';
 import { openStores, runService, startMain } from '@platform/service';
+import { boardQueues } from './admin/board-queues';
 import { createApp } from './app';
 import { configSchema, type WorkerConfig } from './config';
 import { createWorkerRuntime } from './runtime';
@@ -24,7 +25,9 @@ async function main(): Promise<void> {
     outbound,
     box: createSecretBox(parseKey(config.SCHEDULE_SECRET_ENCRYPTION_KEY)),
   });
-  const app = createApp({ logger, registry, readiness: stores.readiness, alive: runtime.consumers.alive });
+  const board = config.WORKER_ADMIN_TOKEN ? boardQueues(stores.redis!, config.QUEUE_PREFIX) : [];
+  const admin = config.WORKER_ADMIN_TOKEN ? { token: config.WORKER_ADMIN_TOKEN, queues: board } : undefined;
+  const app = createApp({ logger, registry, readiness: stores.readiness, alive: runtime.consumers.alive, admin });
 
   await runService({
     name: 'worker',
@@ -36,7 +39,7 @@ async function main(): Promise<void> {
     // Stopped in reverse: consumers first (running jobs finish within the grace), then what they wrote through.
     units: [
       () => ({ name: 'outbound client', stop: () => outbound.close() }),
-      () => ({ name: 'queues and statistics', stop: () => Promise.all([runtime.flush(), ...runtime.queuesToClose.map((q) => q.close())]) }),
+      () => ({ name: 'queues and statistics', stop: () => Promise.all([runtime.flush(), ...[...runtime.queuesToClose, ...board].map((q) => q.close())]) }),
       () => ({ name: 'consumers', stop: () => runtime.consumers.close() }),
     ],
   });

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { createAgentRunner, type AgentRunner } from '@platform/agent-client';
+import { createAgentRunner, createTaskClient, type AgentRunner, type TaskClient } from '@platform/agent-client';
 import type { Connection } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
@@ -20,6 +20,7 @@ import { createFireProcessor } from './fires/fire.processor';
 import { createAgentRunProcessor } from './runs/agent-run.processor';
 import { createHttpRunProcessor } from './runs/http-run.processor';
 import { createGiveUpHandler } from './runs/run-lifecycle';
+import { createTaskGiveUp, createTaskProcessor } from './tasks/task.processor';
 
 export type RuntimeConfig = Pick<
   WorkerConfig,
@@ -28,6 +29,7 @@ export type RuntimeConfig = Pick<
   | 'INTERNAL_SERVICE_SECRET'
   | 'AGENT_RUN_TIMEOUT_MS'
   | 'WORKER_CONCURRENCY'
+  | 'AGENT_RUN_CONCURRENCY'
   | 'JOB_LOCK_MS'
   | 'STALLED_INTERVAL_MS'
   | 'LIVENESS_STALE_MS'
@@ -52,6 +54,8 @@ export interface RuntimeDeps {
   /** Time for executions and for cron fire computation (tests move it). */
   clock?: () => Date;
   runAgent?: AgentRunner;
+  /** The agent service's task calls (tests may point it elsewhere). */
+  tasks?: TaskClient;
 }
 
 export interface WorkerRuntime {
@@ -63,8 +67,9 @@ export interface WorkerRuntime {
 }
 
 /**
- * The worker's three consumers over the given connections: `schedule-fires` (cron fires → executions),
- * `agent-runs` (webhook triggers and agent schedules) and `http-calls` (HTTP schedules). Assembly only.
+ * The worker's consumers over the given connections: `schedule-fires` (cron fires → executions),
+ * `agent-runs` (webhook triggers and agent schedules), `http-calls` (HTTP schedules) and `inference-tasks` (the agent
+ * service's background chats). Assembly only.
  */
 export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRuntime> {
   const { config, db, logger } = deps;
@@ -85,8 +90,23 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
     deps.runAgent ??
     createAgentRunner({ baseUrl: config.AGENT_SERVICE_URL, internalSecret: config.INTERNAL_SERVICE_SECRET, timeoutMs: config.AGENT_RUN_TIMEOUT_MS });
 
+  const tasks =
+    deps.tasks ??
+    createTaskClient({ baseUrl: config.AGENT_SERVICE_URL, internalSecret: config.INTERNAL_SERVICE_SECRET, timeoutMs: config.AGENT_RUN_TIMEOUT_MS });
+
   const consumers: QueueConsumer<never>[] = [
-    { name: QUEUE_NAMES.agentRuns, process: createAgentRunProcessor({ ...life, runAgent, onAttempt: metrics('agent') }), giveUp },
+    {
+      name: QUEUE_NAMES.inferenceTasks,
+      process: createTaskProcessor({ tasks, logger, onAttempt: metrics('task') }),
+      giveUp: createTaskGiveUp({ tasks, logger }),
+      settings: { concurrency: config.AGENT_RUN_CONCURRENCY },
+    },
+    {
+      name: QUEUE_NAMES.agentRuns,
+      process: createAgentRunProcessor({ ...life, runAgent, onAttempt: metrics('agent') }),
+      giveUp,
+      settings: { concurrency: config.AGENT_RUN_CONCURRENCY },
+    },
     {
       name: QUEUE_NAMES.httpCalls,
       process: createHttpRunProcessor({ ...life, schedules, outbound: deps.outbound, box: deps.box, maxResponseBytes: config.HTTP_MAX_RESPONSE_BYTES, onAttempt: metrics('http') }),

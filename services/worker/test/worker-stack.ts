@@ -127,6 +127,12 @@ export interface WebhookRunInput {
 export interface StackOptions {
   httpMaxResponseBytes?: number;
   agentRunTimeoutMs?: number;
+  /** The agent service the worker calls instead of the stand-in (a real one, for end-to-end tests). */
+  agentServiceUrl?: string;
+  /** Redis of the queues (a private one, to count the worker's commands); the shared one by default. */
+  redisUrl?: string;
+  /** Emit the driver's command events on `dbs.conn` (to count the worker's database work). */
+  monitorCommands?: boolean;
 }
 
 export interface WorkerStack {
@@ -200,7 +206,8 @@ const echoAgent: LocalHandler = (req, res) => {
  * the agent service's inference endpoint and a user's HTTP endpoint.
  */
 export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerStack> {
-  const dbs = await createTestDatabases('worker');
+  const dbs = await createTestDatabases('worker', undefined, { monitorCommands: opts.monitorCommands });
+  const redisUrl = opts.redisUrl ?? testInfra.redisUrl;
   const prefix = uniqueName('wq');
   const internalSecret = randomBytes(32).toString('hex');
   const box = createSecretBox(randomBytes(32));
@@ -211,7 +218,7 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
   let targetHandler: LocalHandler = (_req, res) => res.end('ok');
   const target = await startLocalServer((req, res) => targetHandler(req, res));
 
-  const producer: IORedis = producerConnection(testInfra.redisUrl);
+  const producer: IORedis = producerConnection(redisUrl);
   producer.on('error', () => undefined);
   const queues: RunQueues = {
     agentRuns: createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, producer, {}, prefix),
@@ -225,16 +232,17 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
   const schedules = createScheduleRepository(dbs.conn);
   await syncIndexes(dbs.conn);
 
-  const redis = workerConnection(testInfra.redisUrl);
+  const redis = workerConnection(redisUrl);
   redis.on('error', () => undefined);
   const outbound = createOutboundClient({ allowHosts: `127.0.0.1:${target.port}` });
   const { logger, lines } = captureLogger('worker');
   const config: RuntimeConfig = {
     QUEUE_PREFIX: prefix,
-    AGENT_SERVICE_URL: agentDoor.url,
+    AGENT_SERVICE_URL: opts.agentServiceUrl ?? agentDoor.url,
     INTERNAL_SERVICE_SECRET: internalSecret,
     AGENT_RUN_TIMEOUT_MS: opts.agentRunTimeoutMs ?? 10_000,
     WORKER_CONCURRENCY: 8,
+    AGENT_RUN_CONCURRENCY: 8,
     JOB_LOCK_MS: 30_000,
     STALLED_INTERVAL_MS: 30_000,
     LIVENESS_STALE_MS: 30_000,

@@ -21,28 +21,27 @@ export const credentialSchemas = {
     properties: {
       name: { type: 'string' },
       provider_id: { type: 'string' },
-      type: { ...typeSchema, default: 'llm', nullable: true },
+      type: { ...typeSchema, type: ['string', 'null'], default: 'llm' },
       credentials: {
         type: 'object',
         required: ['api_key'],
-        properties: { api_key: { type: 'string' }, base_url: { type: 'string', format: 'uri', nullable: true } },
+        properties: { api_key: { type: 'string' }, base_url: { type: ['string', 'null'], format: 'uri' } },
       },
-      meta_data: { ...metaData, nullable: true, default: {} },
+      meta_data: { ...metaData, type: ['object', 'null'], default: {} },
     },
   },
   CredentialUpdate: {
     type: 'object',
     description: 'Every field optional. user_id, credential_id and provider_id in the body are ignored.',
     properties: {
-      name: { type: 'string', nullable: true },
-      type: { ...typeSchema, nullable: true },
+      name: { type: ['string', 'null'] },
+      type: { ...typeSchema, type: ['string', 'null'] },
       credentials: {
-        type: 'object',
-        nullable: true,
+        type: ['object', 'null'],
         description: 'Merged key by key: a key that is missing or "***" keeps the stored value.',
-        properties: { api_key: { type: 'string', nullable: true }, base_url: { type: 'string', nullable: true, description: 'null clears it' } },
+        properties: { api_key: { type: ['string', 'null'] }, base_url: { type: ['string', 'null'], description: 'null clears it' } },
       },
-      meta_data: { ...metaData, nullable: true, description: 'Replaces the stored meta_data' },
+      meta_data: { ...metaData, type: ['object', 'null'], description: 'Replaces the stored meta_data' },
     },
   },
   Credential: {
@@ -54,16 +53,25 @@ export const credentialSchemas = {
       type: { type: 'string' },
       credentials: {
         type: 'object',
-        properties: { api_key: { type: 'string', enum: ['***'] }, base_url: { type: 'string', nullable: true } },
+        properties: { api_key: { type: 'string', enum: ['***'] }, base_url: { type: ['string', 'null'] } },
       },
       meta_data: metaData,
       created_at: { type: 'string', format: 'date-time' },
-      updated_at: { type: 'string', format: 'date-time', nullable: true },
+      updated_at: { type: ['string', 'null'], format: 'date-time' },
     },
   },
   CredentialList: {
     type: 'object',
     properties: { credentials: { type: 'array', items: ref('Credential') }, total: { type: 'integer' } },
+  },
+  OpenedCredential: {
+    type: 'object',
+    properties: {
+      credential_id: { type: 'string' },
+      provider_id: { type: 'string' },
+      api_key: { type: 'string', description: 'The unsealed key' },
+      base_url: { type: ['string', 'null'] },
+    },
   },
   CredentialUpdated: {
     type: 'object',
@@ -99,5 +107,14 @@ export const credentialPaths = {
       responses: responses({ '200': { description: 'Updated', ...json(ref('CredentialUpdated')) }, ...notFound }),
     },
     delete: { summary: 'Delete a credential', parameters: [credentialId], responses: responses({ '204': { description: 'Deleted' }, ...notFound }) },
+  },
+  '/v3/providers/credentials/{credential_id}/open': {
+    post: {
+      summary: "Open a credential: its key unsealed, for another service calling the provider on the owner's behalf",
+      description:
+        'Internal: only the platform\'s services call it (x-internal-secret + x-on-behalf-of-user/-org); an API key gets 404.',
+      parameters: [credentialId],
+      responses: responses({ '200': { description: 'The credential, key unsealed', ...json(ref('OpenedCredential')) }, ...notFound }),
+    },
   },
 };

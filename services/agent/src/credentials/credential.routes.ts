@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { principalOf } from '@platform/auth';
+import { isInternalCall, principalOf } from '@platform/auth';
+import { AppError, NotFoundError } from '@platform/errors';
 import { validate } from '@platform/http';
 import { createBody, listQuery, typePath, typeProviderPath, updateBody } from './credential.schemas';
 import type { CredentialService } from './credential.service';
@@ -36,6 +37,13 @@ export function createCredentialRoutes(service: CredentialService): Router {
     await service.update(principalOf(req), req.params.credentialId, update);
     const body: CredentialUpdated = { message: 'Credential updated successfully', credential_id: req.params.credentialId };
     res.json(body);
+  });
+  // Internal only (another service of the platform, on behalf of the owner): the key unsealed. Never logged.
+  r.post('/v3/providers/credentials/:credentialId/open', async (req, res) => {
+    if (!isInternalCall(req)) throw new AppError(404, 'Not Found'); // as the unknown route it is to them
+    const opened = await service.open(principalOf(req), req.params.credentialId);
+    if (!opened) throw new NotFoundError('Credential');
+    res.json(opened);
   });
   r.delete('/v3/providers/credentials/:credentialId', async (req, res) => {
     await service.delete(principalOf(req), req.params.credentialId);

@@ -11,6 +11,20 @@ const toolNotFound = notFoundResponse('Tool not found');
 const toolList = { '200': { description: '{tools, total}', ...json({ $ref: '#/components/schemas/ToolList' }) } };
 const objectOf = (description: string) => ({ type: 'object', additionalProperties: true, description });
 
+/** What every tool answer shows (the list item; the tool info adds its document and settings). */
+const listItemProperties = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  tool_set_name: { type: 'string', description: 'As sent on creation (no openapi- prefix)' },
+  description: { type: 'string' },
+  method: { type: 'string' },
+  path: { type: 'string' },
+  operation_id: { type: ['string', 'null'] },
+  enabled: { type: 'boolean' },
+  created_at: { type: 'string', format: 'date-time' },
+  updated_at: { type: ['string', 'null'], format: 'date-time' },
+};
+
 export const toolSchemas = {
   ToolSetBody: {
     type: 'object',
@@ -23,7 +37,7 @@ export const toolSchemas = {
       default_body_params: objectOf('Merged under the JSON body of each call.'),
       endpoint_defaults: { type: 'object', properties: { base_url: { type: 'string', format: 'uri' } } },
       enhance_descriptions: { type: 'boolean', default: false },
-      openai_api_key: { type: 'string', nullable: true, description: 'Key for enhance_descriptions; used once, never stored.' },
+      openai_api_key: { type: ['string', 'null'], description: 'Key for enhance_descriptions; used once, never stored.' },
     },
   },
   ToolUpdate: {
@@ -37,19 +51,19 @@ export const toolSchemas = {
       openapi_schema: objectOf('A new document that still has this tool’s operation.'),
     },
   },
-  ToolListItem: {
+  ToolListItem: { type: 'object', properties: listItemProperties },
+  ToolInfo: {
     type: 'object',
+    required: ['id', 'name', 'openapi_schema', 'paths'],
     properties: {
-      id: { type: 'string' },
-      name: { type: 'string' },
-      tool_set_name: { type: 'string', description: 'As sent on creation (no openapi- prefix)' },
-      description: { type: 'string' },
-      method: { type: 'string' },
-      path: { type: 'string' },
-      operation_id: { type: 'string', nullable: true },
-      enabled: { type: 'boolean' },
-      created_at: { type: 'string', format: 'date-time' },
-      updated_at: { type: 'string', format: 'date-time', nullable: true },
+      ...listItemProperties,
+      openapi_schema: { type: 'object', description: 'The document the tool set was made from' },
+      paths: { type: 'object', description: "The document's path item of this tool's own operation" },
+      parameters: { type: 'object', description: 'JSON Schema of the arguments the model gives' },
+      default_headers: { type: 'object', additionalProperties: { type: 'string', enum: ['***'] }, description: 'Names only; values masked' },
+      default_query_params: { type: 'object' },
+      default_body_params: { type: 'object' },
+      endpoint_defaults: { type: 'object' },
     },
   },
   ToolList: { type: 'object', properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/ToolListItem' } }, total: { type: 'integer' } } },
@@ -94,7 +108,8 @@ export const toolPaths = {
     post: {
       summary: 'Import a tool set: one tool per operation',
       requestBody: json({ $ref: '#/components/schemas/ToolSetBody' }),
-      responses: responses({ '201': { description: '{tool_ids}' }, '409': { description: 'A set of that name exists', ...json({ $ref: '#/components/schemas/Error' }) } }),
+      responses: responses({
+        '201': { description: 'One tool per operation', ...json({ type: 'object', required: ['tool_ids'], properties: { tool_ids: { type: 'array', items: { type: 'string' } } } }) }, '409': { description: 'A set of that name exists', ...json({ $ref: '#/components/schemas/Error' }) } }),
     },
     get: { summary: "List the caller's tools", parameters: paging, responses: responses(toolList) },
   },
@@ -116,7 +131,7 @@ export const toolPaths = {
     },
   },
   '/v3/tools/openapi/{tool_id}': {
-    get: { summary: 'Tool info: {id, name, openapi_schema, paths} and settings', parameters: [toolId], responses: responses({ '200': { description: 'Tool' }, ...toolNotFound }) },
+    get: { summary: 'Tool info: {id, name, openapi_schema, paths} and settings', parameters: [toolId], responses: responses({ '200': { description: 'Tool', ...json({ $ref: '#/components/schemas/ToolInfo' }) }, ...toolNotFound }) },
   },
   '/v3/tools/openapi/{tool_id}/execute': {
     post: {
@@ -136,7 +151,11 @@ export const toolPaths = {
     },
   },
   '/v3/tools/{tool_id}': {
-    get: { summary: 'Same as /v3/tools/openapi/{tool_id}', parameters: [toolId], responses: responses({ '200': { description: 'Tool' }, ...toolNotFound }) },
+    get: {
+      summary: 'Same as /v3/tools/openapi/{tool_id}',
+      parameters: [toolId],
+      responses: responses({ '200': { description: 'Tool', ...json({ $ref: '#/components/schemas/ToolInfo' }) }, ...toolNotFound }),
+    },
     put: {
       summary: 'Update the given fields',
       parameters: [toolId],

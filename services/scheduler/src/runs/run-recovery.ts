@@ -1,4 +1,5 @@
 import type { Logger } from '@platform/logger';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import {
   createRunRecovery,
   executionJobs,
@@ -6,6 +7,7 @@ import {
   type EnqueueOptions,
   type ExecutionRepository,
   type RunQueues,
+  type RecoverySweep,
   type RunStats,
 } from '@platform/scheduling';
 import type { Unit } from '@platform/service';
@@ -21,6 +23,23 @@ export interface RunRecoveryUnitDeps {
   runningAfterMs: number;
   maxRecoveries: number;
   clock?: () => Date;
+  /** Gets the outbox's metrics (see `outboxMetrics`). */
+  registry?: Registry;
+}
+
+/**
+ * `outbox_backlog_runs`: runs the last sweep found unfinished past their thresholds (at most one batch; 0 when all
+ * runs are moving); `outbox_runs_total{action}`: runs enqueued (job missing), recovered under a new job, abandoned.
+ */
+export function outboxMetrics(registry: Registry) {
+  const backlog = new Gauge({ name: 'outbox_backlog_runs', help: 'Unfinished runs past their thresholds found by the last outbox sweep (at most one batch).', registers: [registry] });
+  const moved = new Counter({ name: 'outbox_runs_total', help: 'Runs the outbox put back on a queue or gave up, by action.', labelNames: ['action'], registers: [registry] });
+  return (t: RecoverySweep) => {
+    backlog.set(t.checked);
+    if (t.enqueued) moved.inc({ action: 'enqueued' }, t.enqueued);
+    if (t.recovered) moved.inc({ action: 'recovered' }, t.recovered);
+    if (t.abandoned) moved.inc({ action: 'abandoned' }, t.abandoned);
+  };
 }
 
 /**
@@ -42,6 +61,7 @@ export function startRunRecovery(deps: RunRecoveryUnitDeps): Unit & { sweep: Ret
     runningAfterMs: deps.runningAfterMs,
     maxRecoveries: deps.maxRecoveries,
   });
-  const timer = setInterval(() => void sweep(), deps.intervalMs);
+  const observe = deps.registry ? outboxMetrics(deps.registry) : undefined;
+  const timer = setInterval(() => void sweep().then((t) => observe?.(t)), deps.intervalMs);
   return { name: 'run recovery', sweep, stop: () => clearInterval(timer) };
 }

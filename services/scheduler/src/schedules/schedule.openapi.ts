@@ -4,7 +4,7 @@ import { executionListParameters, recentExecutionParameters } from '../execution
 import { HTTP_METHODS, LIMITS } from './schedule.schemas';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const nullable = (type: string, extra: object = {}) => ({ type, nullable: true, ...extra });
+const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
 const id = { name: 'schedule_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } };
 const page = [
   { name: 'skip', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },

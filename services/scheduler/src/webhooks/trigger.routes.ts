@@ -1,4 +1,5 @@
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
+import { rateLimitPerParam, type RateLimit } from '@platform/http';
 import type { TriggerService } from './trigger.service';
 
 /** Largest trigger body (contract: 1 MiB → else 413). */
@@ -6,10 +7,14 @@ export const TRIGGER_BODY_LIMIT = 1024 * 1024;
 
 const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
-/** POST /webhook-trigger/{id}: no API key; the raw bytes are kept for the signature check. */
-export function createTriggerRoutes(trigger: TriggerService): Router {
+/**
+ * POST /webhook-trigger/{id}: no API key; the raw bytes are kept for the signature check. `limit` counts calls per
+ * webhook id before the body is read (over → 429 with Retry-After).
+ */
+export function createTriggerRoutes(trigger: TriggerService, limit?: RateLimit): Router {
   const r = Router();
-  r.post('/webhook-trigger/:id', express.raw({ type: () => true, limit: TRIGGER_BODY_LIMIT }), async (req, res) => {
+  const perWebhook: RequestHandler<{ id: string }> = limit ? rateLimitPerParam(limit, 'id') : (_req, _res, next) => next();
+  r.post('/webhook-trigger/:id', perWebhook, express.raw({ type: () => true, limit: TRIGGER_BODY_LIMIT }), async (req, res) => {
     const h = req.headers;
     const result = await trigger({
       webhookId: req.params.id,

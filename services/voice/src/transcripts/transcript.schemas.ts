@@ -9,7 +9,9 @@ export const MAX_LIST_LIMIT = 200;
 const sessionId = Joi.string().pattern(SESSION_ID).messages({ 'string.pattern.base': 'Must be a UUID' });
 const agentId = Joi.string().min(1).max(MAX_ID_CHARS);
 /** The runtime's item times: epoch seconds (LiveKit's floats) or ISO 8601. */
-const instant = Joi.alternatives().try(Joi.number().min(0), Joi.string().isoDate());
+/** ISO 8601 with a four-digit year: JavaScript dates reach year ±275760, which no client means and JSON dates cannot show. */
+const isoInstant = Joi.string().isoDate().pattern(/^\d{4}-/).messages({ 'string.pattern.base': 'Must be an ISO 8601 date-time with a four-digit year' });
+const instant = Joi.alternatives().try(Joi.number().min(0), isoInstant);
 const text = Joi.string().allow('');
 
 /** The item types whose fields are checked; any other `type` is kept exactly as sent. */
@@ -49,8 +51,8 @@ export const ingestBody = Joi.object({
   closeReason: Joi.string().allow('').max(1000),
   durationMs: Joi.number().integer().min(0).max(Number.MAX_SAFE_INTEGER),
   messageCount: Joi.number().integer().min(0).max(Number.MAX_SAFE_INTEGER),
-  startedAt: Joi.string().isoDate(),
-  endedAt: Joi.string().isoDate(),
+  startedAt: isoInstant,
+  endedAt: isoInstant,
 });
 
 export const sessionPath = Joi.object({ sessionId: sessionId.required() });

@@ -1,0 +1,211 @@
+/**
+ * The graph service at scale, as processes (rag and graph services built by `pnpm build`):
+ * 1. crawl + train: a local site of BENCH_GRAPH_PAGES (1,000) pages (a tree of 10 links per page, ~1.5 KB of prose
+ *    each) trained through `POST /v4/knowledge_graph/website/?async=true`, pages per second beside the ceiling of
+ *    the same site fetched by a plain client at the same concurrency (what the crawl could reach if training were free);
+ * 2. retrieval: BENCH_GRAPH_CHUNKS (100,000) chunks (Zipf-distributed words of a 20,000-word vocabulary) seeded into one graph, BENCH_GRAPH_QUERIES (1,000) sequential
+ *    `GET /v4/knowledge_graph/retrieve/` calls, p50/p99 beside the same process's `/healthz` (the HTTP floor).
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { createApiKeyRepository } from '@platform/auth';
+import { connectMongo } from '@platform/db';
+import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
+import { graphModels } from '../../services/graph/src/graph/graph.model';
+import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
+
+const PAGES = Number(process.env.BENCH_GRAPH_PAGES ?? 1_000);
+const CHUNKS = Number(process.env.BENCH_GRAPH_CHUNKS ?? 100_000);
+const QUERIES = Number(process.env.BENCH_GRAPH_QUERIES ?? 1_000);
+const CONCURRENCY = 4;
+const SECRET = 'bench-graph-internal-secret-0123456789abcdef';
+const DIST = resolve(__dirname, '../../../../services'); // from bench/dist/bench/graph
+
+const SYLLABLES = 'ka lo mi ne ru sa te vi zo pa de fi gu ho ja ke la mo nu pi ra se ti vu wa xe yo zu ba ce'.split(' ');
+/** A vocabulary of 20,000 made-up words; chunk text draws from it with Zipf's law (s = 1), as natural text does. */
+const VOCABULARY = Array.from({ length: 20_000 }, (_, i) => {
+  let w = '';
+  for (let n = i + 1; n > 0; n = Math.floor(n / SYLLABLES.length)) w += SYLLABLES[n % SYLLABLES.length];
+  return w.length < 4 ? `${w}ra` : w;
+});
+const CUMULATIVE = (() => {
+  let sum = 0;
+  return VOCABULARY.map((_, r) => (sum += 1 / (r + 1)));
+})();
+const PEOPLE = ['Ada Lovelace', 'Charles Babbage', 'Grace Hopper', 'Alan Turing', 'Katherine Johnson', 'Edsger Dijkstra'];
+const PLACES = ['Paris', 'Lisbon', 'Oslo', 'Reykjavik', 'Madrid', 'Vienna'];
+
+/** A deterministic random source per item (mulberry32 over a hash of the seed). */
+function random(seed: string): () => number {
+  let a = createHash('md5').update(seed).digest().readUInt32LE(0);
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A word of the vocabulary drawn with Zipf's law. */
+function zipfWord(rand: () => number): string {
+  const x = rand() * CUMULATIVE[CUMULATIVE.length - 1]!;
+  let lo = 0;
+  let hi = CUMULATIVE.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (CUMULATIVE[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return VOCABULARY[lo]!;
+}
+
+/** Deterministic prose for item `i`: sentences naming a person, a company and a place, then Zipf-drawn words. */
+function prose(i: number, sentences: number): string {
+  const rand = random(String(i));
+  const out: string[] = [];
+  for (let s = 0; s < sentences; s++) {
+    const words = Array.from({ length: 12 }, () => zipfWord(rand)).join(' ');
+    out.push(`${PEOPLE[Math.floor(rand() * PEOPLE.length)]} founded Company${Math.floor(rand() * 50)} in ${PLACES[Math.floor(rand() * PLACES.length)]}. The ${words}.`);
+  }
+  return out.join(' ');
+}
+
+function startSite(): Promise<Server> {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+    const n = path === '/' ? 0 : Number(path.slice(3));
+    if (!Number.isInteger(n) || n < 0 || n >= PAGES) return res.writeHead(404).end();
+    const links = Array.from({ length: 10 }, (_, k) => n * 10 + k + 1)
+      .filter((c) => c < PAGES)
+      .map((c) => `<a href="/p/${c}">page ${c}</a>`)
+      .join(' ');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html><head><title>Page ${n}</title></head><body><nav>menu</nav><main><p>${prose(n, 12)}</p>${links}</main></body></html>`);
+  });
+  return new Promise((r) => server.listen(0, '127.0.0.1', () => r(server)));
+}
+
+/** The ceiling of the crawl: every page of the site fetched (no parsing, no training) at the crawl's concurrency. */
+async function fetchCeiling(base: string): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < PAGES) {
+      const n = next++;
+      await (await fetch(n === 0 ? `${base}/` : `${base}/p/${n}`)).text();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return PAGES / ((performance.now() - started) / 1000);
+}
+
+async function timed(url: string, key: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(url, { headers: { 'x-api-key': key } });
+  await res.text();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+  return performance.now() - t0;
+}
+
+async function main(): Promise<void> {
+  const graphDb = uniqueName('bench_graph');
+  const ragDb = uniqueName('bench_graphrag');
+  const authDb = `${graphDb}_auth`;
+  const authConn = await connectMongo({ uri: testInfra.mongoUri, dbName: authDb });
+  const graphConn = await connectMongo({ uri: testInfra.mongoUri, dbName: graphDb });
+  const keys = createApiKeyRepository(authConn);
+  await keys.init();
+  const { key } = await keys.create({ user_id: 'bench-user', org_id: 'bench-org' }, 'bench');
+  const site = await startSite();
+  const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  const common = { MONGODB_URI: testInfra.mongoUri, AUTH_DB: authDb, LOG_LEVEL: 'warn', INTERNAL_SERVICE_SECRET: SECRET, REDIS_URL: testInfra.redisUrl };
+  let rag: ServiceProcess | undefined;
+  let graph: ServiceProcess | undefined;
+  try {
+    rag = await startServiceProcess({ script: `${DIST}/rag/dist/main.js`, env: { ...common, MONGODB_DB: ragDb }, readyPath: '/healthz' });
+    graph = await startServiceProcess({
+      script: `${DIST}/graph/dist/main.js`,
+      env: {
+        ...common,
+        MONGODB_DB: graphDb,
+        RAG_URL: rag.url,
+        QUEUE_PREFIX: uniqueName('bq'),
+        OUTBOUND_ALLOW_HOSTS: new URL(siteUrl).host,
+        CRAWL_CONCURRENCY: String(CONCURRENCY),
+      },
+      readyPath: '/healthz',
+      timeoutMs: 30_000,
+    });
+    const created = await fetch(`${rag.url}/v3/rag/`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ llm_credential_id: 'x', embedding_credential_id: 'x', vector_db_credential_id: 'x', collection_name: 'bench', llm_model: 'm', embedding_model: 'e', vector_store_provider: 'neo4j' }),
+    });
+    const ragId = ((await created.json()) as { id: string }).id;
+    out(`graph bench: ${PAGES} pages, ${CHUNKS} chunks, ${QUERIES} queries; ${machineLoad()}`);
+
+    // 1. Crawl and train.
+    const ceiling = await fetchCeiling(siteUrl);
+    const t0 = performance.now();
+    const queued = await fetch(`${graph.url}/v4/knowledge_graph/website/?rag_id=${ragId}&async=true`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: [`${siteUrl}/`], max_crawl_pages: PAGES, max_crawl_depth: 10 }),
+    });
+    const taskId = ((await queued.json()) as { task_id: string }).task_id;
+    let task: { status: string; pages_trained: number } = { status: 'queued', pages_trained: 0 };
+    while (task.status === 'queued' || task.status === 'running') {
+      await new Promise((r) => setTimeout(r, 250));
+      task = (await (await fetch(`${graph.url}/v4/knowledge_graph/task/${taskId}`, { headers: { 'x-api-key': key } })).json()) as typeof task;
+    }
+    const secs = (performance.now() - t0) / 1000;
+    const rate = task.pages_trained / secs;
+    out(`crawl+train: ${task.status}, ${task.pages_trained} pages in ${secs.toFixed(1)} s = ${rate.toFixed(1)} pages/s; fetch-only ceiling ${ceiling.toFixed(0)} pages/s; ratio ${(rate / ceiling).toFixed(3)}`);
+
+    // 2. Retrieval over CHUNKS chunks seeded straight into a second graph of the same owner.
+    const created2 = await fetch(`${rag.url}/v3/rag/`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ llm_credential_id: 'x', embedding_credential_id: 'x', vector_db_credential_id: 'x', collection_name: 'bench_big', llm_model: 'm', embedding_model: 'e', vector_store_provider: 'neo4j' }),
+    });
+    const bigId = ((await created2.json()) as { id: string }).id;
+    const m = graphModels(graphConn);
+    const BATCH = 5_000;
+    for (let i = 0; i < CHUNKS; i += BATCH) {
+      const docs = Array.from({ length: Math.min(BATCH, CHUNKS - i) }, (_, k) => {
+        const n = i + k;
+        return { _id: `c${n}`, rag_id: bigId, url: `${siteUrl}/doc/${Math.floor(n / 10)}`, title: `Doc ${Math.floor(n / 10)}`, ordinal: n % 10, text: prose(n, 4), embedding: null };
+      });
+      await m.Chunk.insertMany(docs, { ordered: false });
+    }
+    await m.Revision.updateOne({ _id: bigId }, { $set: { revision: Date.now() } }, { upsert: true });
+    // A question as a user asks it: function words (not indexed), and three content words of middling frequency.
+    const qrand = random('queries');
+    const content = () => VOCABULARY[50 + Math.floor(qrand() * 2_000)]!;
+    const queries = Array.from({ length: QUERIES + 1 }, () => `what is the ${content()} of the ${content()} and ${content()}?`);
+    const query = (i: number) => queries[i]!;
+    const retrieveUrl = (i: number) => `${graph!.url}/v4/knowledge_graph/retrieve/?rag_id=${bigId}&top_k=5&query=${encodeURIComponent(query(i))}`;
+    const build = await timed(retrieveUrl(0), key);
+    const lat: number[] = [];
+    for (let i = 1; i <= QUERIES; i++) lat.push(await timed(retrieveUrl(i), key));
+    const floor: number[] = [];
+    for (let i = 0; i < QUERIES; i++) floor.push(await timed(`${graph.url}/healthz`, key));
+    const p = (xs: number[], q: number) => percentile(xs, q).toFixed(1);
+    out(`retrieval over ${CHUNKS} chunks: first query (index built from the database) ${build.toFixed(0)} ms; then p50 ${p(lat, 50)} ms, p99 ${p(lat, 99)} ms`);
+    out(`HTTP floor (/healthz, same process): p50 ${p(floor, 50)} ms, p99 ${p(floor, 99)} ms; retrieval p99 / floor p99 = ${(percentile(lat, 99) / percentile(floor, 99)).toFixed(1)}`);
+  } finally {
+    await graph?.stop();
+    await rag?.stop();
+    site.close();
+    await graphConn.dropDatabase().catch(() => undefined);
+    await graphConn.useDb(ragDb).dropDatabase().catch(() => undefined);
+    await authConn.dropDatabase().catch(() => undefined);
+    await graphConn.close();
+    await authConn.close();
+  }
+}
+
+runBench('graph', main);

@@ -1,0 +1,72 @@
+/**
+ * Regenerates the SDK from the services' own OpenAPI builders: for every `services/<name>/src/openapi.ts` that exports
+ * a document with operations (`export const openapi`), writes `openapi/<name>.json` and, with openapi-typescript,
+ * `src/generated/<name>.ts`. Run `pnpm --filter @platform/sdk run generate` after changing a document; the test
+ * `test/openapi/sdk.test.ts` fails while the committed files differ from what this would write.
+ *
+ * The builders are TypeScript: they are loaded through SWC (the compiler jest uses), with `@platform/<lib>` read
+ * from the libraries' sources, so nothing needs building first.
+ */
+const { execFileSync } = require('node:child_process');
+const { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
+const Module = require('node:module');
+const { join } = require('node:path');
+
+const SDK = join(__dirname, '..');
+const ROOT = join(SDK, '..', '..');
+const SERVICES = join(ROOT, 'services');
+const CLI = join(SDK, 'node_modules', 'openapi-typescript', 'bin', 'cli.js');
+
+/** `require` of TypeScript files through SWC, and `@platform/<lib>` from `libs/<lib>/src`. */
+function registerTypeScript() {
+  const { transformSync } = require(require.resolve('@swc/core', { paths: [ROOT] }));
+  Module._extensions['.ts'] = (module, filename) => {
+    const { code } = transformSync(readFileSync(filename, 'utf8'), {
+      filename,
+      jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
+      module: { type: 'commonjs' },
+    });
+    module._compile(code, filename);
+  };
+  const resolve = Module._resolveFilename;
+  Module._resolveFilename = function (request, ...rest) {
+    const lib = /^@platform\/([a-z-]+)$/.exec(request);
+    return lib ? join(ROOT, 'libs', lib[1], 'src', 'index.ts') : resolve.call(this, request, ...rest);
+  };
+}
+
+/** The documents with operations, by service name, in name order. `load(path)` loads a builder module. */
+function documents(load) {
+  const out = {};
+  for (const name of readdirSync(SERVICES).sort()) {
+    const file = join(SERVICES, name, 'src', 'openapi.ts');
+    if (!existsSync(file)) continue;
+    const doc = load(file).openapi;
+    if (doc && typeof doc === 'object' && Object.keys(doc.paths ?? {}).length > 0) out[name] = doc;
+  }
+  return out;
+}
+
+/** The committed form of a document. */
+const documentJson = (doc) => `${JSON.stringify(doc, null, 2)}\n`;
+
+/** The TypeScript openapi-typescript makes of the document file `jsonPath`. */
+function typesOf(jsonPath) {
+  return execFileSync(process.execPath, [CLI, jsonPath], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function main() {
+  registerTypeScript();
+  mkdirSync(join(SDK, 'openapi'), { recursive: true });
+  mkdirSync(join(SDK, 'src', 'generated'), { recursive: true });
+  for (const [name, doc] of Object.entries(documents(require))) {
+    const jsonPath = join(SDK, 'openapi', `${name}.json`);
+    writeFileSync(jsonPath, documentJson(doc));
+    writeFileSync(join(SDK, 'src', 'generated', `${name}.ts`), typesOf(jsonPath));
+    process.stdout.write(`${name}: openapi/${name}.json, src/generated/${name}.ts\n`);
+  }
+}
+
+module.exports = { documents, documentJson, typesOf, SDK };
+
+if (require.main === module) main();

@@ -1,0 +1,50 @@
+import { Router, type Request } from 'express';
+import { isInternalCall, principalOf } from '@platform/auth';
+import { AppError, NotFoundError } from '@platform/errors';
+import { validate } from '@platform/http';
+import { chatBody } from '../inference/inference.schemas';
+import { TASK_ID, failBody, runBody } from './task.schemas';
+import type { TaskService } from './task.service';
+import type { ChatInput } from './task.types';
+
+/** The task id of the path; an id that cannot name a task is as unknown as a missing one. */
+function taskIdOf(req: Request): string {
+  const id = String(req.params.task_id);
+  if (!TASK_ID.test(id)) throw new NotFoundError('Task');
+  return id;
+}
+
+/** Routes only the worker (internal path) may call; to anyone else they do not exist. */
+function internalTaskId(req: Request): string {
+  if (!isInternalCall(req)) throw new AppError(404, 'Not Found'); // as the unknown route it is to them
+  return taskIdOf(req);
+}
+
+/** /v3/inference/task: background chat (contract §7) and the worker's calls that run it. */
+export function createTaskRoutes(service: TaskService): Router {
+  const r = Router();
+
+  r.post('/v3/inference/task', async (req, res) => {
+    const input = validate<ChatInput>(chatBody, req.body, 'body');
+    res.status(202).json(await service.submit(principalOf(req), input));
+  });
+
+  r.get('/v3/inference/task/:task_id', async (req, res) => {
+    res.json(await service.get(principalOf(req), taskIdOf(req)));
+  });
+
+  // The body is checked first, like every route's: the route is documented, so its answers need not hide it.
+  r.post('/v3/inference/task/:task_id/run', async (req, res) => {
+    const { final } = validate<{ final: boolean }>(runBody, req.body ?? {}, 'body');
+    const id = internalTaskId(req);
+    res.json(await service.run(principalOf(req), id, final));
+  });
+
+  r.post('/v3/inference/task/:task_id/fail', async (req, res) => {
+    const { error } = validate<{ error: string }>(failBody, req.body, 'body');
+    const id = internalTaskId(req);
+    res.json(await service.giveUp(principalOf(req), id, error));
+  });
+
+  return r;
+}

@@ -1,0 +1,12 @@
+/** OpenAPI description of the gateway, served at /openapi.json: it has no operations of its own, only routing. */
+import { ROUTE_TABLE } from './routes';
+
+export const openapi = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Gateway',
+    version: '1.0.0',
+    description: `One host for the whole API (contract §7): ${ROUTE_TABLE.map((r) => `${r.prefixes.join(', ')} → ${r.service}`).join('; ')}. Each service's own document is at its /openapi.json.`,
+  },
+  paths: {},
+};

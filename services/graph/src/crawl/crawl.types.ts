@@ -1,0 +1,46 @@
+/** What one crawl is asked to do (the website training request after validation and defaults). */
+export interface CrawlOptions {
+  urls: string[];
+  maxPages: number;
+  maxDepth: number;
+  crawlerType: 'cheerio' | 'playwright:chromium';
+  /** Seconds a browser page is given to render its text (playwright only). */
+  dynamicWaitSecs: number;
+}
+
+/** One page fetched and parsed. */
+export interface CrawledPage {
+  /** The canonical URL (after redirects, fragment removed, `<link rel=canonical>` when same-site). */
+  url: string;
+  title: string;
+  /** The main-content text. */
+  text: string;
+  depth: number;
+}
+
+/** Why a URL was not crawled or failed; kept on the task and logged. */
+export interface CrawlError {
+  url: string;
+  reason: string;
+}
+
+/** The end of a crawl. */
+export interface CrawlSummary {
+  pagesCrawled: number;
+  errors: CrawlError[];
+  /** True when the crawl was stopped before it ran out of pages. */
+  aborted: boolean;
+}
+
+/** The limits of every crawl, from configuration. */
+export interface CrawlLimits {
+  /** Largest page body read (bytes); a larger page is cut off and counted as an error. */
+  pageMaxBytes: number;
+  /** Time limit of one page fetch (redirects included) or one browser render. */
+  pageTimeoutMs: number;
+  /** Pages fetched at once. */
+  concurrency: number;
+  /** The browser executable for `playwright:chromium`. */
+  chromiumPath: string;
+  userAgent: string;
+}

@@ -1,0 +1,117 @@
+import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+
+/** A page trained into a graph; one per (rag_id, url). */
+export interface PageDoc {
+  _id: mongoose.Types.ObjectId;
+  rag_id: string;
+  user_id: string;
+  org_id: string;
+  url: string;
+  title: string;
+  chunk_count: number;
+  trained_at: Date;
+}
+
+/** A chunk of a page's text, the unit of retrieval. */
+export interface ChunkDoc {
+  _id: string;
+  rag_id: string;
+  url: string;
+  title: string;
+  ordinal: number;
+  text: string;
+  /** The chunk's embedding when the RAG configuration has an embedding credential. */
+  embedding: number[] | null;
+}
+
+/** An entity as one page mentions it; the graph's entity is the sum over pages (retraining a page replaces its rows). */
+export interface EntityDoc {
+  _id: mongoose.Types.ObjectId;
+  rag_id: string;
+  url: string;
+  key: string;
+  name: string;
+  type: string;
+  weight: number;
+  chunk_ids: string[];
+}
+
+/** A relation as one page states it (same rule as entities). */
+export interface RelationDoc {
+  _id: mongoose.Types.ObjectId;
+  rag_id: string;
+  url: string;
+  source: string;
+  target: string;
+  type: string;
+  weight: number;
+  chunk_ids: string[];
+}
+
+/** Bumped on every change of a graph, so that retrieval indexes built from an older state are rebuilt. */
+export interface RevisionDoc {
+  _id: string;
+  revision: number;
+}
+
+const pageSchema = new mongoose.Schema<PageDoc>(
+  {
+    rag_id: { type: String, required: true },
+    user_id: { type: String, required: true },
+    org_id: { type: String, required: true },
+    url: { type: String, required: true },
+    title: { type: String, default: '' },
+    chunk_count: { type: Number, required: true },
+    trained_at: { type: Date, required: true },
+  },
+  { versionKey: false },
+);
+pageSchema.index({ rag_id: 1, url: 1 }, { unique: true });
+
+const chunkSchema = new mongoose.Schema<ChunkDoc>(
+  {
+    _id: { type: String, required: true },
+    rag_id: { type: String, required: true },
+    url: { type: String, required: true },
+    title: { type: String, default: '' },
+    ordinal: { type: Number, required: true },
+    text: { type: String, required: true },
+    embedding: { type: [Number], default: null },
+  },
+  { versionKey: false },
+);
+chunkSchema.index({ rag_id: 1 });
+chunkSchema.index({ rag_id: 1, url: 1 });
+
+/** Fields of every per-page graph row (entities and relations). */
+const pageRowFields = {
+  rag_id: { type: String, required: true },
+  url: { type: String, required: true },
+  type: { type: String, required: true },
+  weight: { type: Number, required: true },
+  chunk_ids: { type: [String], default: [] },
+};
+
+const entitySchema = new mongoose.Schema<EntityDoc>(
+  { ...pageRowFields, key: { type: String, required: true }, name: { type: String, required: true } },
+  { versionKey: false },
+);
+entitySchema.index({ rag_id: 1 });
+entitySchema.index({ rag_id: 1, url: 1 });
+
+const relationSchema = new mongoose.Schema<RelationDoc>(
+  { ...pageRowFields, source: { type: String, required: true }, target: { type: String, required: true } },
+  { versionKey: false },
+);
+relationSchema.index({ rag_id: 1 });
+relationSchema.index({ rag_id: 1, url: 1 });
+
+const revisionSchema = new mongoose.Schema<RevisionDoc>({ _id: { type: String, required: true }, revision: { type: Number, required: true } }, { versionKey: false });
+
+export const graphModels = (conn: Connection) => ({
+  Page: modelFor(conn, 'GraphPage', pageSchema, 'graph_pages') as Model<PageDoc>,
+  Chunk: modelFor(conn, 'GraphChunk', chunkSchema, 'graph_chunks') as Model<ChunkDoc>,
+  Entity: modelFor(conn, 'GraphEntity', entitySchema, 'graph_entities') as Model<EntityDoc>,
+  Relation: modelFor(conn, 'GraphRelation', relationSchema, 'graph_relations') as Model<RelationDoc>,
+  Revision: modelFor(conn, 'GraphRevision', revisionSchema, 'graph_revisions') as Model<RevisionDoc>,
+});

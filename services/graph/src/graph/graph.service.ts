@@ -1,0 +1,130 @@
+import type { Logger } from '@platform/logger';
+import type { Crawl } from '../crawl/crawler';
+import type { Models } from '../providers/models';
+import type { RagClient } from '../rag/rag.client';
+import type { IndexCache } from '../search/chunk-index';
+import type { GraphRepository } from './graph.repository';
+import type { GraphEdge, GraphNode, GraphView, Owner, RetrievalResult, RetrievedFact } from './graph.types';
+import { trainPage } from './page-trainer';
+import type { TrainInput, TrainProgress, TrainResult } from './train.types';
+
+export interface GraphServiceDeps {
+  repo: GraphRepository;
+  rag: RagClient;
+  crawl: Crawl;
+  /** What the pipeline and retrieval use per RAG configuration: its LLM and embedding credentials, or local. */
+  models: Models;
+  indexes: IndexCache;
+  clock: () => Date;
+  logger: Logger;
+}
+
+const MAX_FACTS = 10;
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const entityId = (key: string) => `entity:${key}`;
+const pageId = (url: string) => `page:${url}`;
+
+/** Knowledge graphs per RAG configuration: training from websites, reading, retrieval. Owner checked by the rag service. */
+export function createGraphService(deps: GraphServiceDeps) {
+  const { repo } = deps;
+
+  /** Crawls and trains; every page is stored as soon as it is read, so a stopped run keeps what it did. */
+  async function train(owner: Owner, ragId: string, input: TrainInput, progress: TrainProgress = {}): Promise<TrainResult> {
+    const config = await deps.rag.configOf(owner, ragId);
+    const models = await deps.models.forTraining(owner, config);
+    let trained = 0;
+    const summary = await deps.crawl(
+      {
+        urls: input.urls,
+        maxPages: input.max_crawl_pages,
+        maxDepth: input.max_crawl_depth,
+        crawlerType: input.crawler_type,
+        dynamicWaitSecs: input.dynamic_content_wait_secs,
+      },
+      {
+        signal: progress.signal,
+        onError: (e) => {
+          deps.logger.info('page not trained', { rag_id: ragId, url: e.url, reason: e.reason });
+          progress.onError?.(e);
+        },
+        onPage: async (page) => {
+          const result = await trainPage(ragId, page, { chunkSize: input.chunk_size, chunkOverlap: input.chunk_overlap, extractor: models.extractor, embed: models.embed });
+          await repo.replacePage(owner, ragId, result, deps.clock());
+          trained++;
+          await progress.onPage?.(trained, page.url);
+        },
+      },
+    );
+    // The graph changed: rebuild its search index now, in the background, so the first question after a training
+    // does not wait for it (other replicas rebuild on their next search: the revision changed).
+    if (models.stats.fallbacks > 0 || models.embeddingFailures > 0) {
+      deps.logger.warn('training used the local fallback for some chunks', {
+        rag_id: ragId,
+        llm_chunks: models.stats.llm,
+        extraction_fallbacks: models.stats.fallbacks,
+        embedding_failures: models.embeddingFailures,
+      });
+    }
+    if (trained > 0) void deps.indexes.get(ragId).catch((err: unknown) => deps.logger.warn('index warm-up failed', { rag_id: ragId, err: (err as Error).message }));
+    return { pages_trained: trained, errors: summary.errors, aborted: summary.aborted };
+  }
+
+  return {
+    train,
+    /** Checks the owner's RAG configuration (NotFoundError otherwise); the async path calls it before queueing. */
+    async checkOwner(owner: Owner, ragId: string): Promise<void> {
+      await deps.rag.configOf(owner, ragId);
+    },
+    /** The graph: the `limit` heaviest entities, the pages that mention them, their relations and mentions. */
+    async graph(owner: Owner, ragId: string, limit: number): Promise<GraphView> {
+      await deps.rag.configOf(owner, ragId);
+      const [entities, relations] = await Promise.all([repo.entities(ragId), repo.relations(ragId)]);
+      const top = entities.sort((a, b) => b.weight - a.weight || cmp(a.key, b.key)).slice(0, limit);
+      const keys = new Set(top.map((e) => e.key));
+      const nodes: GraphNode[] = top.map((e) => ({ id: entityId(e.key), label: 'Entity', name: e.name, type: e.type, weight: e.weight }));
+      const edges: GraphEdge[] = relations
+        .filter((r) => keys.has(r.source) && keys.has(r.target))
+        .map((r) => ({ source: entityId(r.source), target: entityId(r.target), type: r.type, weight: r.weight }));
+      const pages = await repo.pages(ragId, limit);
+      const shown = new Set(pages.map((p) => p.url));
+      for (const p of pages) nodes.push({ id: pageId(p.url), label: 'Page', name: p.title || p.url, type: 'PAGE', url: p.url });
+      for (const e of top) {
+        for (const url of e.urls) if (shown.has(url)) edges.push({ source: pageId(url), target: entityId(e.key), type: 'MENTIONS', weight: 1 });
+      }
+      edges.sort((x, y) => y.weight - x.weight || cmp(x.source, y.source) || cmp(x.target, y.target) || cmp(x.type, y.type));
+      return { rag_id: ragId, nodes, edges };
+    },
+    /**
+     * The `topK` chunks that best match `query` (BM25; blended with the cosine similarity of embeddings when the
+     * graph has vectors and the configuration's embedding credential embeds the query), with their pages, and the
+     * facts those chunks state.
+     */
+    async retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<RetrievalResult> {
+      const config = await deps.rag.configOf(owner, ragId);
+      const index = await deps.indexes.get(ragId);
+      const queryVector = index.vectors > 0 ? await deps.models.embedQuery(owner, config, query) : null;
+      const hits = index.search(query, topK, queryVector);
+      const relations = await repo.relationsOfChunks(
+        ragId,
+        hits.map((h) => h.chunk.id),
+      );
+      const chosen = relations.sort((a, b) => Number(a.type === 'MENTIONED_WITH') - Number(b.type === 'MENTIONED_WITH') || b.weight - a.weight).slice(0, MAX_FACTS);
+      const names = await repo.entityNames(ragId, [...new Set(chosen.flatMap((r) => [r.source, r.target]))]);
+      const facts: RetrievedFact[] = chosen.map((r) => ({
+        source: names.get(r.source) ?? r.source,
+        relation: r.type,
+        target: names.get(r.target) ?? r.target,
+        weight: r.weight,
+        urls: r.urls,
+      }));
+      return {
+        rag_id: ragId,
+        query,
+        results: hits.map((h) => ({ chunk_id: h.chunk.id, text: h.chunk.text, url: h.chunk.url, title: h.chunk.title, score: Number(h.score.toFixed(6)) })),
+        facts,
+      };
+    },
+  };
+}
+
+export type GraphService = ReturnType<typeof createGraphService>;

@@ -1,0 +1,89 @@
+import type { Logger } from '@platform/logger';
+import type { OutboundClient } from '@platform/outbound';
+import type { Owner } from '../graph/graph.types';
+import type { Embedder } from '../graph/page-trainer';
+import type { EntityExtractor } from '../pipeline/entities';
+import { createLlmExtractor, type ExtractionStats } from '../pipeline/llm-entities';
+import type { RagConfig } from '../rag/rag.client';
+import type { CredentialClient } from './credential.client';
+import { embedTexts } from './embeddings';
+import type { ProviderCall } from './openai-protocol';
+
+/** What one training uses: the extractor (LLM or local), the embedder (or none) and the extraction counts. */
+export interface TrainingModels {
+  extractor: EntityExtractor;
+  embed: Embedder | null;
+  stats: ExtractionStats;
+  /** Chunks whose embedding failed (stored without a vector, found by BM25 only). */
+  embeddingFailures: number;
+}
+
+export interface ModelDeps {
+  credentials: CredentialClient;
+  /** The client for provider calls: the address guard with the operator's allow-list. */
+  outbound: OutboundClient;
+  local: EntityExtractor;
+  /** Time limit of one provider call (chat completion or embeddings batch). */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * Chooses, per RAG configuration, what the pipeline uses: its LLM credential (OpenAI protocol) for entities and its
+ * embedding credential for chunk vectors, each only when the configuration names one and it opens; otherwise the
+ * local NLP library and BM25 only.
+ */
+export function createModels(deps: ModelDeps) {
+  const callOf = async (owner: Owner, credentialId: string, model: string): Promise<ProviderCall | null> => {
+    const credential = credentialId ? await deps.credentials.open(owner, credentialId) : null;
+    return credential && model ? { outbound: deps.outbound, credential, model, timeoutMs: deps.timeoutMs } : null;
+  };
+  return {
+    async forTraining(owner: Owner, config: RagConfig): Promise<TrainingModels> {
+      const [llm, embedding] = await Promise.all([
+        callOf(owner, config.llm_credential_id, config.llm_model),
+        callOf(owner, config.embedding_credential_id, config.embedding_model),
+      ]);
+      const stats: ExtractionStats = { llm: 0, fallbacks: 0 };
+      const models: TrainingModels = { extractor: deps.local, embed: null, stats, embeddingFailures: 0 };
+      let reported = false;
+      if (llm) {
+        models.extractor = createLlmExtractor({
+          call: llm,
+          fallback: deps.local,
+          stats,
+          onFallback: (reason) => {
+            if (reported) return; // the first reason of a training is logged; the count is logged at its end
+            reported = true;
+            deps.logger.warn('LLM extraction failed for a chunk; the local library is used for it', { rag_id: config.id, reason });
+          },
+        });
+      }
+      if (embedding) {
+        models.embed = async (texts) => {
+          try {
+            return await embedTexts(embedding, texts);
+          } catch (err) {
+            models.embeddingFailures += texts.length;
+            deps.logger.warn('chunk embeddings failed; the chunks are kept for BM25 only', { rag_id: config.id, reason: (err as Error).message });
+            return [];
+          }
+        };
+      }
+      return models;
+    },
+    /** The query's vector by the configuration's embedding credential; null when it has none, it does not open, or it fails. */
+    async embedQuery(owner: Owner, config: RagConfig, query: string): Promise<number[] | null> {
+      const embedding = await callOf(owner, config.embedding_credential_id, config.embedding_model);
+      if (!embedding) return null;
+      try {
+        return (await embedTexts(embedding, [query]))[0] ?? null;
+      } catch (err) {
+        deps.logger.warn('query embedding failed; BM25 only', { rag_id: config.id, reason: (err as Error).message });
+        return null;
+      }
+    },
+  };
+}
+
+export type Models = ReturnType<typeof createModels>;

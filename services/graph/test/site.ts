@@ -1,0 +1,110 @@
+import type { ServerResponse } from 'node:http';
+import { startLocalServer, type LocalServer } from '@platform/testing';
+
+/** The local stand-in website of the crawl tests, and the servers that must never be reached. */
+export interface TestSite {
+  site: LocalServer;
+  /** Another site (same host, other port, allowed by the guard): linked from the home page, never to be crawled. */
+  offsite: LocalServer;
+  /** A private address the guard does not allow: a page redirects there, and it must record no connection. */
+  trap: LocalServer;
+  /** Page bodies larger than the crawler's cap. */
+  hugeBytes: number;
+  close(): Promise<void>;
+}
+
+const page = (title: string, body: string, links: string[] = [], head = '') =>
+  `<!doctype html><html><head><title>${title}</title>${head}</head><body>` +
+  `<nav><a href="/">Home</a> Navigation menu text that is boilerplate</nav>` +
+  `<main>${body}${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main>` +
+  `<footer>Copyright footer boilerplate</footer><script>var tracking = "script text must not be trained";</script></body></html>`;
+
+function html(res: ServerResponse, body: string, status = 200): void {
+  res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(body);
+}
+
+/** Starts the three servers; the site's pages are described in the crawl tests. */
+export async function startTestSite(opts: { hugeBytes: number; slowMs?: number }): Promise<TestSite> {
+  const offsite = await startLocalServer((_req, res) => html(res, page('Elsewhere', '<p>Offsite Corporation sells umbrellas.</p>')));
+  const trap = await startLocalServer((_req, res) => html(res, page('Trap', '<p>Internal secrets of the metadata service.</p>')));
+  const slow = opts.slowMs ?? 0;
+  const site = await startLocalServer(async (req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    if (path.startsWith('/slow/')) await new Promise((r) => setTimeout(r, slow));
+    switch (path) {
+      case '/robots.txt':
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end('User-agent: *\nDisallow: /private/\n');
+      case '/':
+        return html(
+          res,
+          page(
+            'Zylotech Home',
+            '<h1>Zylotech</h1><p>Ada Lovelace founded Zylotech in Paris. Zylotech designs quantum lanterns.</p>',
+            ['/about', '/products', '/private/secret', `${offsite.url}/`, '/about#team', '/about?utm_source=newsletter'],
+          ),
+        );
+      case '/about':
+        return html(
+          res,
+          page(
+            'About Zylotech',
+            '<p>Charles Babbage works at Zylotech. The Qorvian Institute is located in Lisbon. The Qorvian Institute studies lantern optics.</p>',
+            ['/team', '/'],
+            '<link rel="canonical" href="/about">',
+          ),
+        );
+      case '/team':
+        return html(res, page('Team', '<p>Grace Hopper leads the lantern engineering team at Zylotech.</p>', ['/team/deep']));
+      case '/team/deep':
+        return html(res, page('Deep', '<p>Deep page beyond the depth limit about Marblefish.</p>'));
+      case '/products':
+        return html(
+          res,
+          page('Products', '<p>The Acme Corporation buys quantum lanterns from Zylotech. The Glowmaster lantern burns for ninety days.</p>', [
+            '/go-private',
+            '/go-metadata',
+            '/huge',
+            '/js',
+          ]),
+        );
+      case '/go-private':
+        res.writeHead(302, { location: `${trap.url}/latest/meta-data/` });
+        return res.end();
+      case '/go-metadata':
+        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
+        return res.end();
+      case '/huge':
+        return html(res, page('Huge', `<p>${'Enormous filler text. '.repeat(Math.ceil(opts.hugeBytes / 22))}</p>`));
+      case '/js':
+        return html(
+          res,
+          '<!doctype html><html><head><title>Lantern Moon</title></head><body><main id="app"></main>' +
+            '<script>document.getElementById("app").innerHTML = "<p>The Moonlight lantern glows violet over Reykjavik.</p>";</script></body></html>',
+        );
+      case '/external-script': {
+        const src = new URL(req.url, 'http://x').searchParams.get('src') ?? '';
+        return html(res, page('External script', `<p>The Harbor lantern is sold in Oslo.</p><script src="${src}"></script>`));
+      }
+      case '/private/secret':
+        return html(res, page('Secret', '<p>Robots must never read this.</p>'));
+      default:
+        if (path.startsWith('/slow/')) {
+          const n = Number(path.slice('/slow/'.length));
+          const next = n < 11 ? [`/slow/${n + 1}`] : [];
+          return html(res, page(`Slow ${n}`, `<p>Slow page number ${n} describes the Tundra lantern model ${n}.</p>`, next));
+        }
+        return html(res, page('Missing', '<p>Not here.</p>'), 404);
+    }
+  });
+  return {
+    site,
+    offsite,
+    trap,
+    hugeBytes: opts.hugeBytes,
+    async close() {
+      await Promise.all([site.close(), offsite.close(), trap.close()]);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { createServer, type Server } from 'node:http';
+import request from 'supertest';
+import type { InferenceTaskJob } from '@platform/agent-client';
+import { createQueue, producerConnection, QUEUE_NAMES, within, type IORedis, type Queue } from '@platform/queue';
+import { freePort, testInfra } from '@platform/testing';
+import { startInferenceFixture, type InferenceFixture } from '../../services/agent/test/inference-fixture';
+import { bullTaskQueue } from '../../services/agent/src/tasks/task.queue';
+import { eventually, startWorkerStack, type WorkerStack } from '../../services/worker/test/worker-stack';
+
+// A background chat end to end: the real agent service takes the task and puts it on the real Redis queue, the real
+// worker runtime takes the job and asks the agent service to run it, and the provider stand-in answers.
+let w: WorkerStack;
+let f: InferenceFixture;
+let server: Server;
+let producer: IORedis;
+let queue: Queue<InferenceTaskJob>;
+let alice: string;
+let agentId: string;
+
+beforeAll(async () => {
+  const port = await freePort();
+  w = await startWorkerStack({ agentServiceUrl: `http://127.0.0.1:${port}`, agentRunTimeoutMs: 10_000 });
+  producer = producerConnection(testInfra.redisUrl);
+  queue = createQueue<InferenceTaskJob>(QUEUE_NAMES.inferenceTasks, producer, {}, w.prefix);
+  f = await startInferenceFixture({
+    internalSecret: w.internalSecret,
+    taskQueue: bullTaskQueue(queue, { enqueueTimeoutMs: 2_000, attempts: 3, backoffMs: 100 }),
+  });
+  server = createServer(f.t.app);
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  alice = await f.t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
+  agentId = await f.agent(alice, { llm_credential_id: await f.credential(alice, 'openai'), features: [{ type: 'MEMORY', config: {} }] });
+}, 30_000);
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await w.close();
+  await within(2_000, queue.obliterate({ force: true })).catch(() => undefined);
+  await queue.close();
+  producer.disconnect();
+  await f.close();
+}, 30_000);
+
+const task = (id: string) => request(f.t.app).get(`/v3/inference/task/${id}`).set('x-api-key', alice);
+const ended = (id: string) =>
+  eventually(`task ${id} to end`, async () => {
+    const res = await task(id);
+    return ['completed', 'failed'].includes(res.body.status as string) ? res.body : undefined;
+  });
+
+it('202 at once, then completed with the answer the provider gave, through the queue and the worker', async () => {
+  const res = await request(f.t.app).post('/v3/inference/task/').set('x-api-key', alice).send({ agent_id: agentId, session_id: 'bg', message: 'weekly report' });
+  expect(res.status).toBe(202);
+  const done = await ended(res.body.task_id as string);
+  expect(done).toMatchObject({ status: 'completed', result: { response: 'echo: weekly report', session_id: 'bg', agent_id: agentId } });
+  expect(f.openai.bodies().some((b) => JSON.stringify(b).includes('weekly report'))).toBe(true);
+  expect((await queue.getJob(res.body.task_id as string))?.finishedOn).toBeDefined();
+});
+
+it('a provider failing once is retried by the worker and the task still completes', async () => {
+  f.openai.script(...[1, 2, 3].map(() => ({ status: 500, body: { error: { message: 'overloaded', type: 'server_error' } } })));
+  const res = await request(f.t.app).post('/v3/inference/task/').set('x-api-key', alice).send({ agent_id: agentId, session_id: 'bg2', message: 'again' });
+  const done = await ended(res.body.task_id as string);
+  expect(done).toMatchObject({ status: 'completed', result: { response: 'echo: again' } });
+  const job = await queue.getJob(res.body.task_id as string);
+  expect(job?.attemptsMade).toBe(2);
+});
