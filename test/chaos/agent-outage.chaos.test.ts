@@ -13,6 +13,8 @@ it('agent service killed for 8 s mid-burst: runs acknowledged meanwhile wait for
     mongoUri: testInfra.mongoUri,
     redisUrl: testInfra.redisUrl,
     llmDelayMs: 50,
+    // At most 8 runs in flight when the agent service dies: the bound on provider calls made twice below.
+    workerEnv: { AGENT_RUN_CONCURRENCY: '8' },
     // Backoff 1, 2, 4, 8, 16 s: six attempts outlast the outage.
     schedulerEnv: { TRIGGER_MAX_ATTEMPTS: '6', RETRY_BACKOFF_MS: '1000' },
   });

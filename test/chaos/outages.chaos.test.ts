@@ -94,7 +94,7 @@ it('Redis restarted (its data gone) mid-burst: runs accepted meanwhile and jobs 
 
 it('one of two workers killed with SIGKILL mid-burst: its runs are redelivered and every one ends once', async () => {
   // A short job lock, so that the dead worker's runs are redelivered within seconds rather than a minute.
-  const s = await startChaosStack({ mongoUri: testInfra.mongoUri, redisUrl: testInfra.redisUrl, workers: 2, llmDelayMs: 300, workerEnv: { JOB_LOCK_MS: '5000', STALLED_INTERVAL_MS: '2000' } });
+  const s = await startChaosStack({ mongoUri: testInfra.mongoUri, redisUrl: testInfra.redisUrl, workers: 2, llmDelayMs: 300, workerEnv: { JOB_LOCK_MS: '5000', STALLED_INTERVAL_MS: '2000', AGENT_RUN_CONCURRENCY: '8' } });
   try {
     let stop = () => undefined as void;
     const sending = s.sendUntil(new Promise<void>((r) => (stop = r)), 8);

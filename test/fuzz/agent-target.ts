@@ -1,7 +1,10 @@
 /** The agent app, with a credential for a stub provider, agents, tool sets on a stub API and a stored session. */
 import request from 'supertest';
 import { listen, type RunningServer } from '@platform/http';
-import { anthropicTextReply, openAiTextReply, startLocalServer, type LocalServer } from '@platform/testing';
+import type { InferenceTaskJob } from '@platform/agent-client';
+import { createQueue, producerConnection, QUEUE_NAMES, within } from '@platform/queue';
+import { anthropicTextReply, openAiTextReply, startLocalServer, testInfra, uniqueName, type LocalServer } from '@platform/testing';
+import { bullTaskQueue } from '../../services/agent/src/tasks/task.queue';
 import { startAgentApp } from '../../services/agent/test/helpers';
 import type { Operation } from './openapi-operations';
 import { OTHER, OWNER, created, errorLogReader, openapiOf, poolFor, times, type Pools, type Target } from './target-kit';
@@ -42,7 +45,11 @@ function toolDocument(baseUrl: string) {
 export async function startAgentTarget(): Promise<Target> {
   const llm = await startStubLlm();
   const api = await startStubApi();
+  // Tasks go to a real queue of this target's own (nobody consumes it: the fuzz judges the answers, not the runs).
+  const redis = producerConnection(testInfra.redisUrl);
+  const taskJobs = createQueue<InferenceTaskJob>(QUEUE_NAMES.inferenceTasks, redis, {}, uniqueName('fuzzq'));
   const t = await startAgentApp({
+    taskQueue: bullTaskQueue(taskJobs, { enqueueTimeoutMs: 2_000, attempts: 1, backoffMs: 1_000 }),
     allowHosts: `127.0.0.1:${llm.port},127.0.0.1:${api.port}`,
     providerTimeoutMs: 5_000,
     toolTimeoutMs: 5_000,
@@ -53,6 +60,9 @@ export async function startAgentTarget(): Promise<Target> {
   const stopStubs = async () => {
     await llm.close();
     await api.close();
+    await within(2_000, taskJobs.obliterate({ force: true })).catch(() => undefined);
+    await taskJobs.close();
+    redis.disconnect();
   };
   try {
     const key = await t.dbs.mintKey(OWNER);

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { QUEUE_NAMES } from '@platform/queue';
 import { addFire, fireJobId, firesBetween } from '@platform/scheduling';
 import { nextDstChange, utcDayAhead, wallTimeIn } from '@platform/testing';
 import { createApp } from '../src/app';
@@ -210,8 +211,8 @@ describe('runs', () => {
     await new Promise((r) => setTimeout(r, 1_000));
     for (const id of ids) expect(await s.executionsOf(id)).toHaveLength(1);
     expect(s.target.requests.length - before).toBe(ids.length);
-    // Both workers took part in the race.
-    expect(w1.runtime.consumers.workers.length + w2.runtime.consumers.workers.length).toBe(6);
+    // Both workers took part in the race, each with a consumer per queue.
+    expect(w1.runtime.consumers.workers.length + w2.runtime.consumers.workers.length).toBe(2 * Object.keys(QUEUE_NAMES).length);
   });
 });
 

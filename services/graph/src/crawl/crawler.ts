@@ -84,7 +84,14 @@ export function createCrawler(deps: CrawlerDeps) {
       seen.add(url);
       if (pages >= opts.maxPages) return;
       pages++;
-      await onPage({ url, title: content.title, text: content.text, depth });
+      try {
+        await onPage({ url, title: content.title, text: content.text, depth });
+      } catch (err) {
+        // Not trained: give its place back, so the retry crawlee makes can take it.
+        pages--;
+        if (url !== request.url) seen.delete(url);
+        throw err;
+      }
       if (depth >= opts.maxDepth) return;
       const next = [];
       for (const href of content.links) {
