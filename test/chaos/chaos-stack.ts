@@ -13,6 +13,8 @@ export interface ChaosOptions {
   /** FerretDB's PostgreSQL, when the test runs its own (the index companion of libs/db). */
   postgresUrl?: string;
   workers?: number;
+  /** Scheduler processes (replicas on the same database and queues); 1 by default. */
+  schedulers?: number;
   /** How long the provider stand-in takes to answer. */
   llmDelayMs?: number;
   workerEnv?: Record<string, string>;
@@ -29,6 +31,8 @@ export interface SendResult {
   acceptedNumbers: number[];
   /** Count of answers by status. */
   statuses: Record<number, number>;
+  /** The slowest answer of each status, in ms. */
+  slowest: Record<number, number>;
 }
 
 export interface EndState {
@@ -71,22 +75,22 @@ export async function startChaosStack(opts: ChaosOptions) {
   const agentDb = `${dbs.conn.name}_agent`;
   const agentEnv = { ...common, MONGODB_DB: agentDb, CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'), INTERNAL_SERVICE_SECRET: internal, OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`, ...opts.agentEnv };
   let agent = await startServiceProcess({ script: MAIN('agent'), env: agentEnv });
-  const scheduler = await startServiceProcess({
-    script: MAIN('scheduler'),
-    env: {
-      ...common,
-      MONGODB_DB: dbs.conn.name,
-      REDIS_URL: opts.redisUrl,
-      QUEUE_PREFIX: prefix,
-      AGENT_SERVICE_URL: agent.url,
-      WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
-      OUTBOX_INTERVAL_MS: '500',
-      RECOVER_QUEUED_AFTER_MS: '2000',
-      RECOVER_RUNNING_AFTER_MS: '30000',
-      ...opts.schedulerEnv,
-    },
-  });
+  const schedulerEnv = {
+    ...common,
+    MONGODB_DB: dbs.conn.name,
+    REDIS_URL: opts.redisUrl,
+    QUEUE_PREFIX: prefix,
+    AGENT_SERVICE_URL: agent.url,
+    WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
+    OUTBOX_INTERVAL_MS: '500',
+    RECOVER_QUEUED_AFTER_MS: '2000',
+    RECOVER_RUNNING_AFTER_MS: '30000',
+    ...opts.schedulerEnv,
+  };
+  const schedulers: ServiceProcess[] = [];
+  for (let i = 0; i < (opts.schedulers ?? 1); i++) schedulers.push(await startServiceProcess({ script: MAIN('scheduler'), env: schedulerEnv }));
+  const scheduler = schedulers[0]!;
   const workers: ServiceProcess[] = [];
   const startWorker = async () => {
     const w = await startServiceProcess({
@@ -134,6 +138,12 @@ export async function startChaosStack(opts: ChaosOptions) {
 
   return {
     scheduler,
+    /** Every scheduler process (the first is `scheduler`). */
+    schedulers,
+    /** An API key of the stack's owner, for the services' management routes. */
+    key,
+    /** The scheduler's database. */
+    db: dbs.conn,
     get agent() {
       return agent;
     },
@@ -151,7 +161,7 @@ export async function startChaosStack(opts: ChaosOptions) {
     /** Provider calls by trigger number. */
     calls,
     /** Every log line the service processes wrote so far. */
-    logLines: () => [scheduler, agent, ...workers].flatMap((p) => p.output().split('\n')),
+    logLines: () => [...schedulers, agent, ...workers].flatMap((p) => p.output().split('\n')),
     /** Sends one trigger `{"n": n}`. */
     trigger,
     /** Every execution of the webhook: status, attempt and when it finished. */
@@ -166,11 +176,13 @@ export async function startChaosStack(opts: ChaosOptions) {
       let next = 0;
       let stopped = false;
       void stop.then(() => (stopped = true));
-      const result: SendResult = { accepted: [], acceptedNumbers: [], statuses: {} };
+      const result: SendResult = { accepted: [], acceptedNumbers: [], statuses: {}, slowest: {} };
       const loop = async () => {
         while (!stopped) {
           const n = next++;
+          const sentAt = Date.now();
           const r = await trigger(n);
+          result.slowest[r.status] = Math.max(result.slowest[r.status] ?? 0, Date.now() - sentAt);
           result.statuses[r.status] = (result.statuses[r.status] ?? 0) + 1;
           if (r.status === 202 && r.id) {
             result.accepted.push(r.id);
@@ -201,7 +213,7 @@ export async function startChaosStack(opts: ChaosOptions) {
     },
     async close() {
       await Promise.all(workers.map((w) => w.stop(2_000)));
-      await scheduler.stop(2_000);
+      await Promise.all(schedulers.map((p) => p.stop(2_000)));
       await agent.stop(2_000);
       await llm.close();
       await dbs.conn.useDb(agentDb).dropDatabase().catch(() => undefined);

@@ -53,7 +53,8 @@ it('202 at once, then completed with the answer the provider gave, through the q
   const done = await ended(res.body.task_id as string);
   expect(done).toMatchObject({ status: 'completed', result: { response: 'echo: weekly report', session_id: 'bg', agent_id: agentId } });
   expect(f.openai.bodies().some((b) => JSON.stringify(b).includes('weekly report'))).toBe(true);
-  expect((await queue.getJob(res.body.task_id as string))?.finishedOn).toBeDefined();
+  // The worker finishes its job once the agent service has answered (just after the task reads completed).
+  await eventually('the job to complete', async () => ((await queue.getJobState(res.body.task_id as string)) === 'completed' ? true : undefined));
 });
 
 it('a provider failing once is retried by the worker and the task still completes', async () => {
@@ -61,6 +62,9 @@ it('a provider failing once is retried by the worker and the task still complete
   const res = await request(f.t.app).post('/v3/inference/task/').set('x-api-key', alice).send({ agent_id: agentId, session_id: 'bg2', message: 'again' });
   const done = await ended(res.body.task_id as string);
   expect(done).toMatchObject({ status: 'completed', result: { response: 'echo: again' } });
-  const job = await queue.getJob(res.body.task_id as string);
-  expect(job?.attemptsMade).toBe(2);
+  const job = await eventually('the job to complete', async () => {
+    const j = await queue.getJob(res.body.task_id as string);
+    return j && (await j.getState()) === 'completed' ? j : undefined;
+  });
+  expect(job.attemptsMade).toBe(2);
 });

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { InferenceTaskJob } from '@platform/agent-client';
-import { createQueue, producerConnection, QUEUE_NAMES, within, type IORedis, type Queue } from '@platform/queue';
-import { freePort, testInfra, uniqueName } from '@platform/testing';
+import { createQueue, IORedis, producerConnection, QUEUE_NAMES, type Queue } from '@platform/queue';
+import { privateRedis, testInfra, uniqueName } from '@platform/testing';
 import { bullTaskQueue } from '../src/tasks/task.queue';
 import { TASK_RETENTION_MS } from '../src/tasks/task.service';
 import { startInferenceFixture, type InferenceFixture } from './inference-fixture';
@@ -14,7 +14,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const openAiError = (message: string) => ({ error: { message, type: 'server_error' } });
 
 let f: InferenceFixture;
-let producer: IORedis;
+let producer: InstanceType<typeof IORedis>;
 let queue: Queue<InferenceTaskJob>;
 let alice: string;
 let bob: string;
@@ -102,11 +102,16 @@ describe('POST /v3/inference/task/', () => {
   });
 
   it('a queue that cannot take the task → 503 and the task is not left queued', async () => {
-    const deadRedis = producerConnection(`redis://127.0.0.1:${await freePort()}`);
-    deadRedis.on('error', () => undefined);
-    const deadQueue = createQueue<InferenceTaskJob>(QUEUE_NAMES.inferenceTasks, deadRedis, {}, uniqueName('tq'));
-    deadQueue.on('error', () => undefined);
-    const g = await startInferenceFixture({ internalSecret: SECRET, taskQueue: bullTaskQueue(deadQueue, { enqueueTimeoutMs: 300, attempts: 3, backoffMs: 1_000 }) });
+    // A real Redis that takes no command (CLIENT PAUSE): the add cannot finish within the enqueue time limit.
+    const redis = await privateRedis();
+    await redis.start();
+    const admin = new IORedis(redis.url);
+    await admin.call('CLIENT', 'PAUSE', '20000', 'ALL');
+    const stuck = producerConnection(redis.url);
+    stuck.on('error', () => undefined);
+    const stuckQueue = createQueue<InferenceTaskJob>(QUEUE_NAMES.inferenceTasks, stuck, {}, uniqueName('tq'));
+    stuckQueue.on('error', () => undefined);
+    const g = await startInferenceFixture({ internalSecret: SECRET, taskQueue: bullTaskQueue(stuckQueue, { enqueueTimeoutMs: 300, attempts: 3, backoffMs: 1_000 }) });
     try {
       const key = await g.t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
       const agent = await g.agent(key, { llm_credential_id: await g.credential(key, 'openai') });
@@ -116,9 +121,10 @@ describe('POST /v3/inference/task/', () => {
       const stored = await g.t.dbs.conn.collection('inference_tasks').find({}).toArray();
       expect(stored.map((t) => t.status)).toEqual(['failed']);
     } finally {
-      await within(1_000, deadQueue.close()).catch(() => undefined);
-      deadRedis.disconnect();
       await g.close();
+      stuck.disconnect();
+      admin.disconnect();
+      await redis.stop();
     }
   });
 });
