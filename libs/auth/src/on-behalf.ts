@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { ForbiddenError, ValidationError, type FieldError } from '@platform/errors';
-import type { Logger } from '@platform/logger';
+import { currentRequestId, type Logger } from '@platform/logger';
 
 /** Headers of the internal path: a service of the platform (the worker) acting for an agent's owner. */
 export const INTERNAL_HEADERS = {
@@ -51,4 +51,18 @@ export function withOnBehalfOf(opts: OnBehalfAuthOptions): RequestHandler {
  */
 export function isInternalCall(req: Request): boolean {
   return req.get(INTERNAL_HEADERS.secret) !== undefined && req.principal !== undefined;
+}
+
+/**
+ * Headers of a call on the internal path: the shared secret, the owner acted for, and the current request's id, so
+ * the called service logs the call under the id of the request that caused it.
+ */
+export function internalCallHeaders(secret: string, owner: { user_id: string; org_id: string }): Record<string, string> {
+  const requestId = currentRequestId();
+  return {
+    [INTERNAL_HEADERS.secret]: secret,
+    [INTERNAL_HEADERS.user]: owner.user_id,
+    [INTERNAL_HEADERS.org]: owner.org_id,
+    ...(requestId ? { 'x-request-id': requestId } : {}),
+  };
 }

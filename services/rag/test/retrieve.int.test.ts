@@ -49,6 +49,15 @@ describe('GET /v3/rag/{id}/retrieve/', () => {
     expect(founded.body.facts).toEqual(expect.arrayContaining([expect.objectContaining({ source: 'Ada Lovelace', relation: 'FOUNDED', target: 'Zylotech', urls: [`${s.site.url}/`] })]));
   });
 
+  it("carries the caller's request id into the graph service's log lines", async () => {
+    const res = await retrieve(g.alice, ragId, 'Zylotech').set('x-request-id', 'trace-rag-graph-1');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toBe('trace-rag-graph-1');
+    // The graph service's own request line (the test logger holds both apps' lines): its path is the graph's.
+    const graphLines = g.lines.map((l) => JSON.parse(l) as { path?: string; requestId?: string }).filter((l) => l.path?.startsWith('/v4/knowledge_graph/retrieve'));
+    expect(graphLines.map((l) => l.requestId)).toContain('trace-rag-graph-1');
+  });
+
   it('finds nothing for words no page holds', async () => {
     const res = await retrieve(g.alice, ragId, 'xylophone quasar');
     expect(res.status).toBe(200);

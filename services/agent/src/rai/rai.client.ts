@@ -1,3 +1,4 @@
+import { internalCallHeaders } from '@platform/auth';
 import { ServiceUnavailableError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
@@ -32,7 +33,7 @@ export function createRaiClient({ outbound, target, logger }: RaiClientDeps) {
         .request({
           url: `${target.baseUrl.replace(/\/+$/, '')}/v1/rai/inference`,
           method: 'POST',
-          headers: { 'x-internal-secret': target.secret, 'x-on-behalf-of-user': owner.user_id, 'x-on-behalf-of-org': owner.org_id },
+          headers: internalCallHeaders(target.secret, owner),
           body: { policy_id: policyId, text, direction },
           timeoutMs: target.timeoutMs ?? 10_000,
           maxRedirects: 0,

@@ -1,3 +1,4 @@
+import { internalCallHeaders } from '@platform/auth';
 import { isObjectIdHex } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
@@ -57,7 +58,7 @@ export function createCredentialClient(deps: { outbound: OutboundClient; target:
         const res = await deps.outbound.request({
           url: `${base}/v3/providers/credentials/${credentialId}/open`,
           method: 'POST',
-          headers: { 'x-internal-secret': target.secret, 'x-on-behalf-of-user': owner.user_id, 'x-on-behalf-of-org': owner.org_id },
+          headers: internalCallHeaders(target.secret, owner),
           timeoutMs: target.timeoutMs ?? 5_000,
           maxResponseBytes: 64 * 1024,
           maxRedirects: 0,

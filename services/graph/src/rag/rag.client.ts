@@ -1,3 +1,4 @@
+import { internalCallHeaders } from '@platform/auth';
 import { isObjectIdHex } from '@platform/db';
 import { NotFoundError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
@@ -44,7 +45,7 @@ export function createRagClient(deps: { outbound: OutboundClient; target: RagSer
       const res = await deps.outbound
         .request({
           url: `${base}/v3/rag/${ragId}`,
-          headers: { 'x-internal-secret': deps.target.secret, 'x-on-behalf-of-user': owner.user_id, 'x-on-behalf-of-org': owner.org_id },
+          headers: internalCallHeaders(deps.target.secret, owner),
           timeoutMs: deps.target.timeoutMs ?? 5_000,
           maxResponseBytes: 256 * 1024,
           maxRedirects: 0,

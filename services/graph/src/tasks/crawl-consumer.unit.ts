@@ -1,5 +1,5 @@
-import type { Logger } from '@platform/logger';
-import { DelayedError, createWorker, type IORedis, type Job } from '@platform/queue';
+import { withLogContext, type Logger } from '@platform/logger';
+import { DelayedError, createWorker, type IORedis, type Job, type TracedJob } from '@platform/queue';
 import type { Unit } from '@platform/service';
 import type { TaskService } from './task.service';
 import type { CrawlJob } from './task.types';
@@ -28,7 +28,9 @@ export function startCrawlConsumer(deps: CrawlConsumerDeps): Unit {
   const worker = createWorker<CrawlJob>(
     CRAWL_QUEUE,
     async (job: Job<CrawlJob>, token?: string) => {
-      const outcome = await deps.tasks.run(job.data.task_id, stopping.signal);
+      // Under the id of the request that queued the crawl (`traced` in libs/queue), so its log lines and calls share it.
+      const requestId = (job.data as CrawlJob & TracedJob).request_id ?? `job:${CRAWL_QUEUE}:${String(job.id)}`;
+      const outcome = await withLogContext({ requestId }, () => deps.tasks.run(job.data.task_id, stopping.signal));
       if (outcome === 'interrupted' && token) {
         await job.moveToDelayed(Date.now(), token);
         throw new DelayedError();

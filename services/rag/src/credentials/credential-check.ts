@@ -1,3 +1,4 @@
+import { internalCallHeaders } from '@platform/auth';
 import { isObjectIdHex, type Owner } from '@platform/db';
 import { ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
@@ -42,7 +43,7 @@ export function createCredentialCheck({ outbound, target, logger }: CredentialCh
         .request({
           url: `${base}/v3/providers/credentials/${id}`,
           method: 'GET',
-          headers: { 'x-internal-secret': target.secret, 'x-on-behalf-of-user': owner.user_id, 'x-on-behalf-of-org': owner.org_id },
+          headers: internalCallHeaders(target.secret, owner),
           timeoutMs: target.timeoutMs ?? 5_000,
           maxResponseBytes: 64 * 1024,
           maxRedirects: 0,

@@ -1,3 +1,4 @@
+import { internalCallHeaders } from '@platform/auth';
 import { BadGatewayError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
@@ -37,7 +38,7 @@ export function createRetrieveClient(deps: { outbound: OutboundClient; target: G
       const res = await deps.outbound
         .request({
           url: `${target.baseUrl.replace(/\/+$/, '')}/v4/knowledge_graph/retrieve/?${qs.toString()}`,
-          headers: { 'x-internal-secret': target.secret, 'x-on-behalf-of-user': owner.user_id, 'x-on-behalf-of-org': owner.org_id },
+          headers: internalCallHeaders(target.secret, owner),
           timeoutMs: target.timeoutMs ?? 10_000,
           maxResponseBytes: 4 * 1024 * 1024,
           maxRedirects: 0,
