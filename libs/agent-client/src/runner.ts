@@ -1,3 +1,4 @@
+import { internalCallHeaders } from '@platform/auth';
 import type { OutboundClient } from '@platform/outbound';
 import { failureCode } from './http';
 import { agentServiceClient } from './service-client';
@@ -48,11 +49,7 @@ export function createAgentRunner(opts: AgentRunnerOptions) {
     try {
       const { response: res, data, error } = await agents.POST('/v3/inference/chat/', {
         body: { agent_id: req.agent_id, session_id: req.session_id, message: req.message },
-        headers: {
-          'x-internal-secret': opts.internalSecret,
-          'x-on-behalf-of-user': req.owner.user_id,
-          'x-on-behalf-of-org': req.owner.org_id,
-        },
+        headers: internalCallHeaders(opts.internalSecret, req.owner),
       });
       if (res.ok) {
         // The document says a string; anything else (an older or newer agent service) is kept as its JSON.

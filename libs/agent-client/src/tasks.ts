@@ -1,5 +1,6 @@
 import type { AxiosInstance } from 'axios';
-import { agentServiceHttp, failureCode, requestIdHeader } from './http';
+import { internalCallHeaders } from '@platform/auth';
+import { agentServiceHttp, failureCode } from './http';
 import { NOT_REACHED, detailOf } from './runner';
 
 /** A job of the `inference-tasks` queue: the task lives in the agent service's database, the job only names it. */
@@ -28,12 +29,7 @@ export interface TaskClientOptions {
  */
 export function createTaskClient(opts: TaskClientOptions) {
   const http = opts.http ?? agentServiceHttp({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs });
-  const headers = (job: InferenceTaskJob) => ({
-    ...requestIdHeader(),
-    'x-internal-secret': opts.internalSecret,
-    'x-on-behalf-of-user': job.user_id,
-    'x-on-behalf-of-org': job.org_id,
-  });
+  const headers = (job: InferenceTaskJob) => internalCallHeaders(opts.internalSecret, job);
   const path = (job: InferenceTaskJob, action: 'run' | 'fail') => `/v3/inference/task/${encodeURIComponent(job.task_id)}/${action}`;
 
   async function call(job: InferenceTaskJob, action: 'run' | 'fail', body: object): Promise<TaskAttemptResult> {
