@@ -9,6 +9,7 @@ export { analyzeLookupTables, ensureLookupIndexes, ginIndexName, lookupFieldsOf,
 export type { Connection, Model };
 export { isDuplicateKeyError } from './duplicate-key';
 export { createExpiry, type Expiry } from './expiry';
+export { createGroupCommit, insertEach, type GroupCommit, type GroupCommitOptions } from './group-commit';
 export { findPage, listEqualities, type ListFilter, type Page } from './listing';
 
 export interface MongoOptions {

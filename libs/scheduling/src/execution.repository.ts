@@ -1,4 +1,4 @@
-import { atomicUpdateOne, ensureLookupIndexes, fromJsonText, isDuplicateKeyError, isObjectIdHex, iso, newObjectId, toJsonText, type Connection, type Owner } from '@platform/db';
+import { atomicUpdateOne, createGroupCommit, ensureLookupIndexes, insertEach, fromJsonText, isDuplicateKeyError, isObjectIdHex, iso, newObjectId, toJsonText, type Connection, type Owner } from '@platform/db';
 import { fillerFor } from './execution.filler';
 import { executionModel, type ExecutionDoc } from './execution.model';
 import { createSeriesReader } from './execution.pages';
@@ -67,6 +67,14 @@ function wantedStatuses(q: ExecutionQuery): ExecutionStatus[] | undefined {
   return wanted;
 }
 
+/**
+ * Execution inserts: at most this many in one `insertMany`, and this many of those at once per process. Measured on
+ * FerretDB (bench/trigger): one insert per trigger at concurrency 32 is the intake's ceiling; batches of up to 64,
+ * four at a time, write 5–8× as many executions a second.
+ */
+const INSERT_BATCH = 64;
+const INSERT_PARALLEL = 4;
+
 /** Attempts at a free position before giving up (each failed one means another process took it). */
 const POSITION_ATTEMPTS = 50;
 
@@ -82,6 +90,8 @@ export function createExecutionRepository(conn: Connection) {
   const filler = fillerFor(Execution, Roots, Buckets);
   const readSeries = createSeriesReader({ Execution, Roots, Buckets, filler });
   const byId = (id: string) => new Execution({ _id: id })._id;
+  // Executions that arrive together (concurrent triggers, fires) are inserted together: see createGroupCommit.
+  const inserts = createGroupCommit(insertEach(Execution), { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL });
 
   /**
    * Stores a new execution (`queued` unless said otherwise); its session id is derived from its own id. It takes
@@ -93,31 +103,33 @@ export function createExecutionRepository(conn: Connection) {
     const skipped = input.status === 'skipped';
     const status = input.status ?? 'queued';
     const series = seriesKeyOf(input, input.webhook_id ?? input.schedule_id ?? id);
+    const { payload, ...fields } = input;
     for (let attempt = 0; ; attempt++) {
       const seq = await positions.take(series);
+      // Cast and defaulted by the schema here; written by the group commit, with the others that arrive meanwhile.
+      const doc = new Execution({
+        ...fields,
+        // A sender's JSON as sent ($-keys, dotted keys and nested arrays included): as JSON text.
+        payload_json: toJsonText(payload),
+        _id: id,
+        fire_key: input.fire_key ?? id,
+        session_id: `execution-${id}`,
+        status,
+        attempt: 0,
+        triggered_at: now,
+        ...(skipped ? { finished_at: now, duration_ms: 0 } : {}),
+        series,
+        seq,
+        slot: slotKey(series, seq),
+        bucket: bucketKey(series, bucketIndexOf(seq)),
+        day_keys: dayKeysOf(input, input.kind, input.agent_id, now),
+      }).toObject<ExecutionDoc>();
       try {
-        const { payload, ...fields } = input;
-        const doc = await Execution.create({
-          ...fields,
-          // A sender's JSON as sent ($-keys, dotted keys and nested arrays included): as JSON text.
-          payload_json: toJsonText(payload),
-          _id: id,
-          fire_key: input.fire_key ?? id,
-          session_id: `execution-${id}`,
-          status,
-          attempt: 0,
-          triggered_at: now,
-          ...(skipped ? { finished_at: now, duration_ms: 0 } : {}),
-          series,
-          seq,
-          slot: slotKey(series, seq),
-          bucket: bucketKey(series, bucketIndexOf(seq)),
-          day_keys: dayKeysOf(input, input.kind, input.agent_id, now),
-        });
+        await inserts.add(doc);
         positions.stored(series);
         // A new bucket makes the one two below it ready to fill.
         if (seq % BUCKET_SIZE === 0 && seq >= 2 * BUCKET_SIZE) filler.kick(series);
-        return toRecord(doc.toObject());
+        return toRecord(doc);
       } catch (err) {
         if (!isDuplicateKeyError(err)) {
           positions.release(series, seq);

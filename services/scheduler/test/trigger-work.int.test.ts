@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { createAgentDirectory } from '@platform/agent-client';
-import { connectMongo, pingMongo, syncIndexes, type Connection, type mongoose } from '@platform/db';
+import { connectMongo, mongoose, pingMongo, syncIndexes, type Connection } from '@platform/db';
 import { producerConnection, type IORedis } from '@platform/queue';
 import { createWebhookStats } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
@@ -24,6 +24,8 @@ import { createTestQueues, type TestQueues } from './queues';
  * - Redis: 1 command, the job add (one EVALSHA of BullMQ's script).
  */
 const N = 20;
+/** Triggers sent at once in the burst case. */
+const BURST = 64;
 const DB_PER_TRIGGER = 1;
 const DB_PER_STATS_WRITE = 4;
 const REDIS_PER_TRIGGER = 1;
@@ -114,6 +116,22 @@ it(`an accepted trigger costs ${DB_PER_TRIGGER} database commands (+ statistics 
   expect(dbCommands.length).toBeLessThanOrEqual(N * DB_PER_TRIGGER + (seconds + 1) * DB_PER_STATS_WRITE);
   expect(redisCommands.length).toBeLessThanOrEqual(N * REDIS_PER_TRIGGER);
   expect(await queues.queues.agentRuns.count()).toBe(N + 3);
+}, 60_000);
+
+it('triggers that arrive together are stored together: fewer inserts than triggers, every execution stored and queued', async () => {
+  await new Promise((r) => setTimeout(r, 1_100)); // the statistics of the test before are flushed
+  dbCommands.length = 0;
+  const before = await queues.queues.agentRuns.count();
+  const results = await Promise.all(Array.from({ length: BURST }, (_, i) => trigger(1_000 + i)));
+  expect(results.map((r) => r.status)).toEqual(Array.from({ length: BURST }, () => 202));
+  const inserts = dbCommands.filter((c) => c.startsWith('insert executions')).length;
+  process.stdout.write(`trigger work: ${BURST} concurrent triggers stored by ${inserts} inserts\n`);
+  // Four inserts may be in flight at once (INSERT_PARALLEL); the rest wait and go together.
+  expect(inserts).toBeLessThanOrEqual(BURST / 4);
+  const ids = results.map((r) => (r.body as { execution_id: string }).execution_id);
+  expect(new Set(ids).size).toBe(BURST);
+  expect(await conn.collection('executions').countDocuments({ _id: { $in: ids.map((id) => new mongoose.Types.ObjectId(id)) } })).toBe(BURST);
+  expect(await queues.queues.agentRuns.count()).toBe(before + BURST);
 }, 60_000);
 
 function summary(cmds: string[]): string {

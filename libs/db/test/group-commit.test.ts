@@ -1,0 +1,61 @@
+import { createGroupCommit } from '../src/group-commit';
+
+/** A write whose batches stay open until `release` is called; records each batch. */
+function gatedWrite() {
+  const batches: number[][] = [];
+  const gates: (() => void)[] = [];
+  const write = (items: number[]) =>
+    new Promise<(Error | null)[]>((resolve) => {
+      batches.push(items);
+      gates.push(() => resolve(items.map((n) => (n < 0 ? new Error(`refused ${n}`) : null))));
+    });
+  const release = () => gates.splice(0).forEach((g) => g());
+  return { batches, write, release };
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+
+it('writes an item at once while a batch slot is free, with no timer', async () => {
+  const w = gatedWrite();
+  const commit = createGroupCommit(w.write, { maxParallel: 2 });
+  const a = commit.add(1);
+  expect(w.batches).toEqual([[1]]);
+  w.release();
+  await a;
+  await flush();
+  expect(commit.load).toEqual({ inFlight: 0, waiting: 0 });
+});
+
+it('gathers the items that arrive while every slot is busy into one batch, up to maxBatch', async () => {
+  const w = gatedWrite();
+  const commit = createGroupCommit(w.write, { maxParallel: 1, maxBatch: 3 });
+  const done = [1, 2, 3, 4, 5, 6].map((n) => commit.add(n));
+  expect(w.batches).toEqual([[1]]);
+  expect(commit.load).toEqual({ inFlight: 1, waiting: 5 });
+  w.release();
+  await flush();
+  expect(w.batches).toEqual([[1], [2, 3, 4]]);
+  w.release();
+  await flush();
+  expect(w.batches).toEqual([[1], [2, 3, 4], [5, 6]]);
+  w.release();
+  await Promise.all(done);
+});
+
+it('gives each item its own outcome, and fails a whole batch when the write throws', async () => {
+  const w = gatedWrite();
+  const commit = createGroupCommit(w.write, { maxParallel: 1 });
+  const first = commit.add(1);
+  const good = commit.add(2);
+  const bad = commit.add(-3);
+  w.release();
+  await first;
+  await flush();
+  w.release();
+  await expect(good).resolves.toBeUndefined();
+  await expect(bad).rejects.toThrow('refused -3');
+
+  const failing = createGroupCommit<number>(() => Promise.reject(new Error('store unreachable')));
+  await expect(Promise.all([failing.add(1), failing.add(2)])).rejects.toThrow('store unreachable');
+  expect(failing.load).toEqual({ inFlight: 0, waiting: 0 });
+});
