@@ -144,6 +144,8 @@ export async function startChaosStack(opts: ChaosOptions) {
     key,
     /** The scheduler's database. */
     db: dbs.conn,
+    /** The stack's BullMQ prefix. */
+    prefix,
     get agent() {
       return agent;
     },

@@ -1,0 +1,97 @@
+import request from 'supertest';
+import { IORedis, QUEUE_NAMES, Queue } from '@platform/queue';
+import { executionModel } from '@platform/scheduling';
+import { startLocalServer, testInfra } from '@platform/testing';
+import { sleep, startChaosStack } from './chaos-stack';
+
+const MINUTE = 60_000;
+
+export interface CronReplicasResult {
+  ids: string[];
+  /** Schedules with an execution for the first and the second fire. */
+  firedFirst: string[];
+  firedSecond: string[];
+  /** Fires with more than one execution. */
+  duplicates: number;
+  /** Calls to the endpoint beyond the succeeded runs. */
+  extraHits: number;
+}
+
+/**
+ * Cron with replicas, as a Deployment runs it: 2 scheduler and 3 worker processes on one database and one Redis,
+ * `schedules` HTTP schedules firing every minute at a local endpoint. Each first fire is also queued a second time
+ * by hand at its fire time (as a replica's catch-up that raced the job scheduler would), so two jobs stand for the
+ * same fire. Mid-way one worker and one scheduler are killed with SIGKILL. `breakGuard` first drops the executions'
+ * unique indexes on `fire_key` (one execution per fire) and on `slot` (one execution per series position: two
+ * replicas creating the same fire collide on it, and the store then finds the fire's key): the guards that make a
+ * fire handled twice run once. That is the broken-on-purpose case.
+ */
+export async function cronReplicas(schedules: number, breakGuard = false): Promise<CronReplicasResult> {
+  const hits = new Map<string, number>();
+  const target = await startLocalServer((req, res) => {
+    const id = new URL(req.url, 'http://x').searchParams.get('s') ?? '?';
+    hits.set(id, (hits.get(id) ?? 0) + 1);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+  const s = await startChaosStack({
+    mongoUri: testInfra.mongoUri,
+    redisUrl: testInfra.redisUrl,
+    schedulers: 2,
+    workers: 3,
+    workerEnv: { OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${target.port}`, JOB_LOCK_MS: '5000', STALLED_INTERVAL_MS: '2000' },
+    schedulerEnv: { RECONCILE_INTERVAL_MS: '5000' },
+  });
+  const connection = new IORedis(testInfra.redisUrl, { maxRetriesPerRequest: null });
+  const fires = new Queue(QUEUE_NAMES.scheduleFires, { connection, prefix: s.prefix });
+  try {
+    const Execution = executionModel(s.db);
+    if (breakGuard) {
+      await Execution.init(); // this process's own index build first, or it would put them back
+      await Execution.collection.dropIndex('fire_key_1');
+      await Execution.collection.dropIndex('slot_1');
+    }
+    const ids: string[] = [];
+    for (let i = 0; i < schedules; i++) {
+      const res = await request(s.schedulers[i % 2]!.url)
+        .post('/http-schedules/')
+        .set('x-api-key', s.key)
+        .send({ name: `tick ${i}`, url: `${target.url}/tick?s=${i}`, cron_expression: '* * * * *', overlap_policy: 'allow' });
+      if (res.status !== 201) throw new Error(`schedule: ${res.status} ${res.text}`);
+      ids.push(String(res.body.id));
+    }
+    const startedAt = Date.now();
+    // The first full minute boundary after the schedules exist, and the one after it: both must fire.
+    const firstFire = Math.ceil((startedAt + 5_000) / MINUTE) * MINUTE;
+    const secondFire = firstFire + MINUTE;
+    for (const id of ids) {
+      await fires.add('fire', { schedule_id: id, fire_at: firstFire }, { jobId: `fire:${id}:${firstFire}`, delay: firstFire - Date.now() });
+    }
+    await sleep(firstFire - Date.now() + 5_000);
+    s.workers[0]!.child.kill('SIGKILL');
+    s.schedulers[1]!.child.kill('SIGKILL');
+    await sleep(secondFire - Date.now() + 20_000);
+
+    const runs = await Execution.find({ schedule_id: { $in: ids } }, { schedule_id: 1, fire_key: 1, scheduled_for: 1, status: 1 }).lean();
+    const perFire = new Map<string, number>();
+    for (const r of runs) perFire.set(r.fire_key, (perFire.get(r.fire_key) ?? 0) + 1);
+    const fired = (at: number) => ids.filter((id) => runs.some((r) => r.schedule_id === id && (r.scheduled_for as Date | null)?.getTime() === at));
+    const result: CronReplicasResult = {
+      ids,
+      firedFirst: fired(firstFire),
+      firedSecond: fired(secondFire),
+      duplicates: [...perFire.values()].filter((n) => n > 1).length,
+      extraHits: [...hits.values()].reduce((sum, n) => sum + n, 0) - runs.filter((r) => r.status === 'succeeded').length,
+    };
+    process.stderr.write(
+      `chaos cron-replicas${breakGuard ? ' (unique indexes dropped)' : ''}: ${runs.length} executions of ${schedules} schedules, ` +
+        `fires per minute ${result.firedFirst.length} and ${result.firedSecond.length}, executions per fire > 1: ${result.duplicates}, ` +
+        `endpoint calls beyond the runs: ${result.extraHits}\n`,
+    );
+    return result;
+  } finally {
+    await fires.close();
+    connection.disconnect();
+    await s.close();
+    await target.close();
+  }
+}
