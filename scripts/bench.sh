@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # Runs every benchmark under bench/ (each bench/<name>/run.sh) against real local infrastructure, printing figures.
+# `pnpm bench trigger cron` runs only the ones named.
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 shopt -s nullglob
 runs=(bench/*/run.sh)
+if [ $# -gt 0 ]; then
+  runs=()
+  for name in "$@"; do
+    [ -f "bench/$name/run.sh" ] || { echo "no benchmark bench/$name" >&2; exit 2; }
+    runs+=("bench/$name/run.sh")
+  done
+fi
 if [ ${#runs[@]} -eq 0 ]; then
   echo "no benchmarks yet (bench/<name>/run.sh)"
   exit 0

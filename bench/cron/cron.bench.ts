@@ -34,7 +34,7 @@ const CREATE_CONCURRENCY = Number(process.env.CRON_BENCH_CREATE_CONCURRENCY ?? 8
 const RECONCILE_INTERVAL_MS = process.env.CRON_BENCH_RECONCILE_MS ?? '30000'; // the product default
 const FIRE_CONCURRENCY = process.env.CRON_BENCH_FIRE_CONCURRENCY ?? '32'; // the product default
 const WORKER_CONCURRENCY = process.env.CRON_BENCH_WORKER_CONCURRENCY ?? '8'; // the product default
-const WORKERS = 2;
+const WORKERS = Number(process.env.CRON_BENCH_WORKERS ?? 2);
 const MIN = 60_000;
 const OWNER = { user_id: 'bench-cron', org_id: 'bench-cron' };
 const ROOT = resolve(__dirname, '../../../..'); // from bench/dist/bench/cron
@@ -347,7 +347,7 @@ async function main(): Promise<void> {
   out('');
   out(`bench/cron N=${N}: per fire minute`);
   for (const l of perMinute) out(l);
-  out(`figures (N=${N}, ${MINUTES} fire minutes = ${expected} expected fires, 2 workers):`);
+  out(`figures (N=${N}, ${MINUTES} fire minutes = ${expected} expected fires, ${WORKERS} worker${WORKERS === 1 ? '' : 's'}):`);
   out(`  fires handled (executions)        ${handled}/${expected}  (ran ${ran}, skipped by overlap ${skipped}, failed ${failed})`);
   out(`  start lag  started_at − fire time  ${lagLine(startLag)}`);
   out(`  fire lag   triggered_at − fire time ${lagLine(triggerLag)}`);
@@ -362,7 +362,7 @@ async function main(): Promise<void> {
   out(`  setup: create ${s1(created - createStart)} s, Redis ready ${s1(ready - created)} s later; run total ${s1(Date.now() - started)} s`);
 
   // What the services logged at warn or above (LOG_LEVEL warn), grouped by message.
-  for (const [name, p] of [['scheduler', procs[0]], ['worker 1', procs[1]], ['worker 2', procs[2]]] as const) {
+  for (const [name, p] of procs.map((p, i) => [i === 0 ? 'scheduler' : `worker ${i}`, p] as const)) {
     const msgs = new Map<string, number>();
     for (const line of (p?.output() ?? '').split('\n').filter(Boolean)) {
       let msg = line.slice(0, 160);

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Cron schedules at scale: N HTTP schedules firing every minute, 1 scheduler + 2 workers (see bench/README.md).
-# Runs N=1,000 then N=10,000 (CRON_BENCH_N="1000 10000"; CRON_BENCH_MINUTES=3 fire minutes observed each).
+# Runs N=1,000 then N=10,000, each with 1 and with 2 worker processes (CRON_BENCH_N="1000 10000",
+# CRON_BENCH_WORKER_COUNTS="1 2"; CRON_BENCH_MINUTES=3 fire minutes observed each).
 # Run by `pnpm bench` (scripts/bench.sh builds the workspace and starts FerretDB + Redis first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npx tsc -p tsconfig.json
 export MONGODB_URI="${MONGODB_URI:-mongodb://127.0.0.1:27017}" REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
 for n in ${CRON_BENCH_N:-1000 10000}; do
-  CRON_BENCH_N="$n" node dist/bench/cron/cron.bench.js
+  for w in ${CRON_BENCH_WORKER_COUNTS:-1 2}; do
+    CRON_BENCH_N="$n" CRON_BENCH_WORKERS="$w" node dist/bench/cron/cron.bench.js
+  done
 done

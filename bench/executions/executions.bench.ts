@@ -8,20 +8,12 @@ import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { createApiKeyRepository } from '@platform/auth';
 import { analyzeLookupTables, connectMongo, mongoose, type Connection } from '@platform/db';
-import {
-  bucketIndexOf,
-  bucketKey,
-  createExecutionRepository,
-  dayKeysOf,
-  seriesKeyOf,
-  seriesRootModel,
-  slotKey,
-  type ExecutionStatus,
-} from '@platform/scheduling';
+import { bucketIndexOf, createExecutionRepository, seriesKeyOf, seriesRootModel } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
 import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
 import { webhookModel } from '../../services/scheduler/src/webhooks/webhook.model';
 import { runBench } from '../kit/bench-kit';
+import { executionDoc } from '../kit/executions';
 
 const TOTAL = Number(process.env.BENCH_EXECUTIONS ?? 1_000_000);
 const HOT = Number(process.env.BENCH_HOT_EXECUTIONS ?? 100_000);
@@ -32,46 +24,6 @@ const OWNER = { user_id: 'bench-user', org_id: 'bench-org' };
 const SCHEDULER_MAIN = resolve(__dirname, '../../../../services/scheduler/dist/main.js'); // from bench/dist/bench/executions
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
-
-/** 96% succeeded, 3% failed, 1% skipped: a healthy webhook. */
-const statusOf = (i: number): ExecutionStatus => (i % 100 < 3 ? 'failed' : i % 100 === 3 ? 'skipped' : 'succeeded');
-
-/** One execution as the repository stores it, at position `seq` of its webhook's list. */
-function executionDoc(webhookId: string, owner: typeof OWNER, seq: number, at: Date) {
-  const status = statusOf(seq);
-  const series = seriesKeyOf(owner, webhookId);
-  const id = new mongoose.Types.ObjectId();
-  const ended = status !== 'skipped';
-  return {
-    _id: id,
-    kind: 'webhook',
-    webhook_id: webhookId,
-    schedule_id: null,
-    agent_id: '7',
-    ...owner,
-    session_id: `execution-${id.toHexString()}`,
-    status,
-    success: status === 'skipped' ? null : status === 'succeeded',
-    attempt: ended ? 1 : 0,
-    max_attempts: 3,
-    scheduled_for: null,
-    triggered_at: at,
-    started_at: ended ? at : null,
-    finished_at: at,
-    duration_ms: ended ? 850 : 0,
-    payload: { event: 'order.created', order: seq, note: 'x'.repeat(100) },
-    response_status: ended ? 200 : null,
-    response_output: ended ? `Handled order ${seq}: the customer was notified and the stock was updated.` : null,
-    error_message: status === 'failed' ? 'LLM provider error: 502' : null,
-    fire_key: id.toHexString(),
-    retry_delay_ms: null,
-    series,
-    seq,
-    slot: slotKey(series, seq),
-    bucket: bucketKey(series, bucketIndexOf(seq)),
-    day_keys: dayKeysOf(owner, 'webhook', '7', at),
-  };
-}
 
 /** The hot webhook's runs in time order (positions follow it), and the other webhooks' in between. */
 async function seed(conn: Connection, hotId: string, now: number): Promise<void> {

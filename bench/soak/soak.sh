@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One hour of mixed load with flat memory and handles (see bench/README.md). Not run by `pnpm bench` nor in CI:
-# `pnpm soak` (SOAK_MINUTES, SOAK_SAMPLE_S, SOAK_CONCURRENCY, SOAK_MAX_GROWTH change it).
+# `pnpm soak` (SOAK_MINUTES, SOAK_SAMPLE_S, SOAK_CONCURRENCY, SOAK_MAX_GROWTH, SOAK_BACKLOG change it).
 source "$(dirname "$0")/../../scripts/lib.sh"
 cd "$ROOT"
 bash scripts/infra.sh

@@ -16,6 +16,8 @@ const MINUTES = Number(process.env.SOAK_MINUTES ?? 60);
 const SAMPLE_S = Number(process.env.SOAK_SAMPLE_S ?? 30);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 4);
 const MAX_GROWTH = Number(process.env.SOAK_MAX_GROWTH ?? 1.25);
+/** Waiting agent runs above which the trigger loops pause (SOAK_BACKLOG). */
+const BACKLOG = Number(process.env.SOAK_BACKLOG ?? 200);
 const ROOT = resolve(__dirname, '../../../..'); // from bench/dist/bench/soak
 const entry = (service: string) => resolve(ROOT, `services/${service}/dist/main.js`);
 
@@ -42,6 +44,25 @@ async function sample(redis: IORedis, procs: Record<string, ServiceProcess>): Pr
     }),
   );
   return { at: Date.now(), redisBytes, procs: Object.fromEntries(entries) };
+}
+
+/** Redis memory by key shape (ids and numbers folded to `*`), the largest groups first: what grew, when something did. */
+async function redisByShape(redis: IORedis): Promise<Map<string, { keys: number; bytes: number }>> {
+  const groups = new Map<string, { keys: number; bytes: number }>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) {
+      const shape = key.replace(/[0-9a-f]{24}|[0-9a-f-]{36}|\d+/g, '*').replace(/soakq[^:]*/, 'soakq');
+      const bytes = (await redis.memory('USAGE', key)) ?? 0;
+      const g = groups.get(shape) ?? { keys: 0, bytes: 0 };
+      g.keys += 1;
+      g.bytes += bytes;
+      groups.set(shape, g);
+    }
+  } while (cursor !== '0');
+  return groups;
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
@@ -86,10 +107,16 @@ async function main(): Promise<void> {
     const schedule = await call('POST', `${scheduler.url}/schedules/`, { agent_id: ag.agent_id, cron_expression: '*/5 * * * *', message: 'soak' });
     const secret = Buffer.from(hook.secret_key ?? '', 'utf8');
 
+    // Paced to what the worker drains: a soak looks for leaks at a load the stack sustains, and a backlog that
+    // grows for an hour would be the queue filling, not a leak (throughput is bench/trigger's subject).
+    const paced = async () => {
+      while ((await redis.llen(`${prefix}:agent-runs:wait`)) > BACKLOG) await new Promise((r) => setTimeout(r, 250));
+    };
     const counts: Record<string, number> = { trigger: 0, crud: 0, chat: 0, scheduleTrigger: 0, errors: 0 };
     const latencies: number[] = [];
     const mixes: Record<string, (i: number) => Promise<unknown>> = {
       trigger: async (i) => {
+        await paced();
         const body = JSON.stringify({ event: 'soak', i, note: 'x'.repeat(800) });
         const res = await fetch(`${scheduler.url}/webhook-trigger/${hook.id}`, {
           method: 'POST',
@@ -107,12 +134,17 @@ async function main(): Promise<void> {
         await call('DELETE', `${scheduler.url}/agent-webhooks/${made.id}`);
       },
       chat: (i) => call('POST', `${agent.url}/v3/inference/chat/`, { agent_id: ag.agent_id, session_id: `soak-${i % 50}`, message: `hello ${i}` }),
-      scheduleTrigger: () => call('POST', `${scheduler.url}/schedules/${schedule.id}/trigger`),
+      scheduleTrigger: async () => {
+        await paced();
+        return call('POST', `${scheduler.url}/schedules/${schedule.id}/trigger`);
+      },
     };
 
     const until = Date.now() + MINUTES * 60_000;
     out(`bench/soak: ${MINUTES} min of mixed load (${Object.keys(mixes).join(', ')}; ${CONCURRENCY} loops each), sampled every ${SAMPLE_S} s; ${machineLoad()}`);
     const samples: Sample[] = [await sample(redis, procs)];
+    let earlyShapes = new Map<string, { keys: number; bytes: number }>();
+    const earlyShapesTimer = setTimeout(() => void redisByShape(redis).then((g) => (earlyShapes = g), () => undefined), (MINUTES * 60_000) / 4);
     const sampler = setInterval(() => {
       llm.requests.length = 0; // the stand-in keeps what it received; an hour of it is not this figure's subject
       void sample(redis, procs).then((s) => samples.push(s), () => undefined);
@@ -135,7 +167,9 @@ async function main(): Promise<void> {
       ),
     );
     clearInterval(sampler);
+    clearTimeout(earlyShapesTimer);
     samples.push(await sample(redis, procs));
+    const lateShapes = await redisByShape(redis);
 
     // The quarter after the warm-up against the last quarter.
     const warm = samples.slice(Math.floor(samples.length / 10));
@@ -156,6 +190,11 @@ async function main(): Promise<void> {
       const judged = !name.endsWith('resident');
       if (judged && ratio > MAX_GROWTH) grown.push(name);
       out(`  ${name.padEnd(26)} ${fmt(a).padStart(10)} → ${fmt(b).padStart(10)}  (${ratio.toFixed(2)}×)${judged && ratio > MAX_GROWTH ? '  NOT FLAT' : ''}`);
+    }
+    out('redis by key shape: a quarter in → the end (keys, memory), the ten largest at the end');
+    for (const [shape, g] of [...lateShapes].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 10)) {
+      const e = earlyShapes.get(shape) ?? { keys: 0, bytes: 0 };
+      out(`  ${shape.padEnd(40)} ${String(e.keys).padStart(7)} → ${String(g.keys).padStart(7)} keys  ${mib(e.bytes).padStart(10)} → ${mib(g.bytes).padStart(10)}`);
     }
     out(grown.length === 0 ? `flat: every judged figure grew by at most ${MAX_GROWTH}×` : `not flat: ${grown.join(', ')}`);
     if (counts.errors! > 0) out(`${counts.errors} operations failed`);

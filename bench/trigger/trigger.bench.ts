@@ -16,6 +16,7 @@ import {
   type ServiceProcess,
 } from '@platform/testing';
 import { out, runBench } from '../kit/bench-kit';
+import { executionDoc } from '../kit/executions';
 
 const TOTAL = Number(process.env.BENCH_TRIGGERS ?? 2_000);
 const PRESEED = Number(process.env.BENCH_PRESEED_EXECUTIONS ?? 0);
@@ -62,13 +63,19 @@ async function rawInserts(coll: { insertOne(doc: object): Promise<unknown> }, do
   return TOTAL / ((performance.now() - started) / 1000);
 }
 
-/** Seeds `n` ended executions of another webhook, as months of traffic leave them. */
+/**
+ * Seeds `n` ended executions over the last ten days, as months of traffic leave them: of 900 other webhooks of 100
+ * other users, stored as the repository stores them (positions, buckets, fire keys), in batches of 2,000.
+ */
 async function preseed(coll: { insertMany(docs: object[], o: object): Promise<unknown> }, n: number): Promise<void> {
   const now = Date.now();
-  for (let i = 0; i < n; i += 5_000) {
-    const docs = Array.from({ length: Math.min(5_000, n - i) }, (_, j) => {
-      const at = new Date(now - (i + j) * 1_000);
-      return { kind: 'webhook', webhook_id: 'ffffffffffffffffffffffff', agent_id: '1', user_id: 'other', org_id: 'other', status: 'succeeded', payload_json: '{}', attempt: 1, max_attempts: 3, triggered_at: at, created_at: at, updated_at: at };
+  const span = 10 * 24 * 3600_000;
+  const others = Array.from({ length: 900 }, (_, w) => `${(w + 1).toString(16).padStart(24, 'f')}`);
+  const seqs = new Array<number>(others.length).fill(0);
+  for (let i = 0; i < n; i += 2_000) {
+    const docs = Array.from({ length: Math.min(2_000, n - i) }, (_, j) => {
+      const w = (i + j) % others.length;
+      return executionDoc(others[w]!, { user_id: `other-${w % 100}`, org_id: 'other' }, seqs[w]!++, new Date(now - span + Math.floor(((i + j) * span) / n)));
     });
     await coll.insertMany(docs, { ordered: false });
   }
@@ -121,6 +128,8 @@ async function main(): Promise<void> {
     if (PRESEED > 0) {
       const t = performance.now();
       await preseed(dbs.conn.collection('executions'), PRESEED);
+      const stored = await dbs.conn.collection('executions').estimatedDocumentCount();
+      if (stored < PRESEED) throw new Error(`preseed stored ${stored} of ${PRESEED} executions`);
       out(`preseeded ${PRESEED.toLocaleString('en')} executions in ${((performance.now() - t) / 1000).toFixed(0)} s`);
     }
     const raw = await rawInserts(dbs.conn.collection('bench_raw_inserts'), (i) => ({ webhook_id: hook.id, user_id: 'bench', org_id: 'bench', status: 'queued', payload_json: bodyOf(i), created_at: new Date() }));
