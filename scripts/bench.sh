@@ -20,7 +20,13 @@ bash scripts/infra.sh
 pnpm run build >/dev/null
 export FERRETDB_POSTGRESQL_URL="$PG_URL" # GIN indexes for FerretDB equality lookups (libs/db README)
 export RATE_LIMIT_PER_KEY_PER_MIN=0 RATE_LIMIT_PER_WEBHOOK_PER_MIN=0 # benchmarks measure throughput, not the limits
+# One benchmark failing does not hide the figures of the others; the run still fails at the end.
+failed=()
 for r in "${runs[@]}"; do
   echo "== ${r%/run.sh}"
-  bash "$r"
+  bash "$r" || failed+=("${r%/run.sh}")
 done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed: ${failed[*]}" >&2
+  exit 1
+fi
