@@ -1,4 +1,4 @@
-import { atomicUpdateOne, createGroupCommit, ensureLookupIndexes, insertEach, fromJsonText, isDuplicateKeyError, isObjectIdHex, iso, newObjectId, toJsonText, type Connection, type Owner } from '@platform/db';
+import { atomicUpdateOne, createGroupCommit, ensureLookupIndexes, insertEach, fromJsonText, isDuplicateKeyError, isObjectIdHex, iso, newObjectId, toJsonText, type Connection, type GroupCommit, type Model, type Owner } from '@platform/db';
 import { fillerFor } from './execution.filler';
 import { executionModel, type ExecutionDoc } from './execution.model';
 import { createSeriesReader } from './execution.pages';
@@ -68,12 +68,24 @@ function wantedStatuses(q: ExecutionQuery): ExecutionStatus[] | undefined {
 }
 
 /**
- * Execution inserts: at most this many in one `insertMany`, and this many of those at once per process. Measured on
- * FerretDB (bench/trigger): one insert per trigger at concurrency 32 is the intake's ceiling; batches of up to 64,
- * four at a time, write 5–8× as many executions a second.
+ * Execution inserts: at most this many in one `insertMany`, and this many of those at once per connection. Measured
+ * on FerretDB with the executions' indexes at concurrency 32 (libs/db README): batches of up to 64, four at a time,
+ * stored 5–8× as many documents a second as one insert each.
  */
 const INSERT_BATCH = 64;
 const INSERT_PARALLEL = 4;
+
+const groupInserts = new WeakMap<Connection, GroupCommit<object>>();
+
+/** One group commit per connection, shared by every repository on it (the scheduler makes several), like positions. */
+function insertsFor(conn: Connection, Execution: Model<ExecutionDoc>): GroupCommit<object> {
+  let g = groupInserts.get(conn);
+  if (!g) {
+    g = createGroupCommit(insertEach(Execution), { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL });
+    groupInserts.set(conn, g);
+  }
+  return g;
+}
 
 /** Attempts at a free position before giving up (each failed one means another process took it). */
 const POSITION_ATTEMPTS = 50;
@@ -91,7 +103,7 @@ export function createExecutionRepository(conn: Connection) {
   const readSeries = createSeriesReader({ Execution, Roots, Buckets, filler });
   const byId = (id: string) => new Execution({ _id: id })._id;
   // Executions that arrive together (concurrent triggers, fires) are inserted together: see createGroupCommit.
-  const inserts = createGroupCommit(insertEach(Execution), { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL });
+  const inserts = insertsFor(conn, Execution);
 
   /**
    * Stores a new execution (`queued` unless said otherwise); its session id is derived from its own id. It takes
