@@ -233,4 +233,21 @@ export function duplicateCalls(calls: Map<number, number>): number {
   return extra;
 }
 
+/**
+ * The Redis-restart scenario: triggers from 16 senders for 3 s, Redis (the stack's own, `redis`) stopped for 5 s and
+ * started again with its data gone, 3 s more of triggers. Returns what was sent and when Redis came back.
+ */
+export async function burstAcrossRedisRestart(s: ChaosStack, redis: { stop(): Promise<void>; start(): Promise<void> }): Promise<{ sent: SendResult; recoveredAt: number }> {
+  let stop = () => undefined as void;
+  const sending = s.sendUntil(new Promise<void>((r) => (stop = r)));
+  await sleep(3_000);
+  await redis.stop();
+  await sleep(5_000);
+  await redis.start();
+  const recoveredAt = Date.now();
+  await sleep(3_000);
+  stop();
+  return { sent: await sending, recoveredAt };
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,5 +1,5 @@
 import { privateRedis, testInfra } from '@platform/testing';
-import { sleep, startChaosStack } from './chaos-stack';
+import { burstAcrossRedisRestart, startChaosStack } from './chaos-stack';
 
 // The outage suite catches a broken promise: with the recovery rule held off (it waits an hour before it re-queues a
 // run whose job is gone), the runs whose jobs a restarted Redis lost stay unended, which outages.chaos.test.ts's
@@ -13,16 +13,7 @@ it('Redis restarted (its data gone) with the recovery rule held off: acknowledge
     schedulerEnv: { RECOVER_QUEUED_AFTER_MS: '3600000', RECOVER_RUNNING_AFTER_MS: '3600000' },
   });
   try {
-    let stop = () => undefined as void;
-    const sending = s.sendUntil(new Promise<void>((r) => (stop = r)));
-    await sleep(3_000);
-    await redis.stop();
-    await sleep(5_000);
-    await redis.start();
-    const recoveredAt = Date.now();
-    await sleep(3_000);
-    stop();
-    const sent = await sending;
+    const { sent, recoveredAt } = await burstAcrossRedisRestart(s, redis);
     // The bound the real suite gives every run to end (its RECOVERY_BOUND_MS): what is left then was lost.
     const end = await s.waitEnded(sent.accepted, recoveredAt + 120_000);
     process.stderr.write(`chaos redis-restart without recovery: accepted ${sent.accepted.length}, unended ${end.unended.length} 120 s after Redis came back\n`);

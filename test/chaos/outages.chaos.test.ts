@@ -1,5 +1,5 @@
 import { privateFerretDb, privatePostgres, privateRedis, testInfra } from '@platform/testing';
-import { duplicateCalls, sleep, startChaosStack, type ChaosStack, type SendResult } from './chaos-stack';
+import { burstAcrossRedisRestart, duplicateCalls, sleep, startChaosStack, type ChaosStack, type SendResult } from './chaos-stack';
 
 // The platform's first promise under the faults an operator sees: no acknowledged trigger is lost, none runs
 // twice. Real scheduler, agent service and worker processes; the store and Redis are this file's own, so taking them
@@ -76,16 +76,7 @@ it('Redis restarted (its data gone) mid-burst: runs accepted meanwhile and jobs 
   const redis = await privateRedis();
   const s = await startChaosStack({ mongoUri: testInfra.mongoUri, redisUrl: redis.url, llmDelayMs: 50 });
   try {
-    let stop = () => undefined as void;
-    const sending = s.sendUntil(new Promise<void>((r) => (stop = r)));
-    await sleep(3_000);
-    await redis.stop();
-    await sleep(5_000);
-    await redis.start();
-    const recoveredAt = Date.now();
-    await sleep(3_000);
-    stop();
-    const sent = await sending;
+    const { sent, recoveredAt } = await burstAcrossRedisRestart(s, redis);
     expect(Object.keys(sent.statuses)).toEqual(['202']); // the store was there: every trigger was acknowledged
     const { duplicates } = await expectAllEndedOnce(s, sent, recoveredAt, 'redis-restart');
     expect(duplicates).toBe(0);
