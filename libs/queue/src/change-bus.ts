@@ -18,6 +18,15 @@ export function localChangeBus(): ChangeBus {
   };
 }
 
+const busesOf = new WeakMap<object, ChangeBus>();
+
+/** The in-process bus of `owner` (an app's deps, say): one per object, so everything built over it shares it. */
+export function localChangeBusOf(owner: object): ChangeBus {
+  let bus = busesOf.get(owner);
+  if (!bus) busesOf.set(owner, (bus = localChangeBus()));
+  return bus;
+}
+
 export interface RedisChangeBusOptions {
   /** A connection that publishes (a producer connection: fails fast while Redis is away). */
   publisher: IORedis;

@@ -1,5 +1,6 @@
 import { DelayedError, Queue, Worker, type JobsOptions, type Processor, type RepeatStrategy, type WorkerOptions } from 'bullmq';
 import IORedis from 'ioredis';
+import { redisChangeBus, type ChangeBus } from './change-bus';
 import { currentRequestId } from '@platform/logger';
 
 export { DelayedError, Queue, Worker, IORedis };
@@ -154,4 +155,23 @@ export async function disconnectRedis(conn: IORedis, timeoutMs = 2_000): Promise
   conn.disconnect();
   await ended;
 }
-export { localChangeBus, redisChangeBus, type ChangeBus, type RedisChangeBusOptions } from './change-bus';
+export { localChangeBus, localChangeBusOf, redisChangeBus, type ChangeBus, type RedisChangeBusOptions } from './change-bus';
+
+/**
+ * A change bus over Redis pub/sub with a subscriber connection of its own (subscriber mode), disconnected when the
+ * bus is closed. Its errors are left to the publisher's connection to report; a change not announced goes to
+ * `onError`.
+ */
+export function openRedisChangeBus(opts: { url: string; publisher: IORedis; channel: string; onError?: (err: Error) => void }): ChangeBus {
+  const subscriber = workerConnection(opts.url);
+  subscriber.on('error', () => undefined); // the publisher's connection reports outages
+  const bus = redisChangeBus({ publisher: opts.publisher, subscriber, channel: opts.channel, onError: opts.onError });
+  return {
+    ...bus,
+    async close() {
+      await bus.close();
+      subscriber.disconnect();
+    },
+  };
+}
+export { createReadCache, type ReadCache, type ReadCacheOptions } from './read-cache';

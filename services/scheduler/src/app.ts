@@ -4,7 +4,7 @@ import type { Connection } from '@platform/db';
 import { createHttpApp, type RateLimit, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { Registry } from 'prom-client';
-import { localChangeBus, type ChangeBus, type Queue } from '@platform/queue';
+import { localChangeBusOf, type ChangeBus, type Queue } from '@platform/queue';
 import {
   createExecutionRepository,
   createIdempotencyStore,
@@ -71,14 +71,8 @@ export interface TriggerSettings {
   retryBackoffMs?: number;
 }
 
-/** In-process change buses of apps given none: one per `deps`, so services built over the same deps share it. */
-const localBuses = new WeakMap<AppDeps, ChangeBus>();
-function changesOf(deps: AppDeps): ChangeBus {
-  if (deps.webhookChanges) return deps.webhookChanges;
-  let bus = localBuses.get(deps);
-  if (!bus) localBuses.set(deps, (bus = localChangeBus()));
-  return bus;
-}
+/** The deps' bus; apps given none share one in-process bus per `deps`. */
+const changesOf = (deps: AppDeps): ChangeBus => deps.webhookChanges ?? localChangeBusOf(deps);
 
 /** The webhook repository with the trigger's lookup cached; its writes announce changes on the deps' bus. */
 export function createWebhookStore(deps: AppDeps): WebhookRepository {

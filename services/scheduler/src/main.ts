@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
-import { createQueue, QUEUE_NAMES, redisChangeBus, workerConnection } from '@platform/queue';
+import { createQueue, openRedisChangeBus, QUEUE_NAMES } from '@platform/queue';
 import { createExecutionRepository, createRepeatStrategy, createScheduleStats, createWebhookStats, type AgentRunJob, type FireJob } from '@platform/scheduling';
 import { createSecretBox, parseKey } from '@platform/secrets';
 import { openInfra, runService, startMain } from '@platform/service';
@@ -24,12 +24,10 @@ async function main(): Promise<void> {
   const fires = createQueue<FireJob>(QUEUE_NAMES.scheduleFires, redis, {}, config.QUEUE_PREFIX, createRepeatStrategy());
   for (const q of [queues.agentRuns, queues.httpCalls, fires]) q.on('error', () => undefined); // the connection reports it
   const stats = { webhooks: createWebhookStats(infra.db, logger), schedules: createScheduleStats(infra.db, logger) };
-  // Webhook edits reach every replica's trigger cache through Redis pub/sub (a connection of its own: subscriber mode).
-  const subscriber = workerConnection(config.REDIS_URL);
-  subscriber.on('error', () => undefined); // the main connection reports outages
-  const webhookChanges = redisChangeBus({
+  // Webhook edits reach every replica's trigger cache through Redis pub/sub.
+  const webhookChanges = openRedisChangeBus({
+    url: config.REDIS_URL,
     publisher: redis,
-    subscriber,
     channel: `${config.QUEUE_PREFIX}:webhook-changed`,
     onError: (err) => logger.warn('webhook change not announced; other replicas see it within the cache TTL', { err: err.message }),
   });
@@ -81,7 +79,7 @@ async function main(): Promise<void> {
         }),
       // MongoDB → Redis for cron schedules: at start and every interval (repairs a flushed or restarted Redis).
       () => startReconciler({ db: infra.db, executions, fires, logger, intervalMs: config.RECONCILE_INTERVAL_MS, catchUpMs: config.SCHEDULE_CATCH_UP_MS, enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS }),
-      () => ({ name: 'webhook changes', stop: async () => { await webhookChanges.close(); subscriber.disconnect(); } }),
+      () => ({ name: 'webhook changes', stop: () => webhookChanges.close() }),
       // Last to stop: what the other units and in-flight requests still write.
       () => ({ name: 'queues and statistics', stop: () => Promise.all([stats.webhooks.flush(), stats.schedules.flush(), ...[queues.agentRuns, queues.httpCalls, fires].map((q) => q.close())]) }),
     ],

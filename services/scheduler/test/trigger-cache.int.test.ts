@@ -4,7 +4,7 @@ import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { createAgentDirectory } from '@platform/agent-client';
 import { pingMongo, syncIndexes } from '@platform/db';
-import { producerConnection, redisChangeBus, workerConnection, type ChangeBus, type IORedis } from '@platform/queue';
+import { openRedisChangeBus, producerConnection, type ChangeBus, type IORedis } from '@platform/queue';
 import { createWebhookStats } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
 import { captureLogger, createTestDatabases, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
@@ -18,7 +18,6 @@ import { createTestQueues, type TestQueues } from './queues';
 const OWNER = { user_id: 'alice', org_id: 'acme' };
 let dbs: TestDatabases;
 let redis: IORedis;
-const subscribers: IORedis[] = [];
 const buses: ChangeBus[] = [];
 let queues: TestQueues;
 let key: string;
@@ -53,9 +52,7 @@ function replica(ttlMs: number, bus?: ChangeBus): Replica {
 }
 
 function redisBus(): ChangeBus {
-  const subscriber = workerConnection(testInfra.redisUrl);
-  subscribers.push(subscriber);
-  const bus = redisChangeBus({ publisher: redis, subscriber, channel });
+  const bus = openRedisChangeBus({ url: testInfra.redisUrl, publisher: redis, channel });
   buses.push(bus);
   return bus;
 }
@@ -73,7 +70,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(buses.map((x) => x.close()));
-  subscribers.forEach((s) => s.disconnect());
   await queues.close();
   redis.disconnect();
   await dbs.cleanup();
