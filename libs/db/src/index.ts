@@ -147,4 +147,6 @@ export interface Owner {
 
 /** The equality filter that scopes a query to `owner`. */
 export const ownerFilter = (owner: Owner): { user_id: string; org_id: string } => ({ user_id: owner.user_id, org_id: owner.org_id });
+/** The owner as one string (a cache's scope): equal exactly when `ownerFilter` is. */
+export const ownerKey = (owner: Owner): string => `${owner.user_id}\u0000${owner.org_id}`;
 

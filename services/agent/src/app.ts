@@ -4,10 +4,13 @@ import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+import { createReadCache, localChangeBusOf, type ChangeBus } from '@platform/queue';
 import type { SecretBox } from '@platform/secrets';
+import { withAgentCache } from './agents/agent.cache';
 import { createAgentRepository } from './agents/agent.repository';
 import { createAgentRoutes } from './agents/agent.routes';
 import { createAgentService } from './agents/agent.service';
+import { withCredentialCache } from './credentials/credential.cache';
 import { createCredentialRepository } from './credentials/credential.repository';
 import { createCredentialRoutes } from './credentials/credential.routes';
 import { createCredentialService } from './credentials/credential.service';
@@ -59,6 +62,10 @@ export interface AppDeps {
   knowledge?: KnowledgeTarget;
   /** Where inference tasks go (the worker's queue); unset: POST /v3/inference/task/ answers 503. */
   taskQueue?: TaskQueue;
+  /** Announces agent and credential edits to every replica (their run caches drop the object); in-process by default. */
+  changes?: ChangeBus;
+  /** How long a replica uses a cached agent or credential if a change message is lost (default 5000 ms; 0: no cache). */
+  cacheTtlMs?: number;
   clock?: () => Date;
   /** Waits between provider retries. */
   sleep?: (ms: number) => Promise<void>;
@@ -85,11 +92,28 @@ function toolServiceFor(deps: AppDeps, clock: () => Date) {
   });
 }
 
+/** Most agents and credentials a replica keeps for runs (each); the oldest goes first. */
+const RUN_CACHE_MAX = 10_000;
+
+
+/**
+ * The agent and credential repositories with the reads of every run cached (a run then reads neither), their
+ * edits announced on the deps' bus.
+ */
+function runCachedRepositories(deps: AppDeps) {
+  const options = { ttlMs: deps.cacheTtlMs ?? 5_000, max: RUN_CACHE_MAX, bus: deps.changes ?? localChangeBusOf(deps) }; // apps given no bus share one per deps
+  return {
+    agents: withAgentCache(createAgentRepository(deps.db), createReadCache({ ...options, name: 'agent' })),
+    credentials: withCredentialCache(createCredentialRepository(deps.db), createReadCache({ ...options, name: 'credential' })),
+  };
+}
+
 /** Assembles the agent service. Pure: every connection arrives in `deps`. */
 export function createApp(deps: AppDeps): Express {
   const clock = deps.clock ?? (() => new Date());
-  const agents = createAgentService({ repo: createAgentRepository(deps.db), clock });
-  const credentials = createCredentialService({ repo: createCredentialRepository(deps.db), box: deps.box, clock });
+  const repos = runCachedRepositories(deps);
+  const agents = createAgentService({ repo: repos.agents, clock });
+  const credentials = createCredentialService({ repo: repos.credentials, box: deps.box, clock });
   const memory = createMemoryRepository(deps.db);
   const tools = toolServiceFor(deps, clock);
   const inferenceDeps = {

@@ -49,6 +49,15 @@ export const configSchema = Joi.object<AgentServiceConfig>({
   QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9:_-]{1,64}$/).default('bull').description('Redis key prefix of the queues (same as the worker’s).'),
   TASK_ATTEMPTS: Joi.number().integer().min(1).max(10).default(3).description('Attempts of an inference task whose failures are transient (provider errors, timeouts).'),
   TASK_ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(30000).default(3000).description('How long POST /v3/inference/task/ waits for Redis to take the task before answering 503.'),
+  AGENT_CACHE_TTL_MS: Joi.number()
+    .integer()
+    .min(0)
+    .max(60000)
+    .default(5000)
+    .description(
+      'How long a replica uses an agent or credential it read for a run without reading it again, if the message of a change ' +
+        '(sent to every replica through Redis at each edit) was lost; 0 reads them for every run.',
+    ),
   ...commonEnv,
   // Larger than the common 1 MiB: a webhook body of up to 1 MiB becomes a chat message, and escaping it as a JSON
   // string can nearly double it.
@@ -58,6 +67,7 @@ export const configSchema = Joi.object<AgentServiceConfig>({
 export interface AgentServiceConfig extends CommonConfig {
   PORT: number;
   MONGODB_DB: string;
+  AGENT_CACHE_TTL_MS: number;
   CREDENTIALS_ENCRYPTION_KEY: string;
   PROVIDER_TIMEOUT_MS: number;
   TOOL_CALL_TIMEOUT_MS: number;

@@ -3,7 +3,7 @@ import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
 import { createSecretBox, parseKey } from '@platform/secrets';
-import { createQueue, QUEUE_NAMES } from '@platform/queue';
+import { createQueue, openRedisChangeBus, QUEUE_NAMES } from '@platform/queue';
 import { openInfra, runService, startMain } from '@platform/service';
 import { createApp } from './app';
 import { configSchema, type AgentServiceConfig } from './config';
@@ -17,6 +17,13 @@ async function main(): Promise<void> {
   // The rai service is ours and usually on a private address: its host is allowed beside the operator's list.
   const raiHost = new URL(config.RAI_URL).host;
   const ragHost = new URL(config.RAG_URL).host;
+  // Agent and credential edits reach every replica's run caches through Redis pub/sub.
+  const changes = openRedisChangeBus({
+    url: config.REDIS_URL,
+    publisher: infra.redis!,
+    channel: `${config.QUEUE_PREFIX}:agent-changed`,
+    onError: (err) => logger.warn('agent or credential change not announced; other replicas see it within AGENT_CACHE_TTL_MS', { err: err.message }),
+  });
   const outbound = createOutboundClient({ allowHosts: [config.OUTBOUND_ALLOW_HOSTS, raiHost, ragHost].filter(Boolean).join(',') });
 
   const app = createApp({
@@ -34,6 +41,8 @@ async function main(): Promise<void> {
     taskQueue: bullTaskQueue(taskJobs, { enqueueTimeoutMs: config.TASK_ENQUEUE_TIMEOUT_MS, attempts: config.TASK_ATTEMPTS, backoffMs: 2_000 }),
     readiness: infra.readiness,
     jsonLimit: config.JSON_BODY_LIMIT,
+    changes,
+    cacheTtlMs: config.AGENT_CACHE_TTL_MS,
   });
   await runService({
     name: 'agent',
@@ -42,7 +51,10 @@ async function main(): Promise<void> {
     port: config.PORT,
     infra,
     graceMs: config.SHUTDOWN_GRACE_MS,
-    units: [() => ({ name: 'outbound client', stop: () => outbound.close() })],
+    units: [
+      () => ({ name: 'outbound client', stop: () => outbound.close() }),
+      () => ({ name: 'agent changes', stop: () => changes.close() }),
+    ],
   });
 }
 

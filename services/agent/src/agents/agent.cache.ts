@@ -1,0 +1,20 @@
+import { ownerKey } from '@platform/db';
+import type { ReadCache } from '@platform/queue';
+import type { AgentRepository } from './agent.repository';
+import type { AgentRecord } from './agent.types';
+
+/**
+ * The agent repository with `get` (read by every run) cached; replacing or deleting an agent drops it here and in
+ * every replica. Callers get their own copy, so nothing a run does to its agent reaches the cache.
+ */
+export function withAgentCache(repo: AgentRepository, cache: ReadCache<AgentRecord>): AgentRepository {
+  return {
+    ...repo,
+    async get(owner, id) {
+      const agent = await cache.get(String(id), ownerKey(owner), () => repo.get(owner, id));
+      return agent && structuredClone(agent);
+    },
+    replace: (owner, id, kind, input, now) => cache.changed(String(id), repo.replace(owner, id, kind, input, now)),
+    delete: (owner, id) => cache.changed(String(id), repo.delete(owner, id)),
+  };
+}
