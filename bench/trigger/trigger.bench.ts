@@ -3,7 +3,8 @@
  * service running and the LLM replaced by a local instant OpenAI-protocol server. Reports accepted triggers/s, p50
  * and p99 of the 202 and completed runs/s, each beside the stack's ceilings measured in the same run: a minimal
  * Express route (same client, bodies and concurrency) and raw inserts of the same documents into the same database at
- * the same concurrency. BENCH_PRESEED_EXECUTIONS stores that many executions first (intake on a full collection).
+ * the same concurrency, once into a collection without indexes and once into the executions collection with its
+ * indexes. BENCH_PRESEED_EXECUTIONS stores that many executions first (intake on a full collection).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -142,6 +143,12 @@ async function main(): Promise<void> {
     }
     const raw = await rawInserts(dbs.conn.collection('bench_raw_inserts'), (i) => ({ webhook_id: hook.id, user_id: 'bench', org_id: 'bench', status: 'queued', payload_json: bodyOf(i), created_at: new Date() }));
     await dbs.conn.collection('bench_raw_inserts').drop().catch(() => undefined);
+    // The same single inserts into the executions collection itself, with its indexes (and, on FerretDB, their
+    // lookup indexes): the ceiling of one stored execution per trigger. Removed again before the triggers.
+    const rawWebhook = 'e'.repeat(24);
+    const executionsColl = dbs.conn.collection('executions');
+    const rawIndexed = await rawInserts(executionsColl, (i) => ({ ...executionDoc(rawWebhook, { user_id: 'raw', org_id: 'raw' }, i, new Date()), payload: JSON.parse(bodyOf(i)) as object }));
+    await executionsColl.deleteMany({ webhook_id: rawWebhook });
 
     out(`bench/trigger: ${TOTAL} requests, concurrency ${CONCURRENCY}, 1 scheduler + 1 worker (AGENT_RUN_CONCURRENCY 64, the default) + agent service, instant local LLM`);
     const base = summary(await load(`${baseline.url}/x`, (i) => ({ body: bodyOf(i), headers: {} })));
@@ -165,8 +172,9 @@ async function main(): Promise<void> {
     const f = (n: number, d = 1) => n.toFixed(d);
     out(`statuses: ${JSON.stringify(Object.fromEntries(run.statuses))}; runs succeeded ${succeeded}/${accepted}`);
     out(`minimal Express route : ${f(base.rps, 0)} req/s, p50 ${f(base.p50)} ms, p99 ${f(base.p99)} ms`);
-    out(`raw database inserts  : ${f(raw, 0)} inserts/s at concurrency ${CONCURRENCY}`);
-    out(`trigger → 202         : ${f(trig.rps, 0)} triggers/s (${f(trig.rps / raw, 2)}× raw inserts, ${f(trig.rps / base.rps, 2)}× baseline), p50 ${f(trig.p50)} ms (${f(trig.p50 / base.p50, 1)}×), p99 ${f(trig.p99)} ms (${f(trig.p99 / base.p99, 1)}×)`);
+    out(`raw database inserts  : ${f(raw, 0)} inserts/s at concurrency ${CONCURRENCY} (a collection without indexes)`);
+    out(`raw execution inserts : ${f(rawIndexed, 0)} inserts/s at concurrency ${CONCURRENCY} (the executions collection, its indexes)`);
+    out(`trigger → 202         : ${f(trig.rps, 0)} triggers/s (${f(trig.rps / raw, 2)}× raw inserts, ${f(trig.rps / rawIndexed, 2)}× raw execution inserts, ${f(trig.rps / base.rps, 2)}× baseline), p50 ${f(trig.p50)} ms (${f(trig.p50 / base.p50, 1)}×), p99 ${f(trig.p99)} ms (${f(trig.p99 / base.p99, 1)}×)`);
     out(`completed runs        : ${f(done / completeSeconds, 0)} runs/s end to end (${f(done / completeSeconds / trig.rps, 2)}× intake), ${done} in ${f(completeSeconds)} s`);
   } finally {
     await Promise.all(procs.map((p) => p.stop(5_000)));
