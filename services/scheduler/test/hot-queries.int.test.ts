@@ -128,6 +128,13 @@ async function accessOf(collection: string, filter: Record<string, unknown>): Pr
   return JSON.stringify(plan?.winningPlan ?? {}).includes('COLLSCAN') ? 'COLLSCAN' : 'index';
 }
 
+/**
+ * Queries the paths above may make that are not hot, with why. The stale-claim sweep (libs/db atomic.ts) runs on 1 in
+ * 1,000 atomic updates, on FerretDB only, over a table that holds just the claims in flight: when the random draw
+ * made it during these paths, its range on `at` was reported as a scan.
+ */
+const NOT_HOT = new Set(['_revision_claims deleteMany at']);
+
 test('every hot query is served by an index', async () => {
   await runHotPaths();
   const shapes = new Map<string, Captured>();
@@ -140,6 +147,7 @@ test('every hot query is served by an index', async () => {
   await pad();
   const scans: string[] = [];
   for (const [shape, c] of shapes) {
+    if (NOT_HOT.has(shape)) continue;
     const access = await accessOf(c.collection, c.filter);
     if (access !== 'index') scans.push(`${shape}: ${access}`);
   }
