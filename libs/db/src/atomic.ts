@@ -1,6 +1,7 @@
 import mongoose, { type Connection, type Model, type UpdateQuery } from 'mongoose';
 import { ensureLookupIndexes } from './ferretdb-indexes';
 import { isDuplicateKeyError } from './duplicate-key';
+import { insertEach } from './group-commit';
 import { atomicStrategy } from './server-kind';
 
 export { atomicStrategy, type AtomicStrategy } from './server-kind';
@@ -113,6 +114,264 @@ export async function atomicUpdateOne<T>(
     if (updated) return updated;
   }
   throw new AtomicConflictError(model.collection.name);
+}
+
+/** One update of `atomicUpdateEach`: the document `id`, applied only while it still matches `filter`. */
+export interface AtomicItem<T> {
+  id: unknown;
+  /** Conditions besides the `_id` (evaluated against the document actually updated). */
+  filter: Record<string, unknown>;
+  update: UpdateQuery<T>;
+  /**
+   * An indexed equality the document is known to have, shared by documents written together (e.g. the batch that
+   * inserted them). FerretDB 1.24 serves `_id: {$in}` by reading the whole collection; scoped by this equality, it
+   * reads only that key's few documents. Without it, each document is read alone by its `_id`.
+   */
+  near?: Record<string, unknown>;
+  /** The revision the document is expected at (e.g. 0 for one never updated): tried without reading it first. */
+  rev?: number;
+}
+
+export interface AtomicEachOptions {
+  /** Rounds before an item whose document stays claimed by others fails with AtomicConflictError. */
+  attempts?: number;
+  /**
+   * Keep a lease on each updated document (FerretDB): the claim of the revision the update made is kept, so that
+   * the holder's next update of it (`updateUnderLease`) needs no read and no claim of its own. Another writer waits
+   * for the lease, or takes it once it is older than the stale-claim age. No effect on MongoDB.
+   */
+  hold?: boolean;
+}
+
+interface Taken {
+  i: number;
+  key: string;
+  /** The revision claimed, and the one the write moves the document to. */
+  rev: number;
+  next: number;
+  group: string;
+  guessed: boolean;
+}
+
+type Outcome<T> = T | null | Error | undefined;
+
+const nearKey = (near: Record<string, unknown> | undefined) => (near ? JSON.stringify(near) : '');
+
+/**
+ * `atomicUpdateOne` for many documents at once, each update atomic on its own document as there, with one outcome
+ * per item: the updated document (lean, with its `_rev`), null when it does not exist or its filter no longer
+ * matches, or an error. On MongoDB each item is one `findOneAndUpdate`, sent together. On FerretDB the items share
+ * their commands: one read of their revisions (none for items whose revision is given), one insert of all their
+ * revision claims, then one `updateMany` and one read back for each group of items with the same scope, filter,
+ * update and revision, else one `findOneAndUpdate` each. Claims of documents that were not updated are deleted at
+ * once; those of updated ones (stale: the revision moved on) in the background. An item whose claim another writer
+ * holds tries again in the next round. Every update of the collection must go through the claims (this,
+ * `atomicUpdateOne` or `updateUnderLease`).
+ */
+export async function atomicUpdateEach<T>(model: Model<T>, items: AtomicItem<T>[], opts: AtomicEachOptions = {}): Promise<(T | null | Error)[]> {
+  if ((await atomicStrategy(model.db)) === 'native') {
+    return Promise.all(items.map((it) => atomicUpdateOne(model, { ...it.filter, _id: it.id }, it.update).catch((err: unknown) => asError(err))));
+  }
+  const Claims = claimsModel(model.db);
+  const claim = insertEach(Claims);
+  const results: Outcome<T>[] = items.map(() => undefined);
+  const claimIdOf = (key: string, rev: number) => `${model.collection.name}:${key}:${rev}`;
+  let todo = items.map((_, i) => i);
+  const guessing = new Set(items.flatMap((it, i) => (it.rev === undefined ? [] : [i])));
+  const attempts = opts.attempts ?? 200;
+  for (let round = 0; todo.length > 0 && round < attempts; round++) {
+    const contended = round > 0 && todo.some((i) => !guessing.has(i));
+    if (contended) await sleep(Math.random() * Math.min(2 + round, 20));
+    const revs = await readRevisions(model, items, todo.filter((i) => !guessing.has(i)));
+    // One item per document a round: a second update of the same document waits for the next.
+    const taking = new Map<string, Taken>();
+    const later: number[] = [];
+    // Items written together move their documents to one new revision, unique to this write: the read back tells
+    // this write's documents from ones another writer moved before this claim was taken.
+    const nextOf = new Map<string, number>();
+    for (const i of todo) {
+      const key = String(items[i]!.id);
+      const guessed = guessing.has(i);
+      const rev = guessed ? items[i]!.rev : revs.get(key);
+      guessing.delete(i); // a guess is tried once
+      if (rev === undefined) results[i] = null;
+      else if (taking.has(key)) later.push(i);
+      else {
+        const group = groupKey(items[i]!, rev);
+        if (!nextOf.has(group)) nextOf.set(group, newRevision());
+        taking.set(key, { i, key, rev, next: nextOf.get(group)!, group, guessed });
+      }
+    }
+    const claims = [...taking.values()];
+    if (claims.length === 0) {
+      todo = later;
+      continue;
+    }
+    // With `hold`, the lease on the new revision is claimed in the same insert: nobody else can claim it before
+    // the document reaches it.
+    const per = opts.hold ? 2 : 1;
+    const claimDocs = claims.flatMap((c) => [c.rev, c.next].slice(0, per).map((rev) => ({ _id: claimIdOf(c.key, rev), at: new Date() })));
+    const claimed = await claim(claimDocs);
+    const won: Taken[] = [];
+    const release: string[] = [];
+    const contested: string[] = [];
+    claims.forEach((c, k) => {
+      const outcomes = claimed.slice(k * per, k * per + per);
+      const refused = outcomes.find((o) => o !== null);
+      if (!refused) return void won.push(c);
+      outcomes.forEach((o, r) => (o === null ? release.push(claimDocs[k * per + r]!._id) : undefined));
+      if (isDuplicateKeyError(refused)) {
+        later.push(c.i);
+        if (!c.guessed) contested.push(claimIdOf(c.key, c.rev));
+      } else results[c.i] = refused;
+    });
+    let written = new Map<number, Written<T>>();
+    try {
+      written = await writeClaimed(model, items, won);
+    } finally {
+      for (const c of won) {
+        const w = written.get(c.i);
+        if (w && w !== 'unchanged' && w !== 'moved') {
+          results[c.i] = w;
+          retireClaim(Claims, claimIdOf(c.key, c.rev)); // the document has left that revision: it blocks nobody
+          continue;
+        }
+        release.push(claimIdOf(c.key, c.rev), ...(opts.hold ? [claimIdOf(c.key, c.next)] : []));
+        if (w === 'unchanged') results[c.i] = null; // its filter no longer matches
+        else if (w === 'moved') later.push(c.i); // another writer moved it before this claim: read it again
+      }
+      if (release.length > 0) await Claims.deleteMany({ _id: { $in: release } }).catch(() => release.forEach((id) => releaseWhenPossible(Claims, id)));
+    }
+    await Promise.all(contested.map((id) => releaseIfStale(Claims, id)));
+    if (Math.random() < 0.001) void sweepClaims(Claims);
+    todo = later;
+  }
+  return results.map((r) => (r === undefined ? new AtomicConflictError(model.collection.name) : r));
+}
+
+/** A new revision number, unique to one write (random below 2^52, so a collision is out of reach). */
+const newRevision = () => Math.floor(Math.random() * 2 ** 52) + 1;
+
+/** Items written together: the same scope, filter, update and claimed revision. */
+const groupKey = <T>(it: AtomicItem<T>, rev: number) => JSON.stringify([rev, it.near ?? null, it.filter, it.update]);
+
+/** The current revisions of the items' documents: one read per scope (`near`), one by `_id` for items without. */
+async function readRevisions<T>(model: Model<T>, items: AtomicItem<T>[], which: number[]): Promise<Map<string, number>> {
+  const scopes = new Map<string, number[]>();
+  for (const i of which) {
+    const k = nearKey(items[i]!.near);
+    scopes.set(k, [...(scopes.get(k) ?? []), i]);
+  }
+  const revs = new Map<string, number>();
+  const reads: Promise<void>[] = [];
+  const read = async (filter: Record<string, unknown>) => {
+    for (const d of await model.find(filter, { _rev: 1 }).lean<{ _id: unknown; _rev?: number }[]>()) revs.set(String(d._id), d._rev ?? 0);
+  };
+  for (const [k, group] of scopes) {
+    if (k === '') reads.push(...group.map((i) => read({ _id: items[i]!.id })));
+    else reads.push(read({ ...items[group[0]!]!.near, _id: { $in: group.map((i) => items[i]!.id) } }));
+  }
+  await Promise.all(reads);
+  return revs;
+}
+
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
+/** The revision filter of a claimed revision (a document never updated has none). */
+const revisionIs = (rev: number) => (rev === 0 ? { $in: [null, 0] } : rev);
+
+/**
+ * What the write of a claimed item came to: the updated document; `unchanged` (still at the claimed revision: its
+ * filter does not match); `moved` (at another revision: another writer moved it before this claim was taken).
+ */
+type Written<T> = T | 'unchanged' | 'moved';
+
+/**
+ * The writes of claimed items: a group (same scope, filter, update and revision) in one `updateMany` over its ids
+ * and one read back, others one `findOneAndUpdate` each (and a read of the revision when it matched nothing). Each
+ * is conditioned on the claimed revision, as in `atomicUpdateOne`, and sets the group's new revision.
+ */
+async function writeClaimed<T>(model: Model<T>, items: AtomicItem<T>[], won: Taken[]): Promise<Map<number, Written<T>>> {
+  const out = new Map<number, Written<T>>();
+  const groups = new Map<string, Taken[]>();
+  for (const c of won) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
+  const judge = (c: Taken, d: { _rev?: number } | null | undefined): Written<T> =>
+    !d ? 'moved' : d._rev === c.next ? (d as T) : (d._rev ?? 0) === c.rev ? 'unchanged' : 'moved';
+  await Promise.all(
+    [...groups.values()].map(async (group) => {
+      const { filter, update, near } = items[group[0]!.i]!;
+      const { rev, next } = group[0]!;
+      const write = { ...update, $set: { ...((update.$set as Record<string, unknown>) ?? {}), _rev: next } };
+      if (group.length === 1 || !near) {
+        await Promise.all(
+          group.map(async (c) => {
+            const id = items[c.i]!.id;
+            const d = await model.findOneAndUpdate({ ...filter, _id: id, _rev: revisionIs(rev) } as Record<string, unknown>, write, { returnDocument: 'after', strict: false }).lean<T>();
+            // Nothing matched: its filter, or its revision (it moved before the claim)? The claim keeps it still.
+            out.set(c.i, judge(c, d ?? (await model.findOne({ _id: id } as Record<string, unknown>, { _rev: 1 }).lean<{ _rev?: number }>()) ?? { _rev: -1 }));
+          }),
+        );
+        return;
+      }
+      const ids = group.map((c) => items[c.i]!.id);
+      await model.updateMany({ ...filter, ...near, _id: { $in: ids }, _rev: revisionIs(rev) } as Record<string, unknown>, write, { strict: false });
+      const after = new Map((await model.find({ ...near, _id: { $in: ids } } as Record<string, unknown>).lean<(T & { _id: unknown; _rev?: number })[]>()).map((d) => [String(d._id), d]));
+      for (const c of group) out.set(c.i, judge(c, after.get(c.key) ?? { _rev: -1 }));
+    }),
+  );
+  return out;
+}
+
+/**
+ * The holder's update of a document it leases (`atomicUpdateEach` with `hold`, the lease being revision `rev`):
+ * one conditional write, then the lease goes in the background. Null when the document left that revision (the
+ * lease went stale and another writer took it) or no longer matches `filter`. On MongoDB a plain atomic update.
+ */
+export async function updateUnderLease<T>(model: Model<T>, id: unknown, rev: number, filter: Record<string, unknown>, update: UpdateQuery<T>): Promise<T | null> {
+  if ((await atomicStrategy(model.db)) === 'native') return atomicUpdateOne(model, { ...filter, _id: id }, update);
+  const doc = await model
+    .findOneAndUpdate({ ...filter, _id: id, _rev: revisionIs(rev) } as Record<string, unknown>, { ...update, $inc: { ...((update.$inc as Record<string, number>) ?? {}), _rev: 1 } }, {
+      returnDocument: 'after',
+      strict: false,
+    })
+    .lean<T>();
+  const lease = `${model.collection.name}:${String(id)}:${rev}`;
+  // Moved on: the lease is stale and goes in the background. Not moved (the filter failed): it goes now.
+  if (doc) retireClaim(claimsModel(model.db), lease);
+  else await releaseLease(model, id, rev);
+  return doc;
+}
+
+/** Gives a lease up without writing (the holder will not update the document after all). */
+export async function releaseLease<T>(model: Model<T>, id: unknown, rev: number): Promise<void> {
+  if ((await atomicStrategy(model.db)) === 'native') return;
+  const Claims = claimsModel(model.db);
+  const lease = `${model.collection.name}:${String(id)}:${rev}`;
+  await Claims.deleteOne({ _id: lease }).catch(() => releaseWhenPossible(Claims, lease));
+}
+
+
+/** Claims of revisions their documents have left, deleted together a moment later (they block nobody). */
+const retiring = new WeakMap<Model<ClaimDoc>, { ids: Set<string>; timer: NodeJS.Timeout | null }>();
+const RETIRE_AFTER_MS = 1_000;
+const RETIRE_BATCH = 256;
+
+function retireClaim(Claims: Model<ClaimDoc>, claimId: string): void {
+  let r = retiring.get(Claims);
+  if (!r) retiring.set(Claims, (r = { ids: new Set(), timer: null }));
+  r.ids.add(claimId);
+  const state = r;
+  state.timer ??= setTimeout(function flush() {
+    const batch = [...state.ids].slice(0, RETIRE_BATCH);
+    batch.forEach((id) => state.ids.delete(id));
+    void Claims.deleteMany({ _id: { $in: batch } })
+      .catch(() => undefined) // left to the sweep of old claims
+      .finally(() => {
+        state.timer = state.ids.size > 0 ? setTimeout(flush, RETIRE_AFTER_MS) : null;
+        state.timer?.unref();
+      });
+  }, RETIRE_AFTER_MS);
+  state.timer.unref();
 }
 
 /** An atomic update that could not claim its document within its attempts (contention, or a claim left by a failure). */

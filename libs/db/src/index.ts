@@ -2,11 +2,12 @@ import mongoose, { type Connection, type Model } from 'mongoose';
 import type { Logger } from '@platform/logger';
 
 export { mongoose };
-export { AtomicConflictError, atomicUpdateOne, atomicStrategy, type AtomicStrategy, type AtomicUpdateOptions } from './atomic';
+export { AtomicConflictError, atomicUpdateEach, atomicUpdateOne, atomicStrategy, releaseLease, updateUnderLease, type AtomicEachOptions, type AtomicItem, type AtomicStrategy, type AtomicUpdateOptions } from './atomic';
 import { atomicUpdateOne } from './atomic';
 import { ensureLookupIndexes } from './ferretdb-indexes';
 export { analyzeLookupTables, ensureLookupIndexes, ginIndexName, lookupFieldsOf, FERRETDB_POSTGRESQL_URL_ENV, type LookupModel } from './ferretdb-indexes';
 export type { Connection, Model };
+export type { UpdateQuery } from 'mongoose';
 export { isDuplicateKeyError } from './duplicate-key';
 export { createExpiry, type Expiry } from './expiry';
 export { createGroupCommit, insertEach, type GroupCommit, type GroupCommitOptions } from './group-commit';

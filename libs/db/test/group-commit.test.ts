@@ -52,10 +52,38 @@ it('gives each item its own outcome, and fails a whole batch when the write thro
   await first;
   await flush();
   w.release();
-  await expect(good).resolves.toBeUndefined();
+  await expect(good).resolves.toBeNull();
   await expect(bad).rejects.toThrow('refused -3');
 
   const failing = createGroupCommit<number>(() => Promise.reject(new Error('store unreachable')));
   await expect(Promise.all([failing.add(1), failing.add(2)])).rejects.toThrow('store unreachable');
   expect(failing.load).toEqual({ inFlight: 0, waiting: 0 });
+});
+
+it('with gatherMs, waits that long for company before writing, then writes what waited meanwhile at once', async () => {
+  const w = gatedWrite();
+  const commit = createGroupCommit(w.write, { maxParallel: 1, gatherMs: 30 });
+  const first = [1, 2].map((n) => commit.add(n));
+  expect(w.batches).toEqual([]); // gathering
+  await new Promise((r) => setTimeout(r, 10));
+  const third = commit.add(3);
+  expect(w.batches).toEqual([]);
+  await new Promise((r) => setTimeout(r, 40));
+  expect(w.batches).toEqual([[1, 2, 3]]);
+  const fourth = commit.add(4); // a batch is in flight: waits for it, not for a timer
+  w.release();
+  await Promise.all([...first, third]);
+  await flush();
+  expect(w.batches).toEqual([[1, 2, 3], [4]]);
+  w.release();
+  await fourth;
+});
+
+it('with gatherMs, a full batch is written without waiting', async () => {
+  const w = gatedWrite();
+  const commit = createGroupCommit(w.write, { maxParallel: 1, maxBatch: 3, gatherMs: 10_000 });
+  const done = [1, 2, 3].map((n) => commit.add(n));
+  expect(w.batches).toEqual([[1, 2, 3]]);
+  w.release();
+  await Promise.all(done);
 });
