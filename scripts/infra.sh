@@ -10,9 +10,7 @@ if [ "${1:-}" = "stop-started-by" ]; then
     pid=$(cat "$pidfile")
     if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "CI_RUN_MARK=${2:-}"; then
       log "stopping $(basename "$pidfile" .pid) (pid $pid), started by this run"
-      kill "$pid" 2>/dev/null || true
-      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -9 "$pid" 2>/dev/null || true
+      stop_pid "$pid" 5 || true
       rm -f "$pidfile"
     fi
   done
@@ -47,13 +45,7 @@ fi
 # FerretDB.
 bash "$ROOT/scripts/install-ferretdb.sh"
 if ! port_open "$FERRETDB_PORT"; then
-  log "starting FerretDB on 127.0.0.1:$FERRETDB_PORT"
-  mkdir -p "$RUN_DIR/ferretdb"
-  setsid nohup "$(ferretdb_bin)" --handler=postgresql --postgresql-url="$PG_URL" \
-    --listen-addr="127.0.0.1:$FERRETDB_PORT" --debug-addr=- --telemetry=disable \
-    --state-dir="$RUN_DIR/ferretdb" --log-level=WARN >"$RUN_DIR/ferretdb.log" 2>&1 &
-  echo $! >"$RUN_DIR/ferretdb.pid"
-  wait_port "$FERRETDB_PORT" FerretDB 150 || die "FerretDB did not start; see $RUN_DIR/ferretdb.log"
+  start_ferretdb || die "FerretDB did not start; see $RUN_DIR/ferretdb.log"
 fi
 
 # Redis.

@@ -3,7 +3,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-RUN_DIR="$ROOT/.run"
+# Pid files, logs, FerretDB's state and dev.env; PLATFORM_RUN_DIR moves them (a test's private stack).
+RUN_DIR="${PLATFORM_RUN_DIR:-$ROOT/.run}"
 mkdir -p "$RUN_DIR"
 
 FERRETDB_VERSION="v1.24.2"
@@ -32,4 +33,48 @@ wait_port() {
 ferretdb_bin() {
   if [ -n "${FERRETDB_BIN:-}" ]; then echo "$FERRETDB_BIN"; return; fi
   echo "$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin/ferretdb"
+}
+
+# Whether a process is running (a zombie, gone but not yet reaped, is not).
+pid_alive() {
+  local state
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+
+# Ends a process: SIGTERM (with SIGCONT, so that a stopped one gets it), SIGKILL when it is still there after
+# $2 seconds (default 5). Returns once it is gone; 1 if even SIGKILL did not end it within 5 s.
+stop_pid() {
+  local pid="$1" grace="${2:-5}"
+  kill -TERM "$pid" 2>/dev/null || true
+  kill -CONT "$pid" 2>/dev/null || true
+  for _ in $(seq "$((grace * 10))"); do pid_alive "$pid" || return 0; sleep 0.1; done
+  log "pid $pid did not end within ${grace}s of SIGTERM: SIGKILL"
+  kill -KILL "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do pid_alive "$pid" || return 0; sleep 0.1; done
+  return 1
+}
+
+# Starts FerretDB on 127.0.0.1:$FERRETDB_PORT, storing in $PG_URL, in a session of its own (it outlives the script
+# that started it), and records its pid in $RUN_DIR/ferretdb.pid; returns 1 when its port does not open within 15 s.
+# infra.sh starts it this way, and the FerretDB watch of up.sh (ferretdb-watch.sh) when it restarts it.
+start_ferretdb() {
+  log "starting FerretDB on 127.0.0.1:$FERRETDB_PORT"
+  mkdir -p "$RUN_DIR/ferretdb"
+  if [ -f "$RUN_DIR/ferretdb.log" ]; then mv -f "$RUN_DIR/ferretdb.log" "$RUN_DIR/ferretdb.log.1"; fi # the last run's
+  setsid nohup "$(ferretdb_bin)" --handler=postgresql --postgresql-url="$PG_URL" \
+    --listen-addr="127.0.0.1:$FERRETDB_PORT" --debug-addr=- --telemetry=disable \
+    --state-dir="$RUN_DIR/ferretdb" --log-level=WARN >"$RUN_DIR/ferretdb.log" 2>&1 &
+  echo $! >"$RUN_DIR/ferretdb.pid"
+  wait_port "$FERRETDB_PORT" FerretDB 150
+}
+
+# The pid in $RUN_DIR/ferretdb.pid when it is a FerretDB running on $FERRETDB_PORT, i.e. one that start_ferretdb
+# started; fails (and prints nothing) without a pid file, when that process is gone, or when its pid was reused.
+ferretdb_started_pid() {
+  local pid
+  pid=$(cat "$RUN_DIR/ferretdb.pid" 2>/dev/null) || return 1
+  [[ "$pid" =~ ^[0-9]+$ ]] && pid_alive "$pid" || return 1
+  { tr '\0' '\n' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qxF -- "--listen-addr=127.0.0.1:$FERRETDB_PORT" || return 1
+  echo "$pid"
 }

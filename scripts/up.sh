@@ -45,12 +45,17 @@ set +a
 # name:port of every service.
 SERVICES=(scheduler:3001 agent:3002 rag:3003 rai:3004 voice:3005 graph:3006 ocr:3007 worker:3008 gateway:8080)
 PIDS=()
+WATCH_PID=""
 stop() {
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}" $WATCH_PID; do kill -TERM "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
 }
 trap stop EXIT
 trap 'log "stopping"; exit 0' INT TERM
+
+# Restarts the FerretDB that infra.sh started when it stops answering pings (FERRETDB_WATCH_* in the README).
+bash scripts/ferretdb-watch.sh &
+WATCH_PID=$!
 
 for entry in "${SERVICES[@]}"; do
   name="${entry%%:*}"
@@ -69,8 +74,8 @@ for entry in "${SERVICES[@]}"; do
     sleep 0.2
   done
   [ -n "$ok" ] || { tail -20 "$RUN_DIR/$name.log" >&2; die "service $name did not become ready on port $port"; }
-  log "$name ready on http://127.0.0.1:$port (docs: /docs, log: .run/$name.log)"
+  log "$name ready on http://127.0.0.1:$port (docs: /docs, log: ${RUN_DIR#"$ROOT/"}/$name.log)"
 done
 log "platform is up; Ctrl-C stops it"
 wait -n "${PIDS[@]}" || true
-die "a service exited; see .run/*.log"
+die "a service exited; see ${RUN_DIR#"$ROOT/"}/*.log"
