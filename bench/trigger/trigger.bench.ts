@@ -4,7 +4,9 @@
  * and p99 of the 202 and completed runs/s, each beside the stack's ceilings measured in the same run: a minimal
  * Express route (same client, bodies and concurrency) and raw inserts of the same documents into the same database at
  * the same concurrency, once into a collection without indexes and once into the executions collection with its
- * indexes. BENCH_PRESEED_EXECUTIONS stores that many executions first (intake on a full collection).
+ * indexes; and the floor (floor.ts): the same durable work, insert + enqueue, take, claim, finish, with the driver and
+ * BullMQ alone at the same concurrency, beside which intake and completed runs are also given as ratios.
+ * BENCH_PRESEED_EXECUTIONS stores that many executions first (intake on a full collection).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -19,6 +21,7 @@ import {
 import { mongoose } from '@platform/db';
 import { out, runBench } from '../kit/bench-kit';
 import { executionDoc } from '../kit/executions';
+import { floorLines, floorOptionsFromEnv, runFloor } from './floor';
 
 const TOTAL = Number(process.env.BENCH_TRIGGERS ?? 2_000);
 const PRESEED = Number(process.env.BENCH_PRESEED_EXECUTIONS ?? 0);
@@ -148,6 +151,10 @@ async function main(): Promise<void> {
     const executionsColl = dbs.conn.collection('executions');
     const rawIndexed = await rawInserts(executionsColl, (i) => ({ ...executionDoc(rawWebhook, { user_id: 'raw', org_id: 'raw' }, i, new Date()), payload: JSON.parse(bodyOf(i)) as object }));
     await executionsColl.deleteMany({ webhook_id: rawWebhook });
+    // The floor: the same durable work with the driver and BullMQ alone (floor.ts), in fresh collections of this
+    // database, at the same concurrency, with the same bodies.
+    const floorOptions = { ...floorOptionsFromEnv(), total: TOTAL, concurrency: CONCURRENCY, payload: (i: number) => JSON.parse(bodyOf(i)) as object };
+    const floor = await runFloor(dbs.conn, testInfra.redisUrl, floorOptions);
 
     out(`bench/trigger: ${TOTAL} requests, concurrency ${CONCURRENCY}, 1 scheduler + 1 worker (AGENT_RUN_CONCURRENCY 64, the default) + agent service, instant local LLM`);
     const base = summary(await load(`${baseline.url}/x`, (i) => ({ body: bodyOf(i), headers: {} })));
@@ -164,7 +171,9 @@ async function main(): Promise<void> {
     out(`minimal Express route : ${f(base.rps, 0)} req/s, p50 ${f(base.p50)} ms, p99 ${f(base.p99)} ms`);
     out(`raw database inserts  : ${f(raw, 0)} inserts/s at concurrency ${CONCURRENCY} (a collection without indexes)`);
     out(`raw execution inserts : ${f(rawIndexed, 0)} inserts/s at concurrency ${CONCURRENCY} (the executions collection, its indexes)`);
+    for (const line of floorLines(floor, floorOptions)) out(line);
     out(`trigger → 202         : ${f(trig.rps, 0)} triggers/s (${f(trig.rps / raw, 2)}× raw inserts, ${f(trig.rps / rawIndexed, 2)}× raw execution inserts, ${f(trig.rps / base.rps, 2)}× baseline), p50 ${f(trig.p50)} ms (${f(trig.p50 / base.p50, 1)}×), p99 ${f(trig.p99)} ms (${f(trig.p99 / base.p99, 1)}×)`);
+    out(`trigger vs floor      : intake ${f(trig.rps / floor.intake, 2)}× the floor's, p50 ${f(trig.p50 / floor.p50, 1)}×, p99 ${f(trig.p99 / floor.p99, 1)}× its insert + enqueue`);
     // Counted without a socket timeout when the collection is large.
     const executions = (seeding ?? dbs.conn).collection('executions');
     let done = 0;
@@ -177,6 +186,7 @@ async function main(): Promise<void> {
     const succeeded = await executions.countDocuments({ webhook_id: hook.id, status: 'succeeded' });
     out(`statuses: ${JSON.stringify(Object.fromEntries(run.statuses))}; runs succeeded ${succeeded}/${accepted}`);
     out(`completed runs        : ${f(done / completeSeconds, 0)} runs/s end to end (${f(done / completeSeconds / trig.rps, 2)}× intake), ${done} in ${f(completeSeconds)} s`);
+    out(`completed vs floor    : ${f(done / completeSeconds / floor.completed, 2)}× the floor's ${f(floor.completed, 0)} completed/s (${f(floor.completedSeconds)} s for ${TOTAL})`);
   } finally {
     await Promise.all(procs.map((p) => p.stop(5_000)));
     // A database of a million documents takes FerretDB minutes to drop: done here without a socket timeout, so the

@@ -1,0 +1,280 @@
+/**
+ * The floor: the durable work of a trigger done with the database driver and BullMQ alone, no HTTP and none of our
+ * code on the path. For each of N items, `concurrency` producers insert a document like an execution (one
+ * `insertOne`) and enqueue a job carrying its id (one `Queue.add`); meanwhile a BullMQ worker of the worker's run
+ * concurrency takes each job, claims its document with one conditional `updateOne` (queued → running) and finishes
+ * it with another (running → succeeded). Reported: intake (insert + enqueue per second, p50/p99 of the pair while
+ * the consumer runs, as the trigger bench measures ours) and completed items per second end to end.
+ *
+ * The cron floor: what fires that come due together could cost at best, 1,000 and 10,000 items inserted with
+ * `insertMany` batches of 64 and enqueued with `Queue.addBulk`, four batches at a time (the repository's insert
+ * batch and parallelism), no consumer.
+ *
+ * Both go to fresh collections of the same database, created with the executions' indexes (and, on FerretDB with
+ * FERRETDB_POSTGRESQL_URL, the lookup indexes the services add) before any load: FerretDB stalls on a collection
+ * created under concurrent writes. The queues live under a prefix of their own, removed afterwards.
+ *
+ * `runFloor` is used by trigger.bench.ts; run alone, this file makes its own database and drops it.
+ */
+import { connectMongo, ensureLookupIndexes, mongoose, type Connection } from '@platform/db';
+import { IORedis, Queue, Worker, defaultJobOptions } from '@platform/queue';
+import { executionModel } from '@platform/scheduling';
+import { testInfra, uniqueName } from '@platform/testing';
+import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
+import { executionDoc } from '../kit/executions';
+
+export interface FloorOptions {
+  /** Items of the run floor (the trigger bench's BENCH_TRIGGERS). */
+  total: number;
+  /** Producers inserting and enqueueing at once (the trigger bench's BENCH_CONCURRENCY). */
+  concurrency: number;
+  /** Jobs the BullMQ worker runs at once (the worker's AGENT_RUN_CONCURRENCY default). */
+  workerConcurrency: number;
+  /** Sizes of the cron floor; empty skips it. */
+  cronSizes: number[];
+  /** The payload stored with item i. */
+  payload: (i: number) => object;
+}
+
+export interface FloorResult {
+  /** Inserts + enqueues per second at `concurrency`, with the consumer running. */
+  intake: number;
+  p50: number;
+  p99: number;
+  /** Items finished per second, from the first insert to the last finish. */
+  completed: number;
+  completedSeconds: number;
+  /** Items per second inserted and enqueued in batches, per cron size. */
+  cron: { n: number; seconds: number; rate: number }[];
+}
+
+const envNumber = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+/** The trigger bench's BENCH_TRIGGERS and BENCH_CONCURRENCY; BENCH_FLOOR_WORKER_CONCURRENCY (64); BENCH_FLOOR_CRON sizes ("0" skips). */
+export function floorOptionsFromEnv(): FloorOptions {
+  const cron = (process.env.BENCH_FLOOR_CRON ?? '1000 10000').split(/[\s,]+/).map(Number).filter((n) => n > 0);
+  return {
+    total: envNumber('BENCH_TRIGGERS', 2_000),
+    concurrency: envNumber('BENCH_CONCURRENCY', 32),
+    workerConcurrency: envNumber('BENCH_FLOOR_WORKER_CONCURRENCY', 64),
+    cronSizes: cron,
+    payload: (i) => ({ event: 'order.created', order: i, note: 'x'.repeat(850) }), // ~900 bytes, like the triggers'
+  };
+}
+
+const INSERT_BATCH = 64;
+const INSERT_PARALLEL = 4;
+
+/**
+ * A fresh collection `name` with the executions' indexes, ready before any load. The index specs are read from
+ * the execution schema through a handle that neither creates collections nor builds indexes.
+ */
+async function freshCollection(conn: Connection, name: string) {
+  const shadow = conn.useDb(conn.name, { useCache: false });
+  shadow.set('autoIndex', false);
+  shadow.set('autoCreate', false);
+  const schema = executionModel(shadow).schema;
+  await conn.createCollection(name);
+  const coll = conn.collection(name);
+  await coll.createIndexes(schema.indexes().map(([key, options]) => ({ ...(options as object), key: key as Record<string, 1 | -1> })));
+  await ensureLookupIndexes({ db: conn, collection: { name }, schema });
+  return coll;
+}
+
+/** A queue and a worker connection under a prefix of their own; `close` removes every key of the prefix. */
+function queueKit(url: string) {
+  const prefix = uniqueName('benchfloor');
+  const producer = new IORedis(url, { maxRetriesPerRequest: null });
+  const consumer = new IORedis(url, { maxRetriesPerRequest: null });
+  const queues: Queue[] = [];
+  const workers: Worker[] = [];
+  return {
+    queue(name: string): Queue {
+      const q = new Queue(name, { connection: producer, prefix, defaultJobOptions: { ...defaultJobOptions } });
+      queues.push(q);
+      return q;
+    },
+    worker(name: string, concurrency: number, process: (id: string) => Promise<void>): Worker {
+      const w: Worker = new Worker(name, (job) => process((job.data as { id: string }).id), {
+        connection: consumer,
+        prefix,
+        concurrency,
+        removeOnComplete: defaultJobOptions.removeOnComplete as { count: number },
+        removeOnFail: defaultJobOptions.removeOnFail as { count: number },
+      });
+      workers.push(w);
+      return w;
+    },
+    async close() {
+      for (const w of workers) await w.close().catch(() => undefined);
+      for (const q of queues) await q.obliterate({ force: true }).catch(() => undefined);
+      for (const q of queues) await q.close().catch(() => undefined);
+      let cursor = '0';
+      do {
+        const [next, keys] = await producer.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        if (keys.length) await producer.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+      producer.disconnect();
+      consumer.disconnect();
+    },
+  };
+}
+
+/** A new queued execution of item `i`, as a trigger stores it (the ended fields reset). */
+function queuedDoc(webhookId: string, i: number, payload: object) {
+  return {
+    ...executionDoc(webhookId, { user_id: 'floor', org_id: 'floor' }, i, new Date()),
+    status: 'queued',
+    success: null,
+    attempt: 0,
+    started_at: null,
+    finished_at: null,
+    duration_ms: null,
+    response_status: null,
+    response_output: null,
+    error_message: null,
+    payload,
+  };
+}
+
+/** The run floor: insert + enqueue by `concurrency` producers while a worker claims and finishes each item. */
+async function runItems(conn: Connection, redisUrl: string, o: FloorOptions): Promise<Omit<FloorResult, 'cron'>> {
+  const name = uniqueName('bench_floor_runs');
+  const coll = await freshCollection(conn, name);
+  // The consumer's own connection pool, as the worker process has one of its own beside the scheduler's.
+  const consumerConn = await connectMongo({ uri: testInfra.mongoUri, dbName: conn.name });
+  const runs = consumerConn.collection(name);
+  const kit = queueKit(redisUrl);
+  try {
+    const queue = kit.queue('floor-runs');
+    await queue.waitUntilReady();
+    let finished = 0;
+    let failure: Error | undefined;
+    let allDone!: () => void;
+    const done = new Promise<void>((r) => (allDone = r));
+    const worker = kit.worker('floor-runs', o.workerConcurrency, async (id) => {
+      const _id = new mongoose.Types.ObjectId(id);
+      const claim = await runs.updateOne({ _id, status: 'queued' }, { $set: { status: 'running', started_at: new Date() }, $inc: { attempt: 1 } });
+      if (claim.modifiedCount !== 1) throw new Error(`floor: claim of ${id} matched ${claim.matchedCount}`);
+      const finish = await runs.updateOne({ _id, status: 'running' }, { $set: { status: 'succeeded', finished_at: new Date(), response_output: `Handled ${id}: the customer was notified and the stock was updated.` } });
+      if (finish.modifiedCount !== 1) throw new Error(`floor: finish of ${id} matched ${finish.matchedCount}`);
+      if (++finished === o.total) allDone();
+    });
+    worker.on('failed', (_job, err) => {
+      failure ??= err;
+      allDone();
+    });
+    await worker.waitUntilReady();
+
+    const webhook = new mongoose.Types.ObjectId().toHexString();
+    const latencies: number[] = [];
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: o.concurrency }, async () => {
+        for (let i = next++; i < o.total; i = next++) {
+          const t = performance.now();
+          const doc = queuedDoc(webhook, i, o.payload(i));
+          await coll.insertOne(doc);
+          const id = doc._id.toHexString();
+          await queue.add('run', { id }, { jobId: id });
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    const intakeSeconds = (performance.now() - started) / 1000;
+    const timeout = setTimeout(() => {
+      failure ??= new Error(`floor: ${finished} of ${o.total} finished after 600 s`);
+      allDone();
+    }, 600_000);
+    await done;
+    clearTimeout(timeout);
+    const completedSeconds = (performance.now() - started) / 1000;
+    if (failure) throw failure;
+    await coll.drop().catch(() => undefined);
+    return {
+      intake: o.total / intakeSeconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      completed: o.total / completedSeconds,
+      completedSeconds,
+    };
+  } finally {
+    await kit.close();
+    await consumerConn.close();
+  }
+}
+
+/** The cron floor: `n` items inserted in batches of 64 and enqueued with addBulk, four batches at a time. */
+async function cronItems(conn: Connection, redisUrl: string, sizes: number[]): Promise<FloorResult['cron']> {
+  if (sizes.length === 0) return [];
+  const coll = await freshCollection(conn, uniqueName('bench_floor_cron'));
+  const kit = queueKit(redisUrl);
+  const results: FloorResult['cron'] = [];
+  try {
+    const queue = kit.queue('floor-fires');
+    await queue.waitUntilReady();
+    for (const n of sizes) {
+      const schedule = new mongoose.Types.ObjectId().toHexString();
+      const fireAt = new Date();
+      let next = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: INSERT_PARALLEL }, async () => {
+          for (let b = next; b < n; b = next) {
+            next += INSERT_BATCH;
+            const docs = Array.from({ length: Math.min(INSERT_BATCH, n - b) }, (_, k) => {
+              const doc = queuedDoc(schedule, b + k, {});
+              return { ...doc, kind: 'http_schedule', webhook_id: null, schedule_id: `${schedule}-${b + k}`, scheduled_for: fireAt, fire_key: `${schedule}-${b + k}:${fireAt.getTime()}` };
+            });
+            await coll.insertMany(docs, { ordered: false });
+            await queue.addBulk(docs.map((d) => ({ name: 'fire', data: { id: d._id.toHexString() }, opts: { jobId: d._id.toHexString() } })));
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      results.push({ n, seconds, rate: n / seconds });
+    }
+    await coll.drop().catch(() => undefined);
+    return results;
+  } finally {
+    await kit.close();
+  }
+}
+
+/** Runs the run floor, then the cron floor, against `conn`'s database and the Redis at `redisUrl`. */
+export async function runFloor(conn: Connection, redisUrl: string, o: FloorOptions): Promise<FloorResult> {
+  const items = await runItems(conn, redisUrl, o);
+  const cron = await cronItems(conn, redisUrl, o.cronSizes);
+  return { ...items, cron };
+}
+
+/** The floor's lines, as both this file and the trigger bench print them. */
+export function floorLines(r: FloorResult, o: Pick<FloorOptions, 'concurrency' | 'workerConcurrency'>): string[] {
+  const f = (n: number, d = 1) => n.toFixed(d);
+  const lines = [
+    `floor (driver + BullMQ): intake ${f(r.intake, 0)}/s p50 ${f(r.p50)} ms p99 ${f(r.p99)} ms, completed ${f(r.completed, 0)}/s (insertOne + add at concurrency ${o.concurrency}; worker concurrency ${o.workerConcurrency}, updateOne claim + updateOne finish)`,
+  ];
+  if (r.cron.length > 0) {
+    const each = r.cron.map((c) => `${c.n.toLocaleString('en')} in ${f(c.seconds, 2)} s (${f(c.rate, 0)} items/s)`).join(', ');
+    lines.push(`floor cron (insertMany ${INSERT_BATCH} + addBulk, ${INSERT_PARALLEL} at once): ${each}`);
+  }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const o = floorOptionsFromEnv();
+  const conn = await connectMongo({ uri: testInfra.mongoUri, dbName: uniqueName('bench_floor') });
+  try {
+    out(`bench/trigger floor: ${o.total} items, concurrency ${o.concurrency}, worker concurrency ${o.workerConcurrency}; ${machineLoad()}`);
+    const r = await runFloor(conn, testInfra.redisUrl, o);
+    for (const line of floorLines(r, o)) out(line);
+    out(`  all ${o.total} finished in ${r.completedSeconds.toFixed(1)} s`);
+  } finally {
+    await conn.dropDatabase().catch(() => undefined);
+    await conn.close();
+  }
+}
+
+if (require.main === module) runBench('trigger/floor', main);
