@@ -20,7 +20,7 @@ export interface RunQueues {
  * racing a slow add) yields one job; the payload is the id alone.
  */
 export function enqueueAgentRun(queue: Queue<AgentRunJob>, exec: ExecutionRecord, opts: EnqueueOptions, jobId = exec.id): Promise<string> {
-  return addWithin(queue, opts.timeoutMs, 'run', { execution_id: exec.id }, {
+  return addWithin(queue, opts.timeoutMs, 'run', { execution_id: exec.id, ...(exec.batch ? { batch: exec.batch } : {}) }, {
     jobId,
     attempts: Math.max(1, exec.max_attempts),
     backoff: exec.retry_delay_ms !== null ? { type: 'fixed', delay: exec.retry_delay_ms } : { type: 'exponential', delay: opts.backoffMs },

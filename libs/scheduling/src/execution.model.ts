@@ -36,6 +36,8 @@ export interface ExecutionDoc {
   bucket: string;
   /** Owner, kind (and agent) per UTC day: what the recent lists look up. */
   day_keys: string[];
+  /** The insert that stored it (the first id of that `insertMany`): runs stored together are claimed together. */
+  ib?: string;
   /** Set on tombstones only (a position filled so that no late insert can take it, or a deleted run). */
   tomb?: string;
 }
@@ -79,6 +81,7 @@ const schema = new mongoose.Schema<ExecutionDoc>(
     slot: { type: String, required: true },
     bucket: { type: String, required: true },
     day_keys: { type: [String], default: [] },
+    ib: { type: String },
   },
   { versionKey: false, minimize: false },
 );
@@ -89,6 +92,8 @@ schema.index({ fire_key: 1 }, { unique: true });
 // One run per position of a series: what makes a filled bucket final (execution.filler.ts).
 schema.index({ slot: 1 }, { unique: true });
 schema.index({ bucket: 1 });
+// Runs stored together, claimed together: one batch's few documents (FerretDB reads `_id: {$in}` by a full scan).
+schema.index({ ib: 1 });
 // A status of one list: two equalities (FerretDB combines the GIN indexes of both).
 schema.index({ series: 1, status: 1 });
 schema.index({ tomb: 1 });

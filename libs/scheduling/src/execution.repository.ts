@@ -1,4 +1,4 @@
-import { atomicUpdateOne, createGroupCommit, ensureLookupIndexes, insertEach, fromJsonText, isDuplicateKeyError, isObjectIdHex, iso, newObjectId, toJsonText, type Connection, type GroupCommit, type Model, type Owner } from '@platform/db';
+import { atomicUpdateEach, atomicUpdateOne, createGroupCommit, releaseLease, updateUnderLease, type UpdateQuery, ensureLookupIndexes, insertEach, fromJsonText, isDuplicateKeyError, isObjectIdHex, iso, newObjectId, toJsonText, type Connection, type GroupCommit, type Model, type Owner } from '@platform/db';
 import { fillerFor } from './execution.filler';
 import { executionModel, type ExecutionDoc } from './execution.model';
 import { createSeriesReader } from './execution.pages';
@@ -34,6 +34,7 @@ function toRecord(d: ExecutionDoc): ExecutionRecord {
     error_message: d.error_message ?? null,
     fire_key: d.fire_key ?? d._id.toHexString(),
     retry_delay_ms: d.retry_delay_ms ?? null,
+    ...(d.ib ? { batch: d.ib } : {}),
   };
 }
 
@@ -81,10 +82,87 @@ const groupInserts = new WeakMap<Connection, GroupCommit<object>>();
 function insertsFor(conn: Connection, Execution: Model<ExecutionDoc>): GroupCommit<object> {
   let g = groupInserts.get(conn);
   if (!g) {
-    g = createGroupCommit(insertEach(Execution), { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL });
+    const insert = insertEach(Execution);
+    // Each document names its insert (the batch's first id), the key its runs' claims are read and written by.
+    g = createGroupCommit((docs: object[]) => {
+      const ib = String((docs[0] as { _id: unknown })._id);
+      for (const d of docs) (d as { ib?: string }).ib = ib;
+      return insert(docs);
+    }, { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL });
     groupInserts.set(conn, g);
   }
   return g;
+}
+
+/** A claim of a run, as the run path's group commit takes it. */
+interface ClaimWrite {
+  id: string;
+  now: Date;
+  /** The execution's insert batch, when the job knows it. */
+  batch?: string;
+}
+
+/**
+ * Run claims of a connection, and the leases this process holds on the runs it claimed (FerretDB: the claim of the
+ * revision the claim made, kept until the run's outcome is written; see atomicUpdateEach's `hold`).
+ */
+interface RunWrites {
+  claims: GroupCommit<ClaimWrite, ExecutionDoc | null>;
+  leases: Map<string, number>;
+}
+
+/**
+ * Claims at most this many runs in one batch, this many batches at once per connection, a batch waiting this long
+ * for company: a worker takes its jobs one by one, and a claim precedes a call that takes far longer than that.
+ */
+const CLAIM_BATCH = 64;
+const CLAIM_PARALLEL = 1;
+const CLAIM_GATHER_MS = 20;
+/** Rounds a claim tries a contended run before its job is left to wait (AtomicConflictError). */
+const CLAIM_ROUNDS = 5;
+/** Leases remembered; past it the oldest is forgotten (its run's finish then claims the document as usual). */
+const MAX_LEASES = 10_000;
+
+const runWrites = new WeakMap<Connection, RunWrites>();
+
+/**
+ * The run claims of a connection: claims that arrive together are written together, one conditional update per
+ * insert batch (their start time is the batch's latest, a few milliseconds at most after each job began), each
+ * atomic per execution as `atomicUpdateOne` is. A run never updated before is tried at revision 0 without a read.
+ */
+function runWritesFor(conn: Connection, Execution: Model<ExecutionDoc>, byId: (id: string) => unknown): RunWrites {
+  let w = runWrites.get(conn);
+  if (!w) {
+    const leases = new Map<string, number>();
+    const claims = createGroupCommit<ClaimWrite, ExecutionDoc | null>(
+      async (items) => {
+        const now = new Date(Math.max(...items.map((i) => i.now.getTime())));
+        const docs = await atomicUpdateEach(
+          Execution,
+          items.map((i) => ({
+            id: byId(i.id),
+            near: i.batch ? { ib: i.batch } : undefined,
+            rev: 0,
+            filter: { status: { $in: ['queued', 'running'] } },
+            update: { $set: { status: 'running', started_at: now }, $inc: { attempt: 1 } },
+          })),
+          // A run whose document another writer holds (a dead worker's lease, until it is stale) is not waited for
+          // here, holding up the batch: its job waits and comes back (the worker's store wait).
+          { hold: true, attempts: CLAIM_ROUNDS },
+        );
+        docs.forEach((d, k) => {
+          if (d === null || d instanceof Error) return;
+          if (leases.size >= MAX_LEASES) leases.delete(leases.keys().next().value!);
+          leases.set(items[k]!.id, (d as { _rev?: number })._rev ?? 0);
+        });
+        return docs;
+      },
+      { maxBatch: CLAIM_BATCH, maxParallel: CLAIM_PARALLEL, gatherMs: CLAIM_GATHER_MS },
+    );
+    w = { claims, leases };
+    runWrites.set(conn, w);
+  }
+  return w;
 }
 
 /** Attempts at a free position before giving up (each failed one means another process took it). */
@@ -104,6 +182,24 @@ export function createExecutionRepository(conn: Connection) {
   const byId = (id: string) => new Execution({ _id: id })._id;
   // Executions that arrive together (concurrent triggers, fires) are inserted together: see createGroupCommit.
   const inserts = insertsFor(conn, Execution);
+  // Claims that arrive together are written together too; the run's outcome is then written under its lease.
+  const runs = runWritesFor(conn, Execution, byId);
+
+  /** An update of a run this process claimed: under its lease when it holds one (one write), else atomically. */
+  async function underLease(id: string, filter: Record<string, unknown>, update: UpdateQuery<ExecutionDoc>): Promise<ExecutionDoc | null> {
+    const rev = runs.leases.get(id);
+    runs.leases.delete(id);
+    if (rev === undefined) return atomicUpdateOne(Execution, { ...filter, _id: byId(id) }, update);
+    return updateUnderLease(Execution, byId(id), rev, filter, update);
+  }
+
+  /** Gives up this process's lease on a run before updating it another way. */
+  async function dropLease(id: string): Promise<void> {
+    const rev = runs.leases.get(id);
+    if (rev === undefined) return;
+    runs.leases.delete(id);
+    await releaseLease(Execution, byId(id), rev);
+  }
 
   /**
    * Stores a new execution (`queued` unless said otherwise); its session id is derived from its own id. It takes
@@ -227,6 +323,7 @@ export function createExecutionRepository(conn: Connection) {
     },
     /** Records a recovery of a run that has not ended (back to queued, recoveries + 1); false when it ended or another sweep took it. */
     async markRecovered(id: string, recoveries: number): Promise<boolean> {
+      await dropLease(id);
       const d = await atomicUpdateOne(
         Execution,
         { _id: byId(id), status: { $in: ['queued', 'running'] }, recoveries: recoveries === 0 ? { $in: [0, null] } : recoveries },
@@ -239,54 +336,54 @@ export function createExecutionRepository(conn: Connection) {
      * With `resumeAttempt`, an attempt that a store outage interrupted before it ran is resumed instead (when the run
      * is still at it). Null when the execution has already ended.
      */
-    async claim(id: string, now: Date, resumeAttempt?: number): Promise<ExecutionRecord | null> {
+    async claim(id: string, now: Date, resumeAttempt?: number, job: { batch?: string; redelivered?: boolean } = {}): Promise<ExecutionRecord | null> {
+      if (!isObjectIdHex(id)) return null;
+      await dropLease(id);
+      if (job.redelivered) {
+        // The queue gave the job to this worker because its holder stopped renewing it (died): that holder's lease
+        // on the run, if any, is void. Its late write, if it was alive after all, finds the run moved on.
+        const d = await Execution.findById(id, { _rev: 1 }).lean<{ _rev?: number }>();
+        if (d?._rev) await releaseLease(Execution, byId(id), d._rev);
+      }
       if (resumeAttempt !== undefined) {
         // The same attempt again, after a store outage interrupted it before it could run: no attempt is spent.
         const resumed = await atomicUpdateOne(Execution, { _id: byId(id), status: 'running', attempt: resumeAttempt }, { $set: { started_at: now } });
         if (resumed) return toRecord(resumed);
       }
-      const d = await atomicUpdateOne(
-        Execution,
-        { _id: byId(id), status: { $in: ['queued', 'running'] } },
-        { $set: { status: 'running', started_at: now }, $inc: { attempt: 1 } },
-      );
+      const d = await runs.claims.add({ id, now, batch: job.batch });
       return d ? toRecord(d) : null;
     },
+    /** Gives up this process's lease on a run it claimed but will not update now (the attempt was interrupted). */
+    unlease: (id: string): Promise<void> => dropLease(id),
     /** Ends attempt `attempt`; null when another attempt has taken over or the execution already ended. */
     async finish(id: string, attempt: number, outcome: RunOutcome, now: Date, startedAt: Date): Promise<ExecutionRecord | null> {
-      const d = await atomicUpdateOne(
-        Execution,
-        { _id: byId(id), status: 'running', attempt },
-        {
-          $set: {
-            status: outcome.success ? 'succeeded' : 'failed',
-            success: outcome.success,
-            finished_at: now,
-            duration_ms: Math.max(0, now.getTime() - startedAt.getTime()),
-            response_status: outcome.response_status,
-            response_output: outcome.response_output === null ? null : capUtf8(outcome.response_output),
-            error_message: outcome.error_message === null ? null : capUtf8(outcome.error_message, 4096),
-          },
+      const d = await underLease(id, { status: 'running', attempt }, {
+        $set: {
+          status: outcome.success ? 'succeeded' : 'failed',
+          success: outcome.success,
+          finished_at: now,
+          duration_ms: Math.max(0, now.getTime() - startedAt.getTime()),
+          response_status: outcome.response_status,
+          response_output: outcome.response_output === null ? null : capUtf8(outcome.response_output),
+          error_message: outcome.error_message === null ? null : capUtf8(outcome.error_message, 4096),
         },
-      );
+      });
       return d ? toRecord(d) : null;
     },
     /** Records a failed attempt that will be retried: back to queued, keeping the error for the logs. */
     async retryLater(id: string, attempt: number, outcome: RunOutcome): Promise<boolean> {
-      const d = await atomicUpdateOne(
-        Execution,
-        { _id: byId(id), status: 'running', attempt },
-        { $set: { status: 'queued', response_status: outcome.response_status, error_message: outcome.error_message } },
-      );
+      const d = await underLease(id, { status: 'running', attempt }, { $set: { status: 'queued', response_status: outcome.response_status, error_message: outcome.error_message } });
       return d !== null;
     },
     /** A running execution whose job was given up goes back to queued, attempts unchanged (for the recovery rule). */
     async release(id: string): Promise<boolean> {
       if (!isObjectIdHex(id)) return false;
+      await dropLease(id);
       return (await atomicUpdateOne(Execution, { _id: byId(id), status: 'running' }, { $set: { status: 'queued' } })) !== null;
     },
     /** Fails an execution that has not ended (it cannot be recovered); null when it had already ended. */
     async abandon(id: string, reason: string, now: Date): Promise<ExecutionRecord | null> {
+      await dropLease(id);
       const d = await atomicUpdateOne(
         Execution,
         { _id: byId(id), status: { $in: ['queued', 'running'] } },
@@ -322,6 +419,6 @@ export type ExecutionRepository = ReturnType<typeof createExecutionRepository>;
 
 /** The public Execution object: the record without server-side fields. */
 export function presentExecution(r: ExecutionRecord) {
-  const { org_id: _org, fire_key: _key, retry_delay_ms: _delay, ...pub } = r;
+  const { org_id: _org, fire_key: _key, retry_delay_ms: _delay, batch: _batch, ...pub } = r;
   return pub;
 }

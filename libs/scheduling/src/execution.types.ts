@@ -36,6 +36,8 @@ export interface ExecutionRecord extends Execution {
   fire_key: string;
   /** Fixed delay between attempts (schedules' `retry_delay`); null: exponential backoff. */
   retry_delay_ms: number | null;
+  /** The insert batch that stored it (see the model's `ib`), when known: run jobs carry it to the claim. */
+  batch?: string;
 }
 
 export interface NewExecution {
@@ -67,6 +69,8 @@ export interface RunOutcome {
 /** What a job on the `agent-runs` or `http-calls` queue carries: ids only, never secrets or bodies. */
 export interface AgentRunJob {
   execution_id: string;
+  /** The execution's insert batch: claims of runs stored together read and write that batch alone. */
+  batch?: string;
 }
 
 /** The key that makes a cron fire unique. */

@@ -1,6 +1,6 @@
 import { connectMongo, type Connection, type mongoose } from '@platform/db';
 import { monitorRedis, privateRedis, testInfra, type PrivateRedis, type RedisMonitor } from '@platform/testing';
-import { addFire, createExecutionRepository, nextFire, type ExecutionRepository } from '@platform/scheduling';
+import { addFire, createExecutionRepository, nextFire, type ExecutionRepository, type ScheduleRecord } from '@platform/scheduling';
 import { eventually, startWorkerStack, type WorkerStack } from './worker-stack';
 
 /**
@@ -11,18 +11,25 @@ import { eventually, startWorkerStack, type WorkerStack } from './worker-stack';
  * through a connection of its own.
  *
  * Budgets (per run or fire, steady state, FerretDB), from what each step must do:
- * - run, database: claim and finish are one atomic update each, 4 commands on FerretDB (read, revision claim,
- *   write, claim release; 1 `findOneAndUpdate` on MongoDB) → 8; the webhook's statistics are coalesced (at most one
- *   write a second per webhook, 4 commands) → a fraction. Budget 10.
+ * - run, database, amortised over a burst of runs stored together: the claims of runs taken together are one
+ *   revision-claim insert for the batch and one conditional `updateMany` plus one read back per insert batch (the
+ *   runs' shared `ib`); the claim keeps a lease, so the finish is one `findOneAndUpdate` (on MongoDB claim and
+ *   finish are one `findOneAndUpdate` each); leases and claims left behind are deleted together in the background;
+ *   the webhook's statistics are coalesced (at most one write a second per webhook) → a fraction. Budget 2.
  * - run, Redis: take the job and finish it (BullMQ's moveToActive and moveToFinished scripts; the next job comes back
  *   with the finish) plus the blocking wait between bursts → budget 4.
- * - fire, database: read the schedule, insert the execution (its one write), advance the schedule (one atomic
- *   update, 4 commands on FerretDB) → budget 8.
+ * - fire, database: read the schedule (MongoDB decides whether the fire stands) and the execution's share of an
+ *   insert (fires taken together are inserted together) → budget 2; a schedule's first fire in a worker process
+ *   also finds the end of its list (execution.series.ts: the series root and two bucket probes) → 6.
  * - fire, Redis: take and finish the fire job, add the run job, and the next fire's job → budget 6.
  */
 const N = 20;
-const RUN_BUDGET = { db: 10, redis: 4 };
-const FIRE_BUDGET = { db: 8, redis: 6 };
+/** Runs of the burst whose claims and finishes are counted. */
+const BURST = 64;
+const RUN_BUDGET = { db: 2, redis: 4 };
+const FIRE_BUDGET = { db: 2, redis: 6 };
+/** A schedule's first fire in a process: the above, and its list's end found (series root, two bucket probes). */
+const FIRST_FIRE_DB_BUDGET = 6;
 
 let redisServer: PrivateRedis;
 let s: WorkerStack;
@@ -60,52 +67,68 @@ async function counted(start: () => void, wait: () => Promise<unknown>): Promise
   return { db: [...dbCommands], redis: redisMonitor.commands() };
 }
 
+/** Commands by name and collection, for the log line. */
+const tally = (commands: string[]) =>
+  Object.entries(commands.reduce<Record<string, number>>((m, c) => ({ ...m, [c]: (m[c] ?? 0) + 1 }), {}))
+    .map(([c, n]) => `${c} ×${n}`)
+    .join(', ');
+
 const ended = (ids: string[]) =>
   eventually(`${ids.length} runs to end`, async () => {
     const all = await Promise.all(ids.map((id) => executions.get(id)));
     return all.every((e) => e && ['succeeded', 'failed'].includes(e.status)) ? all : undefined;
   });
 
-it(`a completed run costs at most ${RUN_BUDGET.db} database and ${RUN_BUDGET.redis} Redis commands`, async () => {
+it(`a completed run of a burst costs at most ${RUN_BUDGET.db} database and ${RUN_BUDGET.redis} Redis commands, amortised`, async () => {
   await ended([(await s.triggerWebhookRun({ payload: 'warm-up' })).id]); // connections and scripts loaded
   await pauseAll();
-  const ids: string[] = [];
-  for (let i = 0; i < N; i++) ids.push((await s.triggerWebhookRun({ payload: `run ${i}` })).id);
+  // A burst, as concurrent triggers store it: the inserts that arrive together share one insertMany.
+  const ids = (await Promise.all(Array.from({ length: BURST }, (_, i) => s.triggerWebhookRun({ payload: `run ${i}` })))).map((e) => e.id);
+  await s.executions.settle(); // the list's bucket fills the inserts started are the trigger's work, not the runs'
 
   const work = await counted(() => workers().forEach((w) => w.resume()), async () => {
     const runs = await ended(ids);
     expect(runs.every((r) => r!.status === 'succeeded')).toBe(true);
   });
-  const db = work.db.length / N;
-  const redis = work.redis.length / N;
-  process.stdout.write(`per run: ${db.toFixed(2)} database commands, ${redis.toFixed(2)} Redis commands\n`);
+  const db = work.db.length / BURST;
+  const redis = work.redis.length / BURST;
+  process.stdout.write(`per run: ${db.toFixed(2)} database commands (${tally(work.db)}), ${redis.toFixed(2)} Redis commands\n`);
   expect(db).toBeGreaterThan(0);
   expect(db).toBeLessThanOrEqual(RUN_BUDGET.db);
   expect(redis).toBeLessThanOrEqual(RUN_BUDGET.redis);
 });
 
-it(`a cron fire costs at most ${FIRE_BUDGET.db} database and ${FIRE_BUDGET.redis} Redis commands`, async () => {
+/** Counts the work of one fire of each schedule, queued while the consumers are paused. */
+async function fireRound(schedules: ScheduleRecord[], fireMs: number, round: number) {
+  await pauseAll();
+  for (const sc of schedules) await addFire(s.fires, sc.id, fireMs, 2_000);
+  const work = await counted(() => workerOf('schedule-fires').resume(), () =>
+    eventually(`${N} fires to become executions`, async () => {
+      const made = await Promise.all(schedules.map(async (sc) => (await executions.list({ user_id: sc.user_id, org_id: sc.org_id }, { schedule_id: sc.id, skip: 0, limit: 5 })).total));
+      return made.every((n) => n === round) ? true : undefined;
+    }),
+  );
+  workers().forEach((w) => w.resume());
+  return { db: work.db.length / N, redis: work.redis.length / N, tally: tally(work.db) };
+}
+
+it(`a cron fire costs at most ${FIRE_BUDGET.db} database and ${FIRE_BUDGET.redis} Redis commands, amortised over a schedule's fires`, async () => {
   const cron = '15 9 * * *';
-  const schedules: Awaited<ReturnType<WorkerStack["createAgentSchedule"]>>[] = [];
+  const schedules: ScheduleRecord[] = [];
   for (let i = 0; i < N; i++) schedules.push(await s.createAgentSchedule(`report ${i}`, '21', { cron_expression: cron, timezone: 'UTC' }));
   const warm = await s.createAgentSchedule('warm-up', '21', { cron_expression: cron, timezone: 'UTC' });
   const firstFire = nextFire(cron, 'UTC', Date.now())!;
   await addFire(s.fires, warm.id, firstFire, 2_000);
   await eventually('the warm-up fire', async () => ((await s.executionsOf(warm.id)).length === 1 ? true : undefined));
 
-  await pauseAll();
-  for (const sc of schedules) await addFire(s.fires, sc.id, firstFire, 2_000);
-  const work = await counted(() => workerOf('schedule-fires').resume(), () =>
-    eventually(`${N} fires to become executions`, async () => {
-      const made = await Promise.all(schedules.map(async (sc) => (await executions.list({ user_id: sc.user_id, org_id: sc.org_id }, { schedule_id: sc.id, skip: 0, limit: 5 })).total));
-      return made.every((n) => n === 1) ? true : undefined;
-    }),
-  );
-  workers().forEach((w) => w.resume());
-  const db = work.db.length / N;
-  const redis = work.redis.length / N;
-  process.stdout.write(`per fire: ${db.toFixed(2)} database commands, ${redis.toFixed(2)} Redis commands\n`);
-  expect(db).toBeGreaterThan(0);
-  expect(db).toBeLessThanOrEqual(FIRE_BUDGET.db);
-  expect(redis).toBeLessThanOrEqual(FIRE_BUDGET.redis);
+  // A schedule's first fire in a worker process also finds where its list ends (once per schedule and process).
+  const first = await fireRound(schedules, firstFire, 1);
+  process.stdout.write(`first fire of a schedule: ${first.db.toFixed(2)} database commands (${first.tally}), ${first.redis.toFixed(2)} Redis commands\n`);
+  expect(first.db).toBeLessThanOrEqual(FIRST_FIRE_DB_BUDGET);
+  // Every later fire: the schedule's read and its execution's share of an insert.
+  const later = await fireRound(schedules, nextFire(cron, 'UTC', firstFire)!, 2);
+  process.stdout.write(`per fire: ${later.db.toFixed(2)} database commands (${later.tally}), ${later.redis.toFixed(2)} Redis commands\n`);
+  expect(later.db).toBeGreaterThan(0);
+  expect(later.db).toBeLessThanOrEqual(FIRE_BUDGET.db);
+  expect(later.redis).toBeLessThanOrEqual(FIRE_BUDGET.redis);
 });

@@ -65,7 +65,8 @@ export function createRunProcessor(deps: RunLifecycleDeps, module: string, attem
   return async (job: Job<RunJobData>): Promise<void> => {
     const startedAt = deps.clock();
     // A store error from here to the attempt's answer leaves the job waiting (store-wait.ts) with nothing spent.
-    const exec = await deps.executions.claim(job.data.execution_id, startedAt, job.data.resume_attempt);
+    // A job redelivered after a stall: its first holder stopped renewing it, so the claim takes over that holder's lease.
+    const exec = await deps.executions.claim(job.data.execution_id, startedAt, job.data.resume_attempt, { batch: job.data.batch, redelivered: (job.stalledCounter ?? 0) > 0 });
     if (!exec) {
       log.info('execution already ended or unknown; nothing to run', { execution_id: job.data.execution_id });
       return;
@@ -77,6 +78,7 @@ export function createRunProcessor(deps: RunLifecycleDeps, module: string, attem
       // Claimed, but a store (or the agent service in front of its own) was away before the attempt could run:
       // the same attempt resumes when the job comes back.
       if (isUnavailableError(err)) {
+        await deps.executions.unlease(exec.id).catch(() => undefined); // whichever worker resumes it writes the run
         await job.updateData({ ...job.data, resume_attempt: exec.attempt });
         throw err;
       }
