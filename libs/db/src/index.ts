@@ -5,7 +5,7 @@ export { mongoose };
 export { AtomicConflictError, atomicUpdateEach, atomicUpdateOne, atomicStrategy, releaseLease, updateUnderLease, type AtomicEachOptions, type AtomicItem, type AtomicStrategy, type AtomicUpdateOptions } from './atomic';
 import { atomicUpdateOne } from './atomic';
 import { ensureLookupIndexes } from './ferretdb-indexes';
-export { analyzeLookupTables, ensureLookupIndexes, ginIndexName, lookupFieldsOf, FERRETDB_POSTGRESQL_URL_ENV, type LookupModel } from './ferretdb-indexes';
+export { analyzeLookupTables, ensureLookupIndexes, ginIndexName, lookupFieldsOf, readCostOf, FERRETDB_POSTGRESQL_URL_ENV, type LookupModel, type ReadCost } from './ferretdb-indexes';
 export type { Connection, Model };
 export type { UpdateQuery } from 'mongoose';
 export { isDuplicateKeyError } from './duplicate-key';
