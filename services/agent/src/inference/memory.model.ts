@@ -51,8 +51,10 @@ const chatMessageSchema = new mongoose.Schema<ChatMessageDoc>(
   },
   { versionKey: false },
 );
-chatMessageSchema.index({ user_id: 1, org_id: 1, session_id: 1, agent_id: 1, turn_at: -1, turn_id: -1, seq: -1 });
-chatMessageSchema.index({ user_id: 1, org_id: 1, session_id: 1, turn_at: -1, turn_id: -1, seq: -1 });
+// The session leads: a run's memory read (and a session's list) then reads that session's messages alone, not every
+// message of its owner (FerretDB serves an equality from the leading field's index; the owner's grow with every run).
+chatMessageSchema.index({ session_id: 1, user_id: 1, org_id: 1, agent_id: 1, turn_at: -1, turn_id: -1, seq: -1 });
+chatMessageSchema.index({ session_id: 1, user_id: 1, org_id: 1, turn_at: -1, turn_id: -1, seq: -1 });
 
 export function chatMessageModel(conn: Connection): Model<ChatMessageDoc> {
   return modelFor(conn, 'ChatMessage', chatMessageSchema, 'chat_messages');
