@@ -325,12 +325,15 @@ async function writeClaimed<T>(model: Model<T>, items: AtomicItem<T>[], won: Tak
 /**
  * The holder's update of a document it leases (`atomicUpdateEach` with `hold`, the lease being revision `rev`):
  * one conditional write, then the lease goes in the background. Null when the document left that revision (the
- * lease went stale and another writer took it) or no longer matches `filter`. On MongoDB a plain atomic update.
+ * lease went stale and another writer took it). `filter` is what the holder knows of the document since its lease
+ * (checked on MongoDB, where this is a plain atomic update).
  */
 export async function updateUnderLease<T>(model: Model<T>, id: unknown, rev: number, filter: Record<string, unknown>, update: UpdateQuery<T>): Promise<T | null> {
   if ((await atomicStrategy(model.db)) === 'native') return atomicUpdateOne(model, { ...filter, _id: id }, update);
+  // At the leased revision the document is as the lease's own write left it (no one else wrote since), so `filter`
+  // holds by construction; left out, it cannot steer FerretDB's PostgreSQL to a less selective index (a status's).
   const doc = await model
-    .findOneAndUpdate({ ...filter, _id: id, _rev: revisionIs(rev) } as Record<string, unknown>, { ...update, $inc: { ...((update.$inc as Record<string, number>) ?? {}), _rev: 1 } }, {
+    .findOneAndUpdate({ _id: id, _rev: revisionIs(rev) } as Record<string, unknown>, { ...update, $inc: { ...((update.$inc as Record<string, number>) ?? {}), _rev: 1 } }, {
       returnDocument: 'after',
       strict: false,
     })

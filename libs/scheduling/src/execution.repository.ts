@@ -108,7 +108,8 @@ interface ClaimWrite {
  */
 interface RunWrites {
   claims: GroupCommit<ClaimWrite, ExecutionDoc | null>;
-  leases: Map<string, number>;
+  /** Per execution: the leased revision, and the attempt the claim that took it started. */
+  leases: Map<string, { rev: number; attempt: number }>;
 }
 
 /**
@@ -133,7 +134,7 @@ const runWrites = new WeakMap<Connection, RunWrites>();
 function runWritesFor(conn: Connection, Execution: Model<ExecutionDoc>, byId: (id: string) => unknown): RunWrites {
   let w = runWrites.get(conn);
   if (!w) {
-    const leases = new Map<string, number>();
+    const leases: RunWrites['leases'] = new Map();
     const claims = createGroupCommit<ClaimWrite, ExecutionDoc | null>(
       async (items) => {
         const now = new Date(Math.max(...items.map((i) => i.now.getTime())));
@@ -153,7 +154,7 @@ function runWritesFor(conn: Connection, Execution: Model<ExecutionDoc>, byId: (i
         docs.forEach((d, k) => {
           if (d === null || d instanceof Error) return;
           if (leases.size >= MAX_LEASES) leases.delete(leases.keys().next().value!);
-          leases.set(items[k]!.id, (d as { _rev?: number })._rev ?? 0);
+          leases.set(items[k]!.id, { rev: (d as { _rev?: number })._rev ?? 0, attempt: d.attempt });
         });
         return docs;
       },
@@ -185,20 +186,25 @@ export function createExecutionRepository(conn: Connection) {
   // Claims that arrive together are written together too; the run's outcome is then written under its lease.
   const runs = runWritesFor(conn, Execution, byId);
 
-  /** An update of a run this process claimed: under its lease when it holds one (one write), else atomically. */
-  async function underLease(id: string, filter: Record<string, unknown>, update: UpdateQuery<ExecutionDoc>): Promise<ExecutionDoc | null> {
-    const rev = runs.leases.get(id);
+  /**
+   * An update of attempt `attempt` of a run, while `running`: under this process's lease when it holds one for that
+   * attempt (one write); null when its lease is for a later attempt (this one was taken over); else atomically.
+   */
+  async function underLease(id: string, attempt: number, update: UpdateQuery<ExecutionDoc>): Promise<ExecutionDoc | null> {
+    const filter = { status: 'running', attempt };
+    const lease = runs.leases.get(id);
+    if (lease === undefined) return atomicUpdateOne(Execution, { ...filter, _id: byId(id) }, update);
+    if (lease.attempt !== attempt) return null;
     runs.leases.delete(id);
-    if (rev === undefined) return atomicUpdateOne(Execution, { ...filter, _id: byId(id) }, update);
-    return updateUnderLease(Execution, byId(id), rev, filter, update);
+    return updateUnderLease(Execution, byId(id), lease.rev, filter, update);
   }
 
   /** Gives up this process's lease on a run before updating it another way. */
   async function dropLease(id: string): Promise<void> {
-    const rev = runs.leases.get(id);
-    if (rev === undefined) return;
+    const lease = runs.leases.get(id);
+    if (lease === undefined) return;
     runs.leases.delete(id);
-    await releaseLease(Execution, byId(id), rev);
+    await releaseLease(Execution, byId(id), lease.rev);
   }
 
   /**
@@ -357,7 +363,7 @@ export function createExecutionRepository(conn: Connection) {
     unlease: (id: string): Promise<void> => dropLease(id),
     /** Ends attempt `attempt`; null when another attempt has taken over or the execution already ended. */
     async finish(id: string, attempt: number, outcome: RunOutcome, now: Date, startedAt: Date): Promise<ExecutionRecord | null> {
-      const d = await underLease(id, { status: 'running', attempt }, {
+      const d = await underLease(id, attempt, {
         $set: {
           status: outcome.success ? 'succeeded' : 'failed',
           success: outcome.success,
@@ -372,7 +378,7 @@ export function createExecutionRepository(conn: Connection) {
     },
     /** Records a failed attempt that will be retried: back to queued, keeping the error for the logs. */
     async retryLater(id: string, attempt: number, outcome: RunOutcome): Promise<boolean> {
-      const d = await underLease(id, { status: 'running', attempt }, { $set: { status: 'queued', response_status: outcome.response_status, error_message: outcome.error_message } });
+      const d = await underLease(id, attempt, { $set: { status: 'queued', response_status: outcome.response_status, error_message: outcome.error_message } });
       return d !== null;
     },
     /** A running execution whose job was given up goes back to queued, attempts unchanged (for the recovery rule). */
