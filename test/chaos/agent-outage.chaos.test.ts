@@ -75,8 +75,8 @@ it('a provider that hangs does not starve fresh runs: they end before the hangin
     schedulerEnv: { TRIGGER_MAX_ATTEMPTS: '1' },
   });
   try {
-    // More hanging runs than the HTTP-call slots (WORKER_CONCURRENCY 8), then fresh ones: agent runs have their own,
-    // larger pool (AGENT_RUN_CONCURRENCY), because each is a wait on the agent service.
+    // Hanging runs, then fresh ones: agent runs have a pool of their own (AGENT_RUN_CONCURRENCY), apart from HTTP
+    // calls and large, because each is a wait on the agent service.
     const hanging = await Promise.all(Array.from({ length: 16 }, (_, i) => s.trigger(HANG_FROM + i)));
     await sleep(2_000); // the hanging runs have reached the provider
     const fresh = await Promise.all(Array.from({ length: 8 }, (_, i) => s.trigger(i)));

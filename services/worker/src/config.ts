@@ -14,7 +14,7 @@ export const configSchema = Joi.object<WorkerConfig>({
     .required()
     .description("Shared secret that lets the worker run an agent on its owner's behalf (same value as the agent service's)."),
   AGENT_RUN_TIMEOUT_MS: Joi.number().integer().min(1000).max(900_000).default(180_000).description('Timeout of one agent run.'),
-  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(256).default(8).description('HTTP schedule calls processed at once by this process.'),
+  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(256).default(64).description('HTTP schedule calls processed at once by this process (each is a wait on an endpoint).'),
   AGENT_RUN_CONCURRENCY: Joi.number()
     .integer()
     .min(1)
