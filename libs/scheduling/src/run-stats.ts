@@ -1,4 +1,4 @@
-import { atomicUpdateOne, isObjectIdHex, modelFor, mongoose, type Connection } from '@platform/db';
+import { atomicUpdateEach, createGroupCommit, isObjectIdHex, modelFor, mongoose, type Connection, type UpdateQuery } from '@platform/db';
 import type { Logger } from '@platform/logger';
 
 /** Where a kind of run target keeps its statistics. */
@@ -35,6 +35,9 @@ export interface RunStats {
   flush(): Promise<void>;
 }
 
+/** How long a statistics write waits for others to share its commands (they are off every request's path). */
+const STATS_GATHER_MS = 20;
+
 /** Webhook trigger statistics (kept as its own name: the trigger path and its tests speak of webhooks). */
 export type WebhookStats = RunStats;
 
@@ -53,6 +56,17 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
     { strict: false, versionKey: false },
   );
   const Target = modelFor(conn, `${fields.collection}-stats`, schema, fields.collection);
+  // Writes of different targets that fall due together share their revision claims (atomicUpdateEach), and each is
+  // tried at the revision this process last left its target at: a target written only here needs no read.
+  const revs = new Map<string, number>();
+  const writes = createGroupCommit<{ id: string; update: UpdateQuery<unknown> }, unknown>(
+    (items) =>
+      atomicUpdateEach(
+        Target,
+        items.map((it) => ({ id: new mongoose.Types.ObjectId(it.id), filter: {}, update: it.update, rev: revs.get(it.id) })),
+      ),
+    { maxBatch: 64, maxParallel: 1, gatherMs: STATS_GATHER_MS },
+  );
   const pending = new Map<string, Pending>();
   const inFlight = new Map<string, Promise<void>>();
   /** When each target's last write started (pruned of entries past the interval when it grows). */
@@ -100,9 +114,15 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
     if (p.lastTriggeredAt) $set[fields.lastAt] = p.lastTriggeredAt;
     if (p.success !== null) $set[fields.success] = p.success;
     const update = { ...(p.accepted ? { $inc: { [fields.count]: p.accepted } } : {}), ...(Object.keys($set).length ? { $set } : {}) };
-    const run = atomicUpdateOne(Target, { _id: new mongoose.Types.ObjectId(id) }, update)
+    const run = writes
+      .add({ id, update })
       .then(
-        () => undefined,
+        (doc) => {
+          if (revs.size >= 10_000) revs.clear();
+          const rev = (doc as { _rev?: number } | null)?._rev;
+          if (rev === undefined) revs.delete(id);
+          else revs.set(id, rev);
+        },
         async (err: unknown) => {
           logger.warn('run stats write failed; retrying', { collection: fields.collection, id, err: (err as Error).message });
           merge(id, p);
