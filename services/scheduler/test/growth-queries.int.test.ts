@@ -12,6 +12,7 @@ import {
 } from '@platform/scheduling';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
 import { createWebhookRepository } from '../src/webhooks/webhook.repository';
+import { captureQueries, type Captured } from './query-capture';
 
 // What the trigger and the run path read must not grow with the executions collection: every query they make is
 // measured on a collection holding a few thousand ended executions of other webhooks, then again after ten times as
@@ -19,12 +20,6 @@ import { createWebhookRepository } from '../src/webhooks/webhook.repository';
 // of the statement FerretDB plans for it: index entries and rows it read, buffers it touched); on MongoDB by the
 // server's execution statistics (keys and documents examined). The extra ended executions were inserted after the
 // collection's indexes existed, as months of traffic store them (not loaded into an empty table and indexed after).
-
-interface Captured {
-  collection: string;
-  method: string;
-  filter: Record<string, unknown>;
-}
 
 const FIRST = 3_000;
 const MORE = 30_000;
@@ -96,14 +91,7 @@ async function seedEnded(n: number): Promise<void> {
 
 const captured: Captured[] = [];
 
-function capture(): void {
-  conn.set('debug', (collection: string, method: string, ...args: unknown[]) => {
-    const filter = args[0];
-    if (method.startsWith('insert') || method === 'createIndex' || !filter || typeof filter !== 'object' || Array.isArray(filter)) return;
-    if (Object.keys(filter).length === 0) return;
-    captured.push({ collection, method, filter: filter as Record<string, unknown> });
-  });
-}
+const capture = () => captureQueries(conn, captured);
 
 /** Triggers of one webhook and their runs (claimed, retried, finished, released), a fire, and the outbox's sweep. */
 async function runTriggerAndRunPaths(): Promise<void> {

@@ -2,17 +2,12 @@ import { analyzeLookupTables, atomicStrategy, ensureLookupIndexes, mongoose, new
 import { createExecutionRepository, createIdempotencyStore, createScheduleRepository, type ExecutionRepository } from '@platform/scheduling';
 import { createTestDatabases, type TestDatabases } from '@platform/testing';
 import { createWebhookRepository } from '../src/webhooks/webhook.repository';
+import { captureQueries, type Captured } from './query-capture';
 
 // Every query the trigger, the runs and the execution lists make on their hot paths must be served by an index on
 // the server the tests run on: on FerretDB (PostgreSQL) no "Seq Scan" of a collection's table, on MongoDB no
 // COLLSCAN. The queries are captured from the real repositories, then explained on collections padded with
 // thousands of documents, enough for PostgreSQL's planner to prefer an index where one serves.
-
-interface Captured {
-  collection: string;
-  method: string;
-  filter: Record<string, unknown>;
-}
 
 const PAD = 4000;
 /** Where FerretDB keeps its data on this machine (scripts/lib.sh's default), when the variable is not set. */
@@ -31,14 +26,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => dbs.cleanup());
 
-function capture(): void {
-  conn.set('debug', (collection: string, method: string, ...args: unknown[]) => {
-    const filter = args[0];
-    if (method.startsWith('insert') || method === 'createIndex' || !filter || typeof filter !== 'object' || Array.isArray(filter)) return;
-    if (Object.keys(filter).length === 0) return;
-    captured.push({ collection, method, filter: filter as Record<string, unknown> });
-  });
-}
+const capture = () => captureQueries(conn, captured);
 
 /** Runs of one webhook and one schedule through the real code paths, capturing every query they make. */
 async function runHotPaths(): Promise<void> {
