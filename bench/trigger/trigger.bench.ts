@@ -182,7 +182,8 @@ async function main(): Promise<void> {
     // collection; one by the webhook's list still read 2,000 documents per poll). The database is asked once, after.
     const endedAttempts = async () => {
       const text = await (await fetch(`${worker.url}/metrics`)).text();
-      return [...text.matchAll(/^run_attempts_total\{kind="agent",outcome="(?:succeeded|failed)"\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+      const ended = [...text.matchAll(/^run_attempts_total\{([^}]*)\} (\d+)$/gm)].filter(([, labels]) => /kind="agent"/.test(labels!) && /outcome="(succeeded|failed)"/.test(labels!));
+      return ended.reduce((n, m) => n + Number(m[2]), 0);
     };
     let done = 0;
     const deadline = Date.now() + 600_000;
