@@ -8,7 +8,7 @@
  *
  * The cron floor: what fires that come due together could cost at best, 1,000 and 10,000 items inserted with
  * `insertMany` batches of 64 and enqueued with `Queue.addBulk`, four batches at a time (the repository's insert
- * batch and parallelism), no consumer.
+ * batch and parallelism), each then taken, claimed (its start) and finished by a worker of the run concurrency.
  *
  * Both go to fresh collections of the same database, created with the executions' indexes (and, on FerretDB with
  * FERRETDB_POSTGRESQL_URL, the lookup indexes the services add) before any load: FerretDB stalls on a collection
@@ -20,7 +20,7 @@ import { connectMongo, ensureLookupIndexes, mongoose, type Connection } from '@p
 import { IORedis, Queue, Worker, defaultJobOptions } from '@platform/queue';
 import { executionModel } from '@platform/scheduling';
 import { testInfra, uniqueName } from '@platform/testing';
-import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
+import { machineBusyMs, machineLoad, out, percentile, runBench } from '../kit/bench-kit';
 import { executionDoc } from '../kit/executions';
 
 export interface FloorOptions {
@@ -44,8 +44,8 @@ export interface FloorResult {
   /** Items finished per second, from the first insert to the last finish. */
   completed: number;
   completedSeconds: number;
-  /** Items per second inserted and enqueued in batches, per cron size. */
-  cron: { n: number; seconds: number; rate: number }[];
+  /** Per cron size: items per second inserted and enqueued in batches, and their start lags (ms) once due. */
+  cron: { n: number; seconds: number; rate: number; startP50: number; startP99: number; cpuMsPerItem: number }[];
 }
 
 const envNumber = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -206,20 +206,45 @@ async function runItems(conn: Connection, redisUrl: string, o: FloorOptions): Pr
   }
 }
 
-/** The cron floor: `n` items inserted in batches of 64 and enqueued with addBulk, four batches at a time. */
-async function cronItems(conn: Connection, redisUrl: string, sizes: number[]): Promise<FloorResult['cron']> {
+/**
+ * The cron floor: `n` items come due at once; they are inserted in batches of 64 and enqueued with addBulk, four
+ * batches at a time, while a worker of the run concurrency takes each, claims it (`updateOne` queued → running: its
+ * start) and finishes it (`updateOne`). Reported: the store rate, and each item's start lag from the instant they
+ * came due, the figure the cron benchmark measures for ours.
+ */
+export async function cronFloor(conn: Connection, redisUrl: string, sizes: number[], workerConcurrency = 64): Promise<FloorResult['cron']> {
   if (sizes.length === 0) return [];
   const coll = await freshCollection(conn, uniqueName('bench_floor_cron'));
+  const consumerConn = await connectMongo({ uri: testInfra.mongoUri, dbName: conn.name });
+  const runs = consumerConn.collection(coll.collectionName);
   const kit = queueKit(redisUrl);
   const results: FloorResult['cron'] = [];
   try {
     const queue = kit.queue('floor-fires');
     await queue.waitUntilReady();
+    let round: { lags: number[]; due: number; want: number; done: () => void; failure?: Error } | null = null;
+    const worker = kit.worker('floor-fires', workerConcurrency, async (id) => {
+      const _id = new mongoose.Types.ObjectId(id);
+      const claim = await runs.updateOne({ _id, status: 'queued' }, { $set: { status: 'running', started_at: new Date() }, $inc: { attempt: 1 } });
+      if (claim.modifiedCount !== 1) throw new Error(`floor cron: claim of ${id} matched ${claim.matchedCount}`);
+      const r = round!;
+      r.lags.push(performance.now() - r.due);
+      await runs.updateOne({ _id, status: 'running' }, { $set: { status: 'succeeded', finished_at: new Date(), response_output: 'ok' } });
+      if (r.lags.length === r.want) r.done();
+    });
+    worker.on('failed', (_job, err) => {
+      if (!round) return;
+      round.failure ??= err;
+      round.done();
+    });
+    await worker.waitUntilReady();
     for (const n of sizes) {
       const schedule = new mongoose.Types.ObjectId().toHexString();
       const fireAt = new Date();
       let next = 0;
-      const started = performance.now();
+      const cpuBefore = machineBusyMs();
+      const finished = new Promise<void>((done) => (round = { lags: [], due: performance.now(), want: n, done }));
+      const started = round!.due;
       await Promise.all(
         Array.from({ length: INSERT_PARALLEL }, async () => {
           for (let b = next; b < n; b = next) {
@@ -234,20 +259,35 @@ async function cronItems(conn: Connection, redisUrl: string, sizes: number[]): P
         }),
       );
       const seconds = (performance.now() - started) / 1000;
-      results.push({ n, seconds, rate: n / seconds });
+      const timeout = setTimeout(() => {
+        round!.failure ??= new Error(`floor cron: ${round!.lags.length} of ${n} started after 600 s`);
+        round!.done();
+      }, 600_000);
+      await finished;
+      clearTimeout(timeout);
+      if (round!.failure) throw round!.failure;
+      const lags = round!.lags;
+      results.push({ n, seconds, rate: n / seconds, startP50: percentile(lags, 50), startP99: percentile(lags, 99), cpuMsPerItem: (machineBusyMs() - cpuBefore) / n });
     }
     await coll.drop().catch(() => undefined);
     return results;
   } finally {
     await kit.close();
+    await consumerConn.close();
   }
 }
 
 /** Runs the run floor, then the cron floor, against `conn`'s database and the Redis at `redisUrl`. */
 export async function runFloor(conn: Connection, redisUrl: string, o: FloorOptions): Promise<FloorResult> {
   const items = await runItems(conn, redisUrl, o);
-  const cron = await cronItems(conn, redisUrl, o.cronSizes);
+  const cron = await cronFloor(conn, redisUrl, o.cronSizes, o.workerConcurrency);
   return { ...items, cron };
+}
+
+/** One size of the cron floor, as the trigger and cron benchmarks print it. */
+export function cronFloorLine(c: FloorResult['cron'][number]): string {
+  const f = (n: number, d = 1) => n.toFixed(d);
+  return `floor cron (insertMany ${INSERT_BATCH} + addBulk, ${INSERT_PARALLEL} at once; claim + finish): ${c.n.toLocaleString('en')} due at once stored in ${f(c.seconds, 2)} s (${f(c.rate, 0)} items/s), start lag p50 ${f(c.startP50, 0)} ms, p99 ${f(c.startP99, 0)} ms; machine CPU ${f(c.cpuMsPerItem)} ms per item`;
 }
 
 /** The floor's lines, as both this file and the trigger bench print them. */
@@ -257,8 +297,7 @@ export function floorLines(r: FloorResult, o: Pick<FloorOptions, 'concurrency' |
     `floor (driver + BullMQ): intake ${f(r.intake, 0)}/s p50 ${f(r.p50)} ms p99 ${f(r.p99)} ms, completed ${f(r.completed, 0)}/s (insertOne + add at concurrency ${o.concurrency}; worker concurrency ${o.workerConcurrency}, updateOne claim + updateOne finish)`,
   ];
   if (r.cron.length > 0) {
-    const each = r.cron.map((c) => `${c.n.toLocaleString('en')} in ${f(c.seconds, 2)} s (${f(c.rate, 0)} items/s)`).join(', ');
-    lines.push(`floor cron (insertMany ${INSERT_BATCH} + addBulk, ${INSERT_PARALLEL} at once): ${each}`);
+    lines.push(...r.cron.map(cronFloorLine));
   }
   return lines;
 }

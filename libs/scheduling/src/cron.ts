@@ -59,11 +59,38 @@ function nextWall(expr: string, wall: number): number {
   return e.next().getTime();
 }
 
+/** Expressions and zones whose last next-fire answer is remembered. */
+const REMEMBERED_ANSWERS = 10_000;
+const INTERVALS_PER_KEY = 4;
+const lastAnswers = new Map<string, { from: number; next: number }[]>();
+
 /**
  * The first fire of `expr` in `tz` strictly after instant `afterMs`, or null when it never fires again.
  * Deterministic: every replica computes the same instant, which is what makes it a job id.
  */
 export function nextFire(expr: string, tz: string, afterMs: number): number | null {
+  // The last answers per (expression, zone): no fire lies in (from, next), so every instant of [from, next) has the
+  // same next fire. Fires that come due together ask the same questions thousands of times a second.
+  // A few intervals per key: a fire's own check (just before its time) and the next fire's (just after) alternate.
+  const key = `${expr}\n${tz}`;
+  let known = lastAnswers.get(key);
+  const hit = known?.find((k) => afterMs >= k.from && afterMs < k.next);
+  if (hit) return hit.next;
+  const next = computeNextFire(expr, tz, afterMs);
+  if (next !== null) {
+    if (!known) {
+      if (lastAnswers.size >= REMEMBERED_ANSWERS) lastAnswers.clear();
+      known = [];
+      lastAnswers.set(key, known);
+    }
+    known.unshift({ from: afterMs, next });
+    if (known.length > INTERVALS_PER_KEY) known.pop();
+  }
+  return next;
+}
+
+/** `nextFire` without the remembered answers (tests compare the two). */
+export function computeNextFire(expr: string, tz: string, afterMs: number): number | null {
   let wall = wallOf(afterMs, tz);
   const passes = instantsOfWall(wall, tz);
   if (passes.length > 1 && afterMs >= (passes[1] ?? 0)) {

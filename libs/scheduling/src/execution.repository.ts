@@ -76,19 +76,35 @@ function wantedStatuses(q: ExecutionQuery): ExecutionStatus[] | undefined {
 const INSERT_BATCH = 64;
 const INSERT_PARALLEL = 4;
 
-const groupInserts = new WeakMap<Connection, GroupCommit<object>>();
+/**
+ * How long an insert of a fire waits for company: fires come due together by the hundred (every-minute schedules)
+ * and are handled a few at a time as their jobs arrive, so a short wait turns their inserts into full batches.
+ * Triggers do not wait: a sender waits for their insert.
+ */
+const FIRE_INSERT_GATHER_MS = 10;
+
+interface GroupInserts {
+  now: GroupCommit<object>;
+  gathered: GroupCommit<object>;
+}
+
+const groupInserts = new WeakMap<Connection, GroupInserts>();
 
 /** One group commit per connection, shared by every repository on it (the scheduler makes several), like positions. */
-function insertsFor(conn: Connection, Execution: Model<ExecutionDoc>): GroupCommit<object> {
+function insertsFor(conn: Connection, Execution: Model<ExecutionDoc>): GroupInserts {
   let g = groupInserts.get(conn);
   if (!g) {
     const insert = insertEach(Execution);
     // Each document names its insert (the batch's first id), the key its runs' claims are read and written by.
-    g = createGroupCommit((docs: object[]) => {
+    const write = (docs: object[]) => {
       const ib = String((docs[0] as { _id: unknown })._id);
       for (const d of docs) (d as { ib?: string }).ib = ib;
       return insert(docs);
-    }, { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL });
+    };
+    g = {
+      now: createGroupCommit(write, { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL }),
+      gathered: createGroupCommit(write, { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL, gatherMs: FIRE_INSERT_GATHER_MS }),
+    };
     groupInserts.set(conn, g);
   }
   return g;
@@ -212,7 +228,7 @@ export function createExecutionRepository(conn: Connection) {
    * the next position of its series (see execution.series.ts): a duplicate key on `slot` means another process
    * took that position, so the next one is tried; one on `fire_key` means the fire already ran.
    */
-  async function create(input: NewExecution, now: Date): Promise<ExecutionRecord> {
+  async function create(input: NewExecution, now: Date, gather = false): Promise<ExecutionRecord> {
     const id = newObjectId();
     const skipped = input.status === 'skipped';
     const status = input.status ?? 'queued';
@@ -239,7 +255,7 @@ export function createExecutionRepository(conn: Connection) {
         day_keys: dayKeysOf(input, input.kind, input.agent_id, now),
       }).toObject<ExecutionDoc>();
       try {
-        await inserts.add(doc);
+        await (gather ? inserts.gathered : inserts.now).add(doc);
         positions.stored(series);
         // A new bucket makes the one two below it ready to fill.
         if (seq % BUCKET_SIZE === 0 && seq >= 2 * BUCKET_SIZE) filler.kick(series);
@@ -264,7 +280,8 @@ export function createExecutionRepository(conn: Connection) {
     /** Like `create`, but null when an execution with the same `fire_key` exists: that fire already ran. */
     async createOnce(input: NewExecution & { fire_key: string }, now: Date): Promise<ExecutionRecord | null> {
       try {
-        return await create(input, now);
+        // A fire's insert waits a few milliseconds for the other fires that came due with it.
+        return await create(input, now, true);
       } catch (err) {
         if (isDuplicateKeyError(err)) return null;
         throw err;

@@ -39,3 +39,5 @@ export { scheduleModel, type ScheduleDoc } from './schedule.model';
 export { createScheduleRepository, type ScheduleRepository } from './schedule.repository';
 export { addFire, createRepeatStrategy, fireJobId, fireTimeOf, firingMatches, removeFiring, syncFiring } from './fires.queue';
 export { createReconciler, type ReconcileDeps, type ReconcileReport } from './reconcile';
+export { FIRE_GROUP_BUCKETS, fireGroupOf } from './schedule.fire-group';
+export { FIRE_READ_TTL_MS, createFireReader, type FireReader, type FireReaderDeps } from './schedule.fire-reader';

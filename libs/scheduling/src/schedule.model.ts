@@ -18,6 +18,8 @@ export interface HttpTargetDoc extends Omit<HttpTarget, 'headers_sealed' | 'quer
 export interface ScheduleDoc extends Omit<ScheduleRecord, 'id' | 'http'> {
   _id: mongoose.Types.ObjectId;
   http: HttpTargetDoc | null;
+  /** See schedule.fire-group.ts; null (or absent, before it existed) when unknown: its fires read it alone. */
+  fire_group?: string | null;
 }
 
 const { Mixed } = mongoose.Schema.Types;
@@ -58,6 +60,7 @@ const schema = new mongoose.Schema<ScheduleDoc>(
     last_run_at: { type: Date, default: null },
     last_run_success: { type: Boolean, default: null },
     run_count: { type: Number, default: 0 },
+    fire_group: { type: String, default: null },
   },
   { versionKey: false, minimize: false },
 );
@@ -66,6 +69,8 @@ schema.index({ user_id: 1, org_id: 1, kind: 1, created_at: -1, _id: -1 });
 schema.index({ user_id: 1, org_id: 1, kind: 1, agent_id: 1, created_at: -1, _id: -1 });
 schema.index({ user_id: 1, org_id: 1, kind: 1, is_active: 1, created_at: -1, _id: -1 });
 schema.index({ is_active: 1, _id: 1 });
+// The worker's read of the schedules that come due together (schedule.fire-reader.ts).
+schema.index({ fire_group: 1 });
 
 /** The schedules collection (agent and HTTP schedules). Updates go through `atomicUpdateOne` (see libs/db). */
 export function scheduleModel(conn: Connection): Model<ScheduleDoc> {

@@ -1,4 +1,5 @@
-import { atomicUpdateOne, findPage, fromJsonText, isObjectIdHex, listEqualities, ownerFilter, toJsonText, type Connection, type ListFilter, type Owner } from '@platform/db';
+import { atomicUpdateOne, ensureLookupIndexes, findPage, fromJsonText, isObjectIdHex, listEqualities, newObjectId, ownerFilter, toJsonText, type Connection, type ListFilter, type Owner } from '@platform/db';
+import { fireGroupOf } from './schedule.fire-group';
 import { scheduleModel, type HttpTargetDoc, type ScheduleDoc } from './schedule.model';
 import type { HttpTarget, NewSchedule, ScheduleKind, ScheduleRecord } from './schedule.types';
 
@@ -52,9 +53,18 @@ export interface ActiveSpec {
   id: string;
   cron_expression: string;
   timezone: string;
+  /** As stored (null before fire groups existed). */
+  fire_group: string | null;
 }
 
 const scoped = (owner: Owner, kind: ScheduleKind) => ({ ...ownerFilter(owner), kind });
+
+/** The fire group an update sets: from the new rule when it names both parts, unknown when only one (rare). */
+function groupOf(id: string, set: Partial<ScheduleRecord>): { fire_group?: string | null } {
+  const { cron_expression: cron, timezone: tz } = set;
+  if (cron !== undefined && tz !== undefined) return { fire_group: fireGroupOf(id, cron, tz) };
+  return cron !== undefined || tz !== undefined ? { fire_group: null } : {};
+}
 
 /**
  * Schedules in MongoDB, the source of truth for what fires. Owner-facing calls are scoped to (user, org, kind);
@@ -67,7 +77,9 @@ export function createScheduleRepository(conn: Connection) {
     isId: (id: string): boolean => isObjectIdHex(id),
 
     async create(owner: Owner, fields: NewSchedule, now: Date): Promise<ScheduleRecord> {
-      const doc = await Schedule.create({ ...stored(fields), ...ownerFilter(owner), created_at: now, active_since: now });
+      const id = newObjectId();
+      const fire_group = fireGroupOf(id, fields.cron_expression, fields.timezone);
+      const doc = await Schedule.create({ ...stored(fields), _id: id, ...ownerFilter(owner), created_at: now, active_since: now, fire_group });
       return toRecord(doc.toObject());
     },
 
@@ -89,8 +101,24 @@ export function createScheduleRepository(conn: Connection) {
     /** `$set` on the owner's schedule when it also matches `extra`; the updated record, or null. */
     async update(owner: Owner, kind: ScheduleKind, id: string, set: Partial<ScheduleRecord>, extra: Record<string, unknown> = {}): Promise<ScheduleRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await atomicUpdateOne(Schedule, { _id: id, ...scoped(owner, kind), ...extra }, { $set: stored(set) });
+      const d = await atomicUpdateOne(Schedule, { _id: id, ...scoped(owner, kind), ...extra }, { $set: { ...stored(set), ...groupOf(id, set) } });
       return d ? toRecord(d) : null;
+    },
+
+    /**
+     * The schedules of a fire group (schedule.fire-group.ts), active or not: one indexed equality. A schedule whose
+     * rule changed has left its old group.
+     */
+    async inFireGroup(group: string): Promise<ScheduleRecord[]> {
+      const docs = await Schedule.find({ fire_group: group }).lean<ScheduleDoc[]>();
+      return docs.map(toRecord);
+    },
+
+    /** Stores the fire group of a schedule written before groups existed, unless its rule changed meanwhile. */
+    async storeFireGroup(spec: ActiveSpec): Promise<void> {
+      if (!isObjectIdHex(spec.id)) return;
+      const fire_group = fireGroupOf(spec.id, spec.cron_expression, spec.timezone);
+      await atomicUpdateOne(Schedule, { _id: spec.id, cron_expression: spec.cron_expression, timezone: spec.timezone }, { $set: { fire_group } });
     },
 
     async delete(owner: Owner, kind: ScheduleKind, id: string): Promise<boolean> {
@@ -103,14 +131,15 @@ export function createScheduleRepository(conn: Connection) {
      * rather than sorted pages (FerretDB sorts in process, so each page would read them all again).
      */
     async *activeSpecs(): AsyncGenerator<ActiveSpec> {
-      const cursor = Schedule.find({ is_active: true }, { cron_expression: 1, timezone: 1 }).lean<ScheduleDoc[]>().cursor({ batchSize: 1000 });
-      for await (const d of cursor as AsyncIterable<Pick<ScheduleDoc, '_id' | 'cron_expression' | 'timezone'>>) {
-        yield { id: d._id.toHexString(), cron_expression: d.cron_expression, timezone: d.timezone };
+      const cursor = Schedule.find({ is_active: true }, { cron_expression: 1, timezone: 1, fire_group: 1 }).lean<ScheduleDoc[]>().cursor({ batchSize: 1000 });
+      for await (const d of cursor as AsyncIterable<Pick<ScheduleDoc, '_id' | 'cron_expression' | 'timezone' | 'fire_group'>>) {
+        yield { id: d._id.toHexString(), cron_expression: d.cron_expression, timezone: d.timezone, fire_group: d.fire_group ?? null };
       }
     },
 
     async init(): Promise<void> {
       await Schedule.init();
+      await ensureLookupIndexes(Schedule);
     },
   };
 }

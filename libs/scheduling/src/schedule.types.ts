@@ -53,5 +53,7 @@ export type NewSchedule = Omit<ScheduleRecord, 'id' | 'user_id' | 'org_id' | 'cr
 /** What a job on the `schedule-fires` queue carries. The fire time is in the job id, or `fire_at` for catch-ups. */
 export interface FireJob {
   schedule_id: string;
+  /** The schedule's fire group when the job was made (schedule.fire-group.ts); absent in jobs made before groups. */
+  group?: string;
   fire_at?: number;
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { cronError, firesBetween, nextFire } from '../src/cron';
+import { computeNextFire, cronError, firesBetween, nextFire } from '../src/cron';
 import { isValidTimeZone, wallOf } from '../src/zoned-time';
 
 const at = (iso: string) => new Date(iso).getTime();
@@ -168,4 +168,26 @@ describe('properties', () => {
       { numRuns: 60 },
     );
   });
+});
+
+test('remembered next-fire answers equal fresh ones, whatever order the questions come in (DST zones included)', () => {
+  const exprs = ['* * * * *', '*/5 * * * *', '30 2 * * *', '0 1 * * 0', '15 9 1 * *'];
+  const zones = ['UTC', 'America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe'];
+  const base = Date.UTC(2027, 2, 13); // a few days that include spring changes of the northern zones
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.constantFrom(...exprs), fc.constantFrom(...zones), fc.integer({ min: 0, max: 40 * 86_400_000 })), { minLength: 1, maxLength: 60 }),
+      (questions) => {
+        for (const [expr, tz, offset] of questions) {
+          const at = base + offset;
+          expect(nextFire(expr, tz, at)).toBe(computeNextFire(expr, tz, at));
+          // Neighbours of a known answer, answered from the remembered interval.
+          const next = nextFire(expr, tz, at)!;
+          expect(nextFire(expr, tz, next - 1)).toBe(computeNextFire(expr, tz, next - 1));
+          expect(nextFire(expr, tz, next)).toBe(computeNextFire(expr, tz, next));
+        }
+      },
+    ),
+    { numRuns: 200 },
+  );
 });

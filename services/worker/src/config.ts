@@ -33,7 +33,7 @@ export const configSchema = Joi.object<WorkerConfig>({
     'Comma-separated host or host:port entries HTTP schedules may call although they are loopback or private.',
   ),
   HTTP_MAX_RESPONSE_BYTES: Joi.number().integer().min(1024).max(50 * 1024 * 1024).default(5 * 1024 * 1024).description('Largest response an HTTP schedule reads (its first 64 KiB are stored); larger fails the attempt.'),
-  FIRE_CONCURRENCY: Joi.number().integer().min(1).max(512).default(32).description('Cron fires turned into executions at once by this process.'),
+  FIRE_CONCURRENCY: Joi.number().integer().min(1).max(512).default(128).description('Cron fires turned into executions at once by this process.'),
   STORE_RETRY_BASE_MS: Joi.number().integer().min(50).max(60_000).default(1_000).description('First wait of a job while MongoDB, Redis or the agent service is unreachable; doubles per wait (no attempt is spent).'),
   STORE_RETRY_MAX_MS: Joi.number().integer().min(100).max(600_000).default(30_000).description('Longest wait between tries while a store is unreachable.'),
   ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(30_000).default(5_000).description('How long a fire waits for Redis to take its run before leaving it to the outbox.'),

@@ -7,6 +7,7 @@ import { createQueue, QUEUE_NAMES, type IORedis, type Queue } from '@platform/qu
 import {
   createExecutionRepository,
   createRepeatStrategy,
+  createFireReader,
   createScheduleRepository,
   createScheduleStats,
   createWebhookStats,
@@ -77,6 +78,7 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
   const executions = createExecutionRepository(db);
   const schedules = createScheduleRepository(db);
   await Promise.all([executions.init(), schedules.init()]);
+  const fireReads = createFireReader({ schedules, clock: () => clock().getTime() });
   const stats = { webhooks: createWebhookStats(db, logger), schedules: createScheduleStats(db, logger) };
   const runQueues = {
     agentRuns: createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, deps.redis, {}, config.QUEUE_PREFIX),
@@ -109,13 +111,13 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
     },
     {
       name: QUEUE_NAMES.httpCalls,
-      process: createHttpRunProcessor({ ...life, schedules, outbound: deps.outbound, box: deps.box, maxResponseBytes: config.HTTP_MAX_RESPONSE_BYTES, onAttempt: metrics('http') }),
+      process: createHttpRunProcessor({ ...life, schedules: fireReads, outbound: deps.outbound, box: deps.box, maxResponseBytes: config.HTTP_MAX_RESPONSE_BYTES, onAttempt: metrics('http') }),
       giveUp,
     },
     {
       name: QUEUE_NAMES.scheduleFires,
       process: createFireProcessor({
-        schedules,
+        schedules: fireReads,
         executions,
         enqueue: (exec) => enqueueRun(runQueues, exec, { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: 2_000 }),
         clock,

@@ -9,12 +9,13 @@ import {
   type ExecutionRepository,
   type FireJob,
   type NewExecution,
+  type FireReader,
   type ScheduleRecord,
-  type ScheduleRepository,
 } from '@platform/scheduling';
 
 export interface FireDeps {
-  schedules: ScheduleRepository;
+  /** Reads a fire's schedule, with the others of its fire group that come due with it. */
+  schedules: Pick<FireReader, 'forFire'>;
   executions: ExecutionRepository;
   /** Puts a stored execution on its run queue (agent-runs or http-calls). The run counts itself when it ends. */
   enqueue: (exec: ExecutionRecord) => Promise<unknown>;
@@ -52,7 +53,7 @@ export function createFireProcessor(deps: FireDeps) {
   const log = deps.logger.child({ module: 'fire' });
   return async (job: Job<FireJob>): Promise<void> => {
     const fireMs = fireTimeOf(job);
-    const s = await deps.schedules.getById(job.data.schedule_id);
+    const s = fireMs === null ? null : await deps.schedules.forFire(job.data.schedule_id, job.data.group, fireMs);
     const stale = fireMs === null ? 'job carries no fire time' : staleReason(s, fireMs);
     if (stale || !s || fireMs === null) {
       log.info('fire dropped', { schedule_id: job.data.schedule_id, job_id: job.id, reason: stale });
@@ -61,7 +62,8 @@ export function createFireProcessor(deps: FireDeps) {
     const now = deps.clock();
     // BullMQ queues a schedule's next fire when it takes the current one, from now on: fires that fell due while
     // this one waited (the fire queue is behind, or no worker ran) are not queued. Say so rather than stay silent.
-    const passed = firesBetween(s.cron_expression, s.timezone, fireMs, now.getTime(), 10_000).length;
+    const following = nextFire(s.cron_expression, s.timezone, fireMs);
+    const passed = following !== null && following <= now.getTime() ? firesBetween(s.cron_expression, s.timezone, fireMs, now.getTime(), 10_000).length : 0;
     if (passed > 0) {
       deps.onCoalesced?.(passed);
       log.warn('fire taken late: later fires that fell due meanwhile are coalesced into it', { schedule_id: s.id, fire_at: new Date(fireMs).toISOString(), coalesced: passed });

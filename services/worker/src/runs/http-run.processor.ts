@@ -1,10 +1,11 @@
 import { OutboundError, type OutboundClient } from '@platform/outbound';
-import type { ExecutionRecord, HttpTarget, RunOutcome, ScheduleRepository } from '@platform/scheduling';
+import type { ExecutionRecord, FireReader, HttpTarget, RunOutcome } from '@platform/scheduling';
 import { openValues, type SecretBox } from '@platform/secrets';
 import { createRunProcessor, type AttemptResult, type RunLifecycleDeps } from './run-lifecycle';
 
 export interface HttpRunDeps extends RunLifecycleDeps {
-  schedules: ScheduleRepository;
+  /** The schedule as its fire read it a moment ago, else as read now. */
+  schedules: Pick<FireReader, 'current'>;
   outbound: OutboundClient;
   /** Opens the sealed header values of HTTP schedules. */
   box: SecretBox;
@@ -41,11 +42,12 @@ function bodyText(body: unknown, headers: Record<string, string>): string {
  * Processes one `http-calls` job: an HTTP schedule's fire calls its endpoint through the outbound guard (every
  * connection and redirect checked) within the schedule's timeout. A 2xx succeeds; the status and up to 64 KiB of
  * the body are stored. Any other status, a timeout or a network failure is retried `retry_delay` apart while
- * attempts remain; a refused address is final. The call uses the schedule as it is at the attempt.
+ * attempts remain; a refused address is final. The call uses the schedule as it is at the attempt (as read by its
+ * fire when that was at most a few seconds ago: schedule.fire-reader.ts).
  */
 export function createHttpRunProcessor(deps: HttpRunDeps) {
   return createRunProcessor(deps, 'http-run', async (exec: ExecutionRecord): Promise<AttemptResult> => {
-    const schedule = exec.schedule_id ? await deps.schedules.getById(exec.schedule_id) : null;
+    const schedule = exec.schedule_id ? await deps.schedules.current(exec.schedule_id) : null;
     if (!schedule?.http) return { retryable: false, outcome: failure('the HTTP schedule no longer exists') };
     try {
       const res = await deps.outbound.request({ ...requestOf(schedule.http, deps.box), maxResponseBytes: deps.maxResponseBytes });
