@@ -2,8 +2,8 @@ import mongoose, { type Connection, type Model } from 'mongoose';
 import type { Logger } from '@platform/logger';
 
 export { mongoose };
-export { AtomicConflictError, atomicUpdateEach, atomicUpdateOne, atomicStrategy, releaseLease, updateUnderLease, type AtomicEachOptions, type AtomicItem, type AtomicStrategy, type AtomicUpdateOptions } from './atomic';
-import { atomicUpdateOne } from './atomic';
+export { AtomicConflictError, atomicUpdateEach, atomicUpdateOne, atomicStrategy, prepareAtomicUpdates, releaseLease, updateUnderLease, type AtomicEachOptions, type AtomicItem, type AtomicStrategy, type AtomicUpdateOptions } from './atomic';
+import { atomicUpdateOne, prepareAtomicUpdates } from './atomic';
 import { ensureLookupIndexes } from './ferretdb-indexes';
 export { analyzeLookupTables, ensureLookupIndexes, ginIndexName, lookupFieldsOf, readCostOf, FERRETDB_POSTGRESQL_URL_ENV, type LookupModel, type ReadCost } from './ferretdb-indexes';
 export type { Connection, Model };
@@ -55,6 +55,7 @@ export async function connectMongo(opts: MongoOptions): Promise<Connection> {
  * serve their equality lookups: see ferretdb-indexes.ts); call once at start (and in tests) before serving.
  */
 export async function syncIndexes(conn: Connection): Promise<void> {
+  await prepareAtomicUpdates(conn);
   await Promise.all(
     Object.values(conn.models).map(async (m) => {
       await m.init();

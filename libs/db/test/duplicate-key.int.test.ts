@@ -43,3 +43,14 @@ it('insertEach fails the whole batch when the write itself fails', async () => {
   await expect(insertEach(M)([{ name: 'a' }, { name: 'b' }])).rejects.toThrow();
   await conn.close();
 });
+
+it('syncIndexes creates the revision claims collection at start, before any update needs it', async () => {
+  const fresh = dbs.conn.useDb(`${dbs.conn.name}_claims`, { useCache: false });
+  try {
+    expect((await fresh.db!.listCollections({ name: '_revision_claims' }).toArray()).length).toBe(0);
+    await syncIndexes(fresh);
+    expect((await fresh.db!.listCollections({ name: '_revision_claims' }).toArray()).length).toBe(1);
+  } finally {
+    await fresh.dropDatabase();
+  }
+});

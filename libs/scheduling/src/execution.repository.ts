@@ -1,4 +1,4 @@
-import { atomicUpdateEach, atomicUpdateOne, createGroupCommit, releaseLease, updateUnderLease, type UpdateQuery, ensureLookupIndexes, insertEach, fromJsonText, isDuplicateKeyError, isObjectIdHex, iso, newObjectId, toJsonText, type Connection, type GroupCommit, type Model, type Owner } from '@platform/db';
+import { atomicUpdateEach, atomicUpdateOne, createGroupCommit, prepareAtomicUpdates, releaseLease, updateUnderLease, type UpdateQuery, ensureLookupIndexes, insertEach, fromJsonText, isDuplicateKeyError, isObjectIdHex, iso, newObjectId, toJsonText, type Connection, type GroupCommit, type Model, type Owner } from '@platform/db';
 import { fillerFor } from './execution.filler';
 import { executionModel, type ExecutionDoc } from './execution.model';
 import { createSeriesReader } from './execution.pages';
@@ -434,6 +434,7 @@ export function createExecutionRepository(conn: Connection) {
     async init(): Promise<void> {
       await Promise.all([Execution.init(), Roots.init(), Buckets.init()]);
       await Promise.all([Execution, Roots, Buckets].map((m) => ensureLookupIndexes(m)));
+      await prepareAtomicUpdates(conn);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { atomicUpdateOne, ensureLookupIndexes, findPage, fromJsonText, isObjectIdHex, listEqualities, newObjectId, ownerFilter, toJsonText, type Connection, type ListFilter, type Owner } from '@platform/db';
+import { atomicUpdateOne, ensureLookupIndexes, prepareAtomicUpdates, findPage, fromJsonText, isObjectIdHex, listEqualities, newObjectId, ownerFilter, toJsonText, type Connection, type ListFilter, type Owner } from '@platform/db';
 import { fireGroupOf } from './schedule.fire-group';
 import { scheduleModel, type HttpTargetDoc, type ScheduleDoc } from './schedule.model';
 import type { HttpTarget, NewSchedule, ScheduleKind, ScheduleRecord } from './schedule.types';
@@ -140,6 +140,7 @@ export function createScheduleRepository(conn: Connection) {
     async init(): Promise<void> {
       await Schedule.init();
       await ensureLookupIndexes(Schedule);
+      await prepareAtomicUpdates(conn);
     },
   };
 }
