@@ -57,6 +57,9 @@ export interface ActiveSpec {
   fire_group: string | null;
 }
 
+/** A fire group's read asks for this many documents in its first reply (the server caps it at 16 MiB). */
+const FIRE_GROUP_READ_BATCH = 100_000;
+
 const scoped = (owner: Owner, kind: ScheduleKind) => ({ ...ownerFilter(owner), kind });
 
 /** The fire group an update sets: from the new rule when it names both parts, unknown when only one (rare). */
@@ -110,7 +113,10 @@ export function createScheduleRepository(conn: Connection) {
      * rule changed has left its old group.
      */
     async inFireGroup(group: string): Promise<ScheduleRecord[]> {
-      const docs = await Schedule.find({ fire_group: group }).lean<ScheduleDoc[]>();
+      // In one reply: a cursor left open for a getMore holds one of FerretDB's PostgreSQL connections, and a hundred
+      // group reads at once then starve the getMores of the driver connections they wait on (measured: every worker
+      // stalled for 30 s, until its sockets timed out, with 10,000 schedules of one rule, 156 a group).
+      const docs = await Schedule.find({ fire_group: group }).batchSize(FIRE_GROUP_READ_BATCH).lean<ScheduleDoc[]>();
       return docs.map(toRecord);
     },
 

@@ -19,6 +19,7 @@ import { testInfra, uniqueName } from '@platform/testing';
 let conn: Connection;
 let repo: ScheduleRepository;
 const finds: string[] = [];
+const getMores: string[] = [];
 const owner = { user_id: 'u-fire', org_id: 'o-fire' };
 const EVERY_MINUTE = '* * * * *';
 
@@ -39,6 +40,7 @@ beforeAll(async () => {
   conn = await connectMongo({ uri: testInfra.mongoUri, dbName: uniqueName('firereads'), monitorCommands: true });
   conn.getClient().on('commandStarted', (e: mongoose.mongo.CommandStartedEvent) => {
     if (e.commandName === 'find' && e.command.find === 'schedules') finds.push(JSON.stringify(e.command.filter));
+    if (e.commandName === 'getMore') getMores.push(String(e.command.collection));
   });
   repo = createScheduleRepository(conn);
   await repo.init();
@@ -127,4 +129,13 @@ test('schedules get their group on create and on a change of rule; a failed grou
   await expect(reader.forFire(s!.id, group, 1)).rejects.toThrow('database unreachable');
   fail = false;
   expect((await reader.forFire(s!.id, group, 1))?.timezone).toBe('Europe/Paris');
+});
+
+test('a large group is read in one reply: no cursor is left open for a getMore (FerretDB holds a connection for it)', async () => {
+  const [model] = await create(1, '0 3 * * *', 3000);
+  const { _id: _ignored, ...doc } = (await conn.collection('schedules').findOne({ _id: new (await import('@platform/db')).mongoose.Types.ObjectId(model!.id) }))!;
+  await conn.collection('schedules').insertMany(Array.from({ length: 250 }, () => ({ ...doc, fire_group: 'big-group' })));
+  getMores.length = 0;
+  expect(await repo.inFireGroup('big-group')).toHaveLength(250);
+  expect(getMores).toEqual([]);
 });
