@@ -67,10 +67,12 @@ describe('concurrency', () => {
   }, 60_000);
 
   it('beyond the bound and the queue → 503 with Retry-After, after waiting at most the queue wait', async () => {
-    const t = await startOcrApp({ limiter: { concurrency: 1, maxQueued: 1, waitMs: 200 } });
+    // The queue wait is far shorter than reading the document (40 pages), so the one read holds the slot throughout:
+    // one upload is read, one waits out the queue wait, one finds the queue full.
+    const t = await startOcrApp({ limiter: { concurrency: 1, maxQueued: 1, waitMs: 10 } });
     try {
       const key = await t.dbs.mintKey({ user_id: 'ada', org_id: ORG });
-      const doc = await textPdf([['Busy']]);
+      const doc = await textPdf(Array.from({ length: 40 }, (_, i) => [`Busy page ${i}`]));
       const answers = await Promise.all([0, 1, 2].map(() => upload(t.app, key, ORG, doc)));
       const statuses = answers.map((a) => a.status).sort();
       expect(statuses).toEqual([200, 503, 503]);
