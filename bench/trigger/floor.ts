@@ -138,6 +138,19 @@ function queuedDoc(webhookId: string, i: number, payload: object) {
   };
 }
 
+/**
+ * A run as the floor does it: one conditional `updateOne` claims it (queued → running; `started` is told then), one
+ * finishes it (running → succeeded); either matching nothing fails the job.
+ */
+async function claimAndFinish(runs: ReturnType<Connection['collection']>, id: string, output: string, started?: () => void): Promise<void> {
+  const _id = new mongoose.Types.ObjectId(id);
+  const claim = await runs.updateOne({ _id, status: 'queued' }, { $set: { status: 'running', started_at: new Date() }, $inc: { attempt: 1 } });
+  if (claim.modifiedCount !== 1) throw new Error(`floor: claim of ${id} matched ${claim.matchedCount}`);
+  started?.();
+  const finish = await runs.updateOne({ _id, status: 'running' }, { $set: { status: 'succeeded', finished_at: new Date(), response_output: output } });
+  if (finish.modifiedCount !== 1) throw new Error(`floor: finish of ${id} matched ${finish.matchedCount}`);
+}
+
 /** The run floor: insert + enqueue by `concurrency` producers while a worker claims and finishes each item. */
 async function runItems(conn: Connection, redisUrl: string, o: FloorOptions): Promise<Omit<FloorResult, 'cron'>> {
   const name = uniqueName('bench_floor_runs');
@@ -154,11 +167,7 @@ async function runItems(conn: Connection, redisUrl: string, o: FloorOptions): Pr
     let allDone!: () => void;
     const done = new Promise<void>((r) => (allDone = r));
     const worker = kit.worker('floor-runs', o.workerConcurrency, async (id) => {
-      const _id = new mongoose.Types.ObjectId(id);
-      const claim = await runs.updateOne({ _id, status: 'queued' }, { $set: { status: 'running', started_at: new Date() }, $inc: { attempt: 1 } });
-      if (claim.modifiedCount !== 1) throw new Error(`floor: claim of ${id} matched ${claim.matchedCount}`);
-      const finish = await runs.updateOne({ _id, status: 'running' }, { $set: { status: 'succeeded', finished_at: new Date(), response_output: `Handled ${id}: the customer was notified and the stock was updated.` } });
-      if (finish.modifiedCount !== 1) throw new Error(`floor: finish of ${id} matched ${finish.matchedCount}`);
+      await claimAndFinish(runs, id, `Handled ${id}: the customer was notified and the stock was updated.`);
       if (++finished === o.total) allDone();
     });
     worker.on('failed', (_job, err) => {
@@ -224,12 +233,8 @@ export async function cronFloor(conn: Connection, redisUrl: string, sizes: numbe
     await queue.waitUntilReady();
     let round: { lags: number[]; due: number; want: number; done: () => void; failure?: Error } | null = null;
     const worker = kit.worker('floor-fires', workerConcurrency, async (id) => {
-      const _id = new mongoose.Types.ObjectId(id);
-      const claim = await runs.updateOne({ _id, status: 'queued' }, { $set: { status: 'running', started_at: new Date() }, $inc: { attempt: 1 } });
-      if (claim.modifiedCount !== 1) throw new Error(`floor cron: claim of ${id} matched ${claim.matchedCount}`);
       const r = round!;
-      r.lags.push(performance.now() - r.due);
-      await runs.updateOne({ _id, status: 'running' }, { $set: { status: 'succeeded', finished_at: new Date(), response_output: 'ok' } });
+      await claimAndFinish(runs, id, 'ok', () => r.lags.push(performance.now() - r.due));
       if (r.lags.length === r.want) r.done();
     });
     worker.on('failed', (_job, err) => {
