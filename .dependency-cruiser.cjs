@@ -9,8 +9,20 @@ const NPM = (names) => `node_modules/(${names})/`;
 
 module.exports = {
   forbidden: [
-    { name: 'no-cycles', severity: 'error', comment: 'Import cycles make load order matter and layers meaningless.', from: { path: SRC }, to: { circular: true } },
-    { name: 'libs-not-services', severity: 'error', comment: 'A lib is shared by every service; it never imports one.', from: { path: '^libs/' }, to: { path: '^services/' } },
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'Import cycles make load order matter and layers meaningless.',
+      from: { path: SRC },
+      to: { circular: true },
+    },
+    {
+      name: 'libs-not-services',
+      severity: 'error',
+      comment: 'A lib is shared by every service; it never imports one.',
+      from: { path: '^libs/' },
+      to: { path: '^services/' },
+    },
     {
       name: 'no-cross-service',
       severity: 'error',
@@ -45,6 +57,9 @@ module.exports = {
     exclude: { path: '(^|/)dist/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 };

@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { QUEUE_NAMES, createQueue, workerConnection, type Queue } from '@platform/queue';
+
+import { createQueue, QUEUE_NAMES, workerConnection, type Queue } from '@platform/queue';
 import { createScheduleRepository, type NewSchedule } from '@platform/scheduling';
 import {
   createTestDatabases,
@@ -20,6 +21,7 @@ import {
   type ServiceProcess,
   type TestDatabases,
 } from '@platform/testing';
+
 import { machineBusyMs } from '../kit/bench-kit';
 import { cronFloor, cronFloorLine } from '../trigger/floor';
 
@@ -114,7 +116,8 @@ let cleaning: Promise<void> | undefined;
 /** Stops processes, obliterates the queues, drops the databases: once, whatever happened. */
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
-    for (const c of cleanups.reverse()) await c().catch((err: unknown) => process.stderr.write(`cleanup: ${(err as Error).message}\n`));
+    for (const c of cleanups.reverse())
+      await c().catch((err: unknown) => process.stderr.write(`cleanup: ${(err as Error).message}\n`));
   })();
   return cleaning;
 }
@@ -152,10 +155,23 @@ async function main(): Promise<void> {
   const procs: ServiceProcess[] = [];
   cleanups.push(() => Promise.all(procs.map((p) => p.stop(10_000))));
   const scheduleKey = randomBytes(32).toString('hex');
-  const common = { MONGODB_URI: testInfra.mongoUri, MONGODB_DB: dbs.conn.name, REDIS_URL: testInfra.redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey, AGENT_SERVICE_URL: 'http://127.0.0.1:9' };
+  const common = {
+    MONGODB_URI: testInfra.mongoUri,
+    MONGODB_DB: dbs.conn.name,
+    REDIS_URL: testInfra.redisUrl,
+    QUEUE_PREFIX: prefix,
+    LOG_LEVEL: 'warn',
+    SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
+    AGENT_SERVICE_URL: 'http://127.0.0.1:9',
+  };
   const scheduler = await startServiceProcess({
     script: entry('scheduler'),
-    env: { ...common, AUTH_DB: dbs.authDb, WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'), RECONCILE_INTERVAL_MS },
+    env: {
+      ...common,
+      AUTH_DB: dbs.authDb,
+      WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      RECONCILE_INTERVAL_MS,
+    },
   });
   procs.push(scheduler);
   const internal = randomBytes(32).toString('hex');
@@ -163,7 +179,13 @@ async function main(): Promise<void> {
     procs.push(
       await startServiceProcess({
         script: entry('worker'),
-        env: { ...common, INTERNAL_SERVICE_SECRET: internal, OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${target.port}`, FIRE_CONCURRENCY, WORKER_CONCURRENCY },
+        env: {
+          ...common,
+          INTERNAL_SERVICE_SECRET: internal,
+          OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${target.port}`,
+          FIRE_CONCURRENCY,
+          WORKER_CONCURRENCY,
+        },
       }),
     );
   }
@@ -175,7 +197,13 @@ async function main(): Promise<void> {
 
   // --- create the schedules
   const key = await dbs.mintKey(OWNER);
-  const bodyOf = (i: number) => ({ name: `cron-${i}`, url: `${target.url}/hit?s=${i}`, method: 'GET', cron_expression: '* * * * *', timezone: 'UTC' });
+  const bodyOf = (i: number) => ({
+    name: `cron-${i}`,
+    url: `${target.url}/hit?s=${i}`,
+    method: 'GET',
+    cron_expression: '* * * * *',
+    timezone: 'UTC',
+  });
   const viaApi = async (i: number) => {
     const res = await fetch(`${scheduler.url}/http-schedules/`, {
       method: 'POST',
@@ -209,7 +237,8 @@ async function main(): Promise<void> {
   const rest = N - apiCount;
   let restApi = false;
   if (rest > 0 && CREATE === 'auto' && rest / apiRate <= API_BUDGET_S) restApi = true;
-  const restSeconds = rest > 0 ? await pool(rest, CREATE_CONCURRENCY, (i) => (restApi ? viaApi : viaRepo)(apiCount + i)) : 0;
+  const restSeconds =
+    rest > 0 ? await pool(rest, CREATE_CONCURRENCY, (i) => (restApi ? viaApi : viaRepo)(apiCount + i)) : 0;
   const created = Date.now();
   if (apiCount) {
     out(
@@ -217,7 +246,10 @@ async function main(): Promise<void> {
         (N > apiCount ? ` (10,000 would take ~${(10_000 / apiRate).toFixed(0)} s)` : ''),
     );
   }
-  if (rest > 0) out(`created ${rest} ${restApi ? 'through the API' : 'with the schedule repository (same collection; Redis left to the reconciler)'} in ${restSeconds.toFixed(1)} s: ${(rest / restSeconds).toFixed(0)}/s`);
+  if (rest > 0)
+    out(
+      `created ${rest} ${restApi ? 'through the API' : 'with the schedule repository (same collection; Redis left to the reconciler)'} in ${restSeconds.toFixed(1)} s: ${(rest / restSeconds).toFixed(0)}/s`,
+    );
 
   // --- wait until Redis has a job scheduler for every schedule
   let inRedis = 0;
@@ -227,7 +259,9 @@ async function main(): Promise<void> {
     await sleep(250);
   }
   const ready = Date.now();
-  out(`all ${N} job schedulers in Redis ${s1(ready - created)} s after the last insert (${s1(ready - createStart)} s after the first)`);
+  out(
+    `all ${N} job schedulers in Redis ${s1(ready - created)} s after the last insert (${s1(ready - createStart)} s after the first)`,
+  );
 
   // --- the window: whole fire minutes, starting at the first minute boundary with every scheduler in place
   const t0 = Math.ceil((ready + 1_000) / MIN) * MIN;
@@ -235,7 +269,9 @@ async function main(): Promise<void> {
   const tLast = window.at(-1) as number;
   const windowEnd = tLast + MIN;
   const deadline = windowEnd + GRACE_MS;
-  out(`window: fires at ${window.map(iso).join(', ')} UTC (expected ${N * MINUTES} fires); grace until ${iso(deadline)}`);
+  out(
+    `window: fires at ${window.map(iso).join(', ')} UTC (expected ${N * MINUTES} fires); grace until ${iso(deadline)}`,
+  );
 
   // The machine's CPU spent on the last fire minute's burst: from just before its fires fall due until its last
   // call arrives at the target (every process counted: services, FerretDB, PostgreSQL, Redis, this bench).
@@ -256,7 +292,10 @@ async function main(): Promise<void> {
   for (;;) {
     await sleep(15_000 - (Date.now() % 15_000) + 200);
     const now = Date.now();
-    const [f, h] = await Promise.all([fires.getJobCounts('wait', 'active', 'delayed'), httpCalls.getJobCounts('wait', 'active', 'delayed')]);
+    const [f, h] = await Promise.all([
+      fires.getJobCounts('wait', 'active', 'delayed'),
+      httpCalls.getJobCounts('wait', 'active', 'delayed'),
+    ]);
     const rate = ((target.total - lastTotal) * 1000) / (now - lastAt);
     lastTotal = target.total;
     lastAt = now;
@@ -264,7 +303,9 @@ async function main(): Promise<void> {
     let allDone = false;
     if (now >= windowEnd) {
       // FerretDB may be too busy to answer in time: then the next line asks again.
-      const done = await executions.countDocuments({ ...windowFilter, status: { $in: finished } }, { maxTimeMS: 10_000 }).catch(() => null);
+      const done = await executions
+        .countDocuments({ ...windowFilter, status: { $in: finished } }, { maxTimeMS: 10_000 })
+        .catch(() => null);
       doneLine = `; window fires finished ${done ?? '(count timed out)'}/${N * MINUTES}`;
       allDone = done !== null && done >= N * MINUTES;
     }
@@ -280,12 +321,28 @@ async function main(): Promise<void> {
 
   // --- figures
   const idToIndex = new Map<string, number>();
-  for (const d of await dbs.conn.collection('schedules').find({}, { projection: { _id: 1, 'http.name': 1 } }).toArray()) {
+  for (const d of await dbs.conn
+    .collection('schedules')
+    .find({}, { projection: { _id: 1, 'http.name': 1 } })
+    .toArray()) {
     const name = (d.http as { name?: string } | undefined)?.name ?? '';
     idToIndex.set(String(d._id), Number(name.replace('cron-', '')));
   }
   const all = await executions
-    .find({}, { projection: { schedule_id: 1, fire_key: 1, status: 1, scheduled_for: 1, triggered_at: 1, started_at: 1, finished_at: 1 } })
+    .find(
+      {},
+      {
+        projection: {
+          schedule_id: 1,
+          fire_key: 1,
+          status: 1,
+          scheduled_for: 1,
+          triggered_at: 1,
+          started_at: 1,
+          finished_at: 1,
+        },
+      },
+    )
     .toArray();
   const byKey = new Map<string, number>();
   for (const e of all) byKey.set(e.fire_key, (byKey.get(e.fire_key) ?? 0) + 1);
@@ -304,7 +361,9 @@ async function main(): Promise<void> {
   for (const [i, times] of target.hits) {
     const list = execsBySchedule.get(i) ?? [];
     for (const t of times) {
-      const e = list.find((x) => x.started_at && x.started_at.getTime() - 5 <= t && t <= (x.finished_at?.getTime() ?? Infinity) + 5);
+      const e = list.find(
+        (x) => x.started_at && x.started_at.getTime() - 5 <= t && t <= (x.finished_at?.getTime() ?? Infinity) + 5,
+      );
       if (!e) {
         unattributed++;
         continue;
@@ -353,25 +412,37 @@ async function main(): Promise<void> {
     }
     noHit += minuteNoHit + missing;
     startLag.push(...lags);
-    perMinute.push(`  ${iso(m)}  executions ${String(inMinute.length).padStart(6)}/${N}  no execution ${String(missing).padStart(5)}  start lag ${lagLine(lags)}`);
+    perMinute.push(
+      `  ${iso(m)}  executions ${String(inMinute.length).padStart(6)}/${N}  no execution ${String(missing).padStart(5)}  start lag ${lagLine(lags)}`,
+    );
   }
   const expected = N * MINUTES;
   out('');
   out(`bench/cron N=${N}: per fire minute`);
   for (const l of perMinute) out(l);
-  out(`figures (N=${N}, ${MINUTES} fire minutes = ${expected} expected fires, ${WORKERS} worker${WORKERS === 1 ? '' : 's'}):`);
-  out(`  fires handled (executions)        ${handled}/${expected}  (ran ${ran}, skipped by overlap ${skipped}, failed ${failed})`);
+  out(
+    `figures (N=${N}, ${MINUTES} fire minutes = ${expected} expected fires, ${WORKERS} worker${WORKERS === 1 ? '' : 's'}):`,
+  );
+  out(
+    `  fires handled (executions)        ${handled}/${expected}  (ran ${ran}, skipped by overlap ${skipped}, failed ${failed})`,
+  );
   out(`  start lag  started_at − fire time  ${lagLine(startLag)}`);
   out(`  fire lag   triggered_at − fire time ${lagLine(triggerLag)}`);
   out(`  hit lag    target arrival − fire   ${lagLine(hitLag)}`);
-  out(`  duplicates executions per fire_key>1: ${dupExecutions} (all ${all.length} executions); extra hits per fire at the target: ${dupHits}; hits matching no execution: ${unattributed}`);
-  out(`  misses     fires with no execution: ${missingExec}; fires with no hit at the target: ${noHit} (by ${iso(observedUntil)}, ${s1(observedUntil - windowEnd)} s after the window)`);
+  out(
+    `  duplicates executions per fire_key>1: ${dupExecutions} (all ${all.length} executions); extra hits per fire at the target: ${dupHits}; hits matching no execution: ${unattributed}`,
+  );
+  out(
+    `  misses     fires with no execution: ${missingExec}; fires with no hit at the target: ${noHit} (by ${iso(observedUntil)}, ${s1(observedUntil - windowEnd)} s after the window)`,
+  );
   const rate = (count: number, until: number) => (until > t0 ? `${((count * 1000) / (until - t0)).toFixed(1)}/s` : '—');
   out(
     `  throughput required ${(N / 60).toFixed(1)} fires/s; window's executions created at ${rate(handled, lastTrigger)} (last ${lastTrigger ? iso(lastTrigger) : '—'}), ` +
       `runs started at ${rate(ran, lastFinish)} (last finished ${lastFinish ? iso(lastFinish) : '—'}, ${lastFinish ? s1(lastFinish - tLast) : '—'} s after the last fire time)`,
   );
-  out(`  setup: create ${s1(created - createStart)} s, Redis ready ${s1(ready - created)} s later; run total ${s1(Date.now() - started)} s`);
+  out(
+    `  setup: create ${s1(created - createStart)} s, Redis ready ${s1(ready - created)} s later; run total ${s1(Date.now() - started)} s`,
+  );
 
   // What the services logged at warn or above (LOG_LEVEL warn), grouped by message.
   for (const [name, p] of procs.map((p, i) => [i === 0 ? 'scheduler' : `worker ${i}`, p] as const)) {
@@ -392,12 +463,19 @@ async function main(): Promise<void> {
   // The floor in the same run, services stopped: N items due at once, stored in batches, each claimed and finished
   // by the driver and BullMQ alone (bench/trigger/floor.ts). CRON_BENCH_FLOOR=0 skips it.
   const burst = await burstCpu;
-  out(`  machine CPU, last minute's burst: ${s1(burst.ms)} s over ${s1(burst.seconds * 1000)} s${burst.complete ? '' : ' (incomplete)'}, ${(burst.ms / N).toFixed(1)} ms per fire and its run`);
+  out(
+    `  machine CPU, last minute's burst: ${s1(burst.ms)} s over ${s1(burst.seconds * 1000)} s${burst.complete ? '' : ' (incomplete)'}, ${(burst.ms / N).toFixed(1)} ms per fire and its run`,
+  );
   if (process.env.CRON_BENCH_FLOOR !== '0') {
     const [floor] = await cronFloor(dbs.conn, testInfra.redisUrl, [N], Number(WORKER_CONCURRENCY));
     out(`  ${cronFloorLine(floor!)}`);
-    const p99 = pct([...startLag].sort((a, b) => a - b), 99);
-    out(`  start lag vs floor: p99 ${s1(p99)} s against the floor's ${s1(floor!.startP99)} s: the floor's is ${(floor!.startP99 / p99).toFixed(2)}× ours (target ≥ 0.8× where the floor misses 1 s)`);
+    const p99 = pct(
+      [...startLag].sort((a, b) => a - b),
+      99,
+    );
+    out(
+      `  start lag vs floor: p99 ${s1(p99)} s against the floor's ${s1(floor!.startP99)} s: the floor's is ${(floor!.startP99 / p99).toFixed(2)}× ours (target ≥ 0.8× where the floor misses 1 s)`,
+    );
   }
 }
 

@@ -6,11 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
+
 import { createApiKeyRepository } from '@platform/auth';
 import { analyzeLookupTables, connectMongo, mongoose, type Connection } from '@platform/db';
 import { bucketIndexOf, createExecutionRepository, seriesKeyOf, seriesRootModel } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
 import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
+
 import { webhookModel } from '../../services/scheduler/src/webhooks/webhook.model';
 import { runBench } from '../kit/bench-kit';
 import { executionDoc } from '../kit/executions';
@@ -56,7 +58,9 @@ function report(name: string, samples: number[]): { p50: number; p99: number } {
   const s = [...samples].sort((a, b) => a - b);
   const f = (n: number) => n.toFixed(1).padStart(8);
   const r = { p50: percentile(s, 50), p99: percentile(s, 99) };
-  out(`${name.padEnd(58)} n=${String(s.length).padStart(4)}  p50 ${f(r.p50)} ms  p99 ${f(r.p99)} ms  max ${f(s.at(-1) ?? NaN)} ms`);
+  out(
+    `${name.padEnd(58)} n=${String(s.length).padStart(4)}  p50 ${f(r.p50)} ms  p99 ${f(r.p99)} ms  max ${f(s.at(-1) ?? NaN)} ms`,
+  );
   return r;
 }
 
@@ -95,8 +99,12 @@ async function main(): Promise<void> {
     await authConn.dropDatabase().catch(() => undefined);
     await Promise.all([conn.close(), authConn.close()]);
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)));
-  const load = () => `load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+  const load = () =>
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${cpus().length} cores`;
   out(`start: ${load()}`);
   try {
     const keys = createApiKeyRepository(authConn);
@@ -157,7 +165,10 @@ async function main(): Promise<void> {
 
     // The first list finds the whole series unfilled: it reads every bucket once and starts the fill.
     t = performance.now();
-    const first = JSON.parse(await get(`${base}/executions?limit=50`)) as { total: number; executions: { id: string }[] };
+    const first = JSON.parse(await get(`${base}/executions?limit=50`)) as {
+      total: number;
+      executions: { id: string }[];
+    };
     const ids = first.executions.map((e) => new mongoose.Types.ObjectId(e.id));
     out(`first list (series not yet filled): ${(performance.now() - t).toFixed(0)} ms, total ${first.total}`);
     const Roots = seriesRootModel(conn);
@@ -168,26 +179,42 @@ async function main(): Promise<void> {
       if (root && root.filled >= bucketIndexOf(HOT - 1) - 2) break;
       await new Promise((r) => setTimeout(r, 500));
     }
-    out(`the scheduler filled ${bucketIndexOf(HOT - 1) - 1} buckets in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    out(
+      `the scheduler filled ${bucketIndexOf(HOT - 1) - 1} buckets in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
 
     for (let i = 0; i < 10; i++) await get(`${base}/executions?limit=50`); // warm-up
     out('');
     const floor = {
       health: await measure('GET /healthz (HTTP floor)', 200, () => get(`${scheduler!.url}/healthz`)),
       webhook: await measure('GET /agent-webhooks/{id} (auth + one _id lookup)', 200, () => get(base)),
-      findOne: await measure('driver findOne({_id}) on executions (this process)', 200, (i) => conn.collection('executions').findOne({ _id: ids[i % ids.length] })),
+      findOne: await measure('driver findOne({_id}) on executions (this process)', 200, (i) =>
+        conn.collection('executions').findOne({ _id: ids[i % ids.length] }),
+      ),
     };
     const hour = 3600_000;
-    const newest = await measure(`GET {id}/executions?limit=50 (${HOT.toLocaleString('en')} match)`, 300, () => get(`${base}/executions?limit=50`));
-    await measure('GET ?skip=<0..99,950>&limit=50', 60, (i) => get(`${base}/executions?skip=${(i * 7919) % (HOT - 50)}&limit=50`));
+    const newest = await measure(`GET {id}/executions?limit=50 (${HOT.toLocaleString('en')} match)`, 300, () =>
+      get(`${base}/executions?limit=50`),
+    );
+    await measure('GET ?skip=<0..99,950>&limit=50', 60, (i) =>
+      get(`${base}/executions?skip=${(i * 7919) % (HOT - 50)}&limit=50`),
+    );
     await measure('GET ?from=<2 h window>&to=…&limit=50', 60, (i) =>
-      get(`${base}/executions?from=${new Date(now - (i + 2) * 2 * hour).toISOString()}&to=${new Date(now - (i + 1) * 2 * hour).toISOString()}&limit=50`),
+      get(
+        `${base}/executions?from=${new Date(now - (i + 2) * 2 * hour).toISOString()}&to=${new Date(now - (i + 1) * 2 * hour).toISOString()}&limit=50`,
+      ),
     );
     await measure('GET ?status=failed&limit=50 (3% match)', 20, () => get(`${base}/executions?status=failed&limit=50`));
-    await measure('GET ?status=succeeded&limit=50 (96% match)', 20, () => get(`${base}/executions?status=succeeded&limit=50`));
-    await measure('GET /agent-webhooks/executions/recent?hours=24', 10, () => get(`${scheduler!.url}/agent-webhooks/executions/recent?hours=24&limit=50`));
+    await measure('GET ?status=succeeded&limit=50 (96% match)', 20, () =>
+      get(`${base}/executions?status=succeeded&limit=50`),
+    );
+    await measure('GET /agent-webhooks/executions/recent?hours=24', 10, () =>
+      get(`${scheduler!.url}/agent-webhooks/executions/recent?hours=24&limit=50`),
+    );
     out('');
-    out(`newest page p50 ${(newest.p50 / floor.webhook.p50).toFixed(1)}× and p99 ${(newest.p99 / floor.webhook.p99).toFixed(1)}× a webhook read; findOne p50 ${floor.findOne.p50.toFixed(1)} ms`);
+    out(
+      `newest page p50 ${(newest.p50 / floor.webhook.p50).toFixed(1)}× and p99 ${(newest.p99 / floor.webhook.p99).toFixed(1)}× a webhook read; findOne p50 ${floor.findOne.p50.toFixed(1)} ms`,
+    );
     out(`end: ${load()}`);
   } finally {
     await cleanup();

@@ -10,9 +10,11 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+
 import { createApiKeyRepository } from '@platform/auth';
 import { connectMongo } from '@platform/db';
 import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
+
 import { graphModels } from '../../services/graph/src/graph/graph.model';
 import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
 
@@ -23,7 +25,9 @@ const CONCURRENCY = 4;
 const SECRET = 'bench-graph-internal-secret-0123456789abcdef';
 const DIST = resolve(__dirname, '../../../../services'); // from bench/dist/bench/graph
 
-const SYLLABLES = 'ka lo mi ne ru sa te vi zo pa de fi gu ho ja ke la mo nu pi ra se ti vu wa xe yo zu ba ce'.split(' ');
+const SYLLABLES = 'ka lo mi ne ru sa te vi zo pa de fi gu ho ja ke la mo nu pi ra se ti vu wa xe yo zu ba ce'.split(
+  ' ',
+);
 /** A vocabulary of 20,000 made-up words; chunk text draws from it with Zipf's law (s = 1), as natural text does. */
 const VOCABULARY = Array.from({ length: 20_000 }, (_, i) => {
   let w = '';
@@ -34,7 +38,14 @@ const CUMULATIVE = (() => {
   let sum = 0;
   return VOCABULARY.map((_, r) => (sum += 1 / (r + 1)));
 })();
-const PEOPLE = ['Ada Lovelace', 'Charles Babbage', 'Grace Hopper', 'Alan Turing', 'Katherine Johnson', 'Edsger Dijkstra'];
+const PEOPLE = [
+  'Ada Lovelace',
+  'Charles Babbage',
+  'Grace Hopper',
+  'Alan Turing',
+  'Katherine Johnson',
+  'Edsger Dijkstra',
+];
 const PLACES = ['Paris', 'Lisbon', 'Oslo', 'Reykjavik', 'Madrid', 'Vienna'];
 
 /** A deterministic random source per item (mulberry32 over a hash of the seed). */
@@ -67,7 +78,9 @@ function prose(i: number, sentences: number): string {
   const out: string[] = [];
   for (let s = 0; s < sentences; s++) {
     const words = Array.from({ length: 12 }, () => zipfWord(rand)).join(' ');
-    out.push(`${PEOPLE[Math.floor(rand() * PEOPLE.length)]} founded Company${Math.floor(rand() * 50)} in ${PLACES[Math.floor(rand() * PLACES.length)]}. The ${words}.`);
+    out.push(
+      `${PEOPLE[Math.floor(rand() * PEOPLE.length)]} founded Company${Math.floor(rand() * 50)} in ${PLACES[Math.floor(rand() * PLACES.length)]}. The ${words}.`,
+    );
   }
   return out.join(' ');
 }
@@ -75,7 +88,8 @@ function prose(i: number, sentences: number): string {
 function startSite(): Promise<Server> {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+    if (path === '/robots.txt')
+      return res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
     const n = path === '/' ? 0 : Number(path.slice(3));
     if (!Number.isInteger(n) || n < 0 || n >= PAGES) return res.writeHead(404).end();
     const links = Array.from({ length: 10 }, (_, k) => n * 10 + k + 1)
@@ -83,7 +97,9 @@ function startSite(): Promise<Server> {
       .map((c) => `<a href="/p/${c}">page ${c}</a>`)
       .join(' ');
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>Page ${n}</title></head><body><nav>menu</nav><main><p>${prose(n, 12)}</p>${links}</main></body></html>`);
+    res.end(
+      `<!doctype html><html><head><title>Page ${n}</title></head><body><nav>menu</nav><main><p>${prose(n, 12)}</p>${links}</main></body></html>`,
+    );
   });
   return new Promise((r) => server.listen(0, '127.0.0.1', () => r(server)));
 }
@@ -121,11 +137,21 @@ async function main(): Promise<void> {
   const { key } = await keys.create({ user_id: 'bench-user', org_id: 'bench-org' }, 'bench');
   const site = await startSite();
   const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  const common = { MONGODB_URI: testInfra.mongoUri, AUTH_DB: authDb, LOG_LEVEL: 'warn', INTERNAL_SERVICE_SECRET: SECRET, REDIS_URL: testInfra.redisUrl };
+  const common = {
+    MONGODB_URI: testInfra.mongoUri,
+    AUTH_DB: authDb,
+    LOG_LEVEL: 'warn',
+    INTERNAL_SERVICE_SECRET: SECRET,
+    REDIS_URL: testInfra.redisUrl,
+  };
   let rag: ServiceProcess | undefined;
   let graph: ServiceProcess | undefined;
   try {
-    rag = await startServiceProcess({ script: `${DIST}/rag/dist/main.js`, env: { ...common, MONGODB_DB: ragDb }, readyPath: '/healthz' });
+    rag = await startServiceProcess({
+      script: `${DIST}/rag/dist/main.js`,
+      env: { ...common, MONGODB_DB: ragDb },
+      readyPath: '/healthz',
+    });
     graph = await startServiceProcess({
       script: `${DIST}/graph/dist/main.js`,
       env: {
@@ -142,7 +168,15 @@ async function main(): Promise<void> {
     const created = await fetch(`${rag.url}/v3/rag/`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ llm_credential_id: 'x', embedding_credential_id: 'x', vector_db_credential_id: 'x', collection_name: 'bench', llm_model: 'm', embedding_model: 'e', vector_store_provider: 'neo4j' }),
+      body: JSON.stringify({
+        llm_credential_id: 'x',
+        embedding_credential_id: 'x',
+        vector_db_credential_id: 'x',
+        collection_name: 'bench',
+        llm_model: 'm',
+        embedding_model: 'e',
+        vector_store_provider: 'neo4j',
+      }),
     });
     const ragId = ((await created.json()) as { id: string }).id;
     out(`graph bench: ${PAGES} pages, ${CHUNKS} chunks, ${QUERIES} queries; ${machineLoad()}`);
@@ -159,17 +193,29 @@ async function main(): Promise<void> {
     let task: { status: string; pages_trained: number } = { status: 'queued', pages_trained: 0 };
     while (task.status === 'queued' || task.status === 'running') {
       await new Promise((r) => setTimeout(r, 250));
-      task = (await (await fetch(`${graph.url}/v4/knowledge_graph/task/${taskId}`, { headers: { 'x-api-key': key } })).json()) as typeof task;
+      task = (await (
+        await fetch(`${graph.url}/v4/knowledge_graph/task/${taskId}`, { headers: { 'x-api-key': key } })
+      ).json()) as typeof task;
     }
     const secs = (performance.now() - t0) / 1000;
     const rate = task.pages_trained / secs;
-    out(`crawl+train: ${task.status}, ${task.pages_trained} pages in ${secs.toFixed(1)} s = ${rate.toFixed(1)} pages/s; fetch-only ceiling ${ceiling.toFixed(0)} pages/s; ratio ${(rate / ceiling).toFixed(3)}`);
+    out(
+      `crawl+train: ${task.status}, ${task.pages_trained} pages in ${secs.toFixed(1)} s = ${rate.toFixed(1)} pages/s; fetch-only ceiling ${ceiling.toFixed(0)} pages/s; ratio ${(rate / ceiling).toFixed(3)}`,
+    );
 
     // 2. Retrieval over CHUNKS chunks seeded straight into a second graph of the same owner.
     const created2 = await fetch(`${rag.url}/v3/rag/`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ llm_credential_id: 'x', embedding_credential_id: 'x', vector_db_credential_id: 'x', collection_name: 'bench_big', llm_model: 'm', embedding_model: 'e', vector_store_provider: 'neo4j' }),
+      body: JSON.stringify({
+        llm_credential_id: 'x',
+        embedding_credential_id: 'x',
+        vector_db_credential_id: 'x',
+        collection_name: 'bench_big',
+        llm_model: 'm',
+        embedding_model: 'e',
+        vector_store_provider: 'neo4j',
+      }),
     });
     const bigId = ((await created2.json()) as { id: string }).id;
     const m = graphModels(graphConn);
@@ -177,7 +223,15 @@ async function main(): Promise<void> {
     for (let i = 0; i < CHUNKS; i += BATCH) {
       const docs = Array.from({ length: Math.min(BATCH, CHUNKS - i) }, (_, k) => {
         const n = i + k;
-        return { _id: `c${n}`, rag_id: bigId, url: `${siteUrl}/doc/${Math.floor(n / 10)}`, title: `Doc ${Math.floor(n / 10)}`, ordinal: n % 10, text: prose(n, 4), embedding: null };
+        return {
+          _id: `c${n}`,
+          rag_id: bigId,
+          url: `${siteUrl}/doc/${Math.floor(n / 10)}`,
+          title: `Doc ${Math.floor(n / 10)}`,
+          ordinal: n % 10,
+          text: prose(n, 4),
+          embedding: null,
+        };
       });
       await m.Chunk.insertMany(docs, { ordered: false });
     }
@@ -185,23 +239,34 @@ async function main(): Promise<void> {
     // A question as a user asks it: function words (not indexed), and three content words of middling frequency.
     const qrand = random('queries');
     const content = () => VOCABULARY[50 + Math.floor(qrand() * 2_000)]!;
-    const queries = Array.from({ length: QUERIES + 1 }, () => `what is the ${content()} of the ${content()} and ${content()}?`);
+    const queries = Array.from(
+      { length: QUERIES + 1 },
+      () => `what is the ${content()} of the ${content()} and ${content()}?`,
+    );
     const query = (i: number) => queries[i]!;
-    const retrieveUrl = (i: number) => `${graph!.url}/v4/knowledge_graph/retrieve/?rag_id=${bigId}&top_k=5&query=${encodeURIComponent(query(i))}`;
+    const retrieveUrl = (i: number) =>
+      `${graph!.url}/v4/knowledge_graph/retrieve/?rag_id=${bigId}&top_k=5&query=${encodeURIComponent(query(i))}`;
     const build = await timed(retrieveUrl(0), key);
     const lat: number[] = [];
     for (let i = 1; i <= QUERIES; i++) lat.push(await timed(retrieveUrl(i), key));
     const floor: number[] = [];
     for (let i = 0; i < QUERIES; i++) floor.push(await timed(`${graph.url}/healthz`, key));
     const p = (xs: number[], q: number) => percentile(xs, q).toFixed(1);
-    out(`retrieval over ${CHUNKS} chunks: first query (index built from the database) ${build.toFixed(0)} ms; then p50 ${p(lat, 50)} ms, p99 ${p(lat, 99)} ms`);
-    out(`HTTP floor (/healthz, same process): p50 ${p(floor, 50)} ms, p99 ${p(floor, 99)} ms; retrieval p99 / floor p99 = ${(percentile(lat, 99) / percentile(floor, 99)).toFixed(1)}`);
+    out(
+      `retrieval over ${CHUNKS} chunks: first query (index built from the database) ${build.toFixed(0)} ms; then p50 ${p(lat, 50)} ms, p99 ${p(lat, 99)} ms`,
+    );
+    out(
+      `HTTP floor (/healthz, same process): p50 ${p(floor, 50)} ms, p99 ${p(floor, 99)} ms; retrieval p99 / floor p99 = ${(percentile(lat, 99) / percentile(floor, 99)).toFixed(1)}`,
+    );
   } finally {
     await graph?.stop();
     await rag?.stop();
     site.close();
     await graphConn.dropDatabase().catch(() => undefined);
-    await graphConn.useDb(ragDb).dropDatabase().catch(() => undefined);
+    await graphConn
+      .useDb(ragDb)
+      .dropDatabase()
+      .catch(() => undefined);
     await authConn.dropDatabase().catch(() => undefined);
     await graphConn.close();
     await authConn.close();

@@ -11,9 +11,13 @@ export const percentile = (samples: number[], p: number): number =>
 
 /** The load average beside the core count: figures of a loaded shared machine are read with it. */
 /** CPU time (ms) the whole machine has spent busy since boot, all cores: differences measure a phase's work. */
-export const machineBusyMs = (): number => cpus().reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
+export const machineBusyMs = (): number =>
+  cpus().reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
 
-export const machineLoad = (): string => `load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`;
+export const machineLoad = (): string =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} on ${cpus().length} cores`;
 
 /** Runs a benchmark's main and exits 0, or prints why it failed and exits 1. */
 export function runBench(name: string, main: () => Promise<void>): void {

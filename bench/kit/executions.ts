@@ -2,7 +2,8 @@ import { mongoose } from '@platform/db';
 import { bucketIndexOf, bucketKey, dayKeysOf, seriesKeyOf, slotKey, type ExecutionStatus } from '@platform/scheduling';
 
 /** 96% succeeded, 3% failed, 1% skipped: a healthy webhook. */
-export const statusOf = (i: number): ExecutionStatus => (i % 100 < 3 ? 'failed' : i % 100 === 3 ? 'skipped' : 'succeeded');
+export const statusOf = (i: number): ExecutionStatus =>
+  i % 100 < 3 ? 'failed' : i % 100 === 3 ? 'skipped' : 'succeeded';
 
 /** One execution as the repository stores it, at position `seq` of its webhook's list. */
 export function executionDoc(webhookId: string, owner: { user_id: string; org_id: string }, seq: number, at: Date) {
@@ -40,4 +41,3 @@ export function executionDoc(webhookId: string, owner: { user_id: string; org_id
     day_keys: dayKeysOf(owner, 'webhook', '7', at),
   };
 }
-

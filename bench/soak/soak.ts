@@ -8,8 +8,18 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+
 import { IORedis } from '@platform/queue';
-import { createTestDatabases, privateRedis, startFakeLlm, startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
+import {
+  createTestDatabases,
+  privateRedis,
+  startFakeLlm,
+  startServiceProcess,
+  testInfra,
+  uniqueName,
+  type ServiceProcess,
+} from '@platform/testing';
+
 import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 60);
@@ -40,7 +50,14 @@ async function sample(redis: IORedis, procs: Record<string, ServiceProcess>): Pr
   const entries = await Promise.all(
     Object.entries(procs).map(async ([name, p]) => {
       const text = await (await fetch(`${p.url}/metrics`)).text();
-      return [name, { heap: metric(text, 'nodejs_heap_size_used_bytes'), rss: metric(text, 'process_resident_memory_bytes'), handles: metric(text, 'nodejs_active_handles_total') }] as const;
+      return [
+        name,
+        {
+          heap: metric(text, 'nodejs_heap_size_used_bytes'),
+          rss: metric(text, 'process_resident_memory_bytes'),
+          handles: metric(text, 'nodejs_active_handles_total'),
+        },
+      ] as const;
     }),
   );
   return { at: Date.now(), redisBytes, procs: Object.fromEntries(entries) };
@@ -77,34 +94,84 @@ async function main(): Promise<void> {
   const ownRedis = await privateRedis();
   const redisUrl = ownRedis.url;
   // The limits stay on (their counters live in Redis too), high enough that the load never meets them.
-  const common = { MONGODB_URI: testInfra.mongoUri, AUTH_DB: dbs.authDb, LOG_LEVEL: 'warn', RATE_LIMIT_PER_KEY_PER_MIN: '10000000', RATE_LIMIT_PER_WEBHOOK_PER_MIN: '10000000', RATE_LIMIT_REDIS_URL: redisUrl };
+  const common = {
+    MONGODB_URI: testInfra.mongoUri,
+    AUTH_DB: dbs.authDb,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_KEY_PER_MIN: '10000000',
+    RATE_LIMIT_PER_WEBHOOK_PER_MIN: '10000000',
+    RATE_LIMIT_REDIS_URL: redisUrl,
+  };
   const redis = new IORedis(redisUrl);
   const procs: Record<string, ServiceProcess> = {};
   try {
     procs.agent = await startServiceProcess({
       script: entry('agent'),
-      env: { ...common, MONGODB_DB: `${dbs.conn.name}_agent`, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'), INTERNAL_SERVICE_SECRET: internal, OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}` },
+      env: {
+        ...common,
+        MONGODB_DB: `${dbs.conn.name}_agent`,
+        REDIS_URL: redisUrl,
+        QUEUE_PREFIX: prefix,
+        CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        INTERNAL_SERVICE_SECRET: internal,
+        OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`,
+      },
     });
     procs.scheduler = await startServiceProcess({
       script: entry('scheduler'),
-      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: procs.agent.url, WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'), SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey },
+      env: {
+        ...common,
+        MONGODB_DB: dbs.conn.name,
+        REDIS_URL: redisUrl,
+        QUEUE_PREFIX: prefix,
+        AGENT_SERVICE_URL: procs.agent.url,
+        WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
+      },
     });
     procs.worker = await startServiceProcess({
       script: entry('worker'),
-      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: procs.agent.url, INTERNAL_SERVICE_SECRET: internal, SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey },
+      env: {
+        ...common,
+        MONGODB_DB: dbs.conn.name,
+        REDIS_URL: redisUrl,
+        QUEUE_PREFIX: prefix,
+        AGENT_SERVICE_URL: procs.agent.url,
+        INTERNAL_SERVICE_SECRET: internal,
+        SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
+      },
     });
     const key = await dbs.mintKey({ user_id: 'soak', org_id: 'soak' });
     const call = async (method: string, url: string, body?: unknown) => {
-      const res = await fetch(url, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(url, {
+        method,
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       if (res.status >= 400) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 200)}`);
       return (text ? JSON.parse(text) : {}) as Record<string, string>;
     };
     const { agent, scheduler } = procs;
-    const cred = await call('POST', `${agent.url}/v3/providers/credentials`, { name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-soak', base_url: llm.baseUrl } });
-    const ag = await call('POST', `${agent.url}/v3/agents/`, { name: 'soak', system_prompt: 'Echo.', provider_id: 'openai', model: 'm', llm_credential_id: cred.credential_id, features: [{ type: 'MEMORY', config: {} }] });
+    const cred = await call('POST', `${agent.url}/v3/providers/credentials`, {
+      name: 'local',
+      provider_id: 'openai',
+      credentials: { api_key: 'sk-soak', base_url: llm.baseUrl },
+    });
+    const ag = await call('POST', `${agent.url}/v3/agents/`, {
+      name: 'soak',
+      system_prompt: 'Echo.',
+      provider_id: 'openai',
+      model: 'm',
+      llm_credential_id: cred.credential_id,
+      features: [{ type: 'MEMORY', config: {} }],
+    });
     const hook = await call('POST', `${scheduler.url}/agent-webhooks/`, { agent_id: ag.agent_id });
-    const schedule = await call('POST', `${scheduler.url}/schedules/`, { agent_id: ag.agent_id, cron_expression: '*/5 * * * *', message: 'soak' });
+    const schedule = await call('POST', `${scheduler.url}/schedules/`, {
+      agent_id: ag.agent_id,
+      cron_expression: '*/5 * * * *',
+      message: 'soak',
+    });
     const secret = Buffer.from(hook.secret_key ?? '', 'utf8');
 
     // Paced to what the worker drains: a soak looks for leaks at a load the stack sustains, and a backlog that
@@ -120,20 +187,31 @@ async function main(): Promise<void> {
         const body = JSON.stringify({ event: 'soak', i, note: 'x'.repeat(800) });
         const res = await fetch(`${scheduler.url}/webhook-trigger/${hook.id}`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
+          headers: {
+            'content-type': 'application/json',
+            'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+          },
           body,
         });
         await res.arrayBuffer();
         if (res.status !== 202) throw new Error(`trigger: ${res.status}`);
       },
       crud: async () => {
-        const made = await call('POST', `${scheduler.url}/agent-webhooks/`, { agent_id: ag.agent_id, description: 'soak' });
+        const made = await call('POST', `${scheduler.url}/agent-webhooks/`, {
+          agent_id: ag.agent_id,
+          description: 'soak',
+        });
         await call('GET', `${scheduler.url}/agent-webhooks/${made.id}`);
         await call('GET', `${scheduler.url}/agent-webhooks/?limit=20`);
         await call('PATCH', `${scheduler.url}/agent-webhooks/${made.id}`, { description: 'changed' });
         await call('DELETE', `${scheduler.url}/agent-webhooks/${made.id}`);
       },
-      chat: (i) => call('POST', `${agent.url}/v3/inference/chat/`, { agent_id: ag.agent_id, session_id: `soak-${i % 50}`, message: `hello ${i}` }),
+      chat: (i) =>
+        call('POST', `${agent.url}/v3/inference/chat/`, {
+          agent_id: ag.agent_id,
+          session_id: `soak-${i % 50}`,
+          message: `hello ${i}`,
+        }),
       scheduleTrigger: async () => {
         await paced();
         return call('POST', `${scheduler.url}/schedules/${schedule.id}/trigger`);
@@ -141,13 +219,25 @@ async function main(): Promise<void> {
     };
 
     const until = Date.now() + MINUTES * 60_000;
-    out(`bench/soak: ${MINUTES} min of mixed load (${Object.keys(mixes).join(', ')}; ${CONCURRENCY} loops each), sampled every ${SAMPLE_S} s; ${machineLoad()}`);
+    out(
+      `bench/soak: ${MINUTES} min of mixed load (${Object.keys(mixes).join(', ')}; ${CONCURRENCY} loops each), sampled every ${SAMPLE_S} s; ${machineLoad()}`,
+    );
     const samples: Sample[] = [await sample(redis, procs)];
     let earlyShapes = new Map<string, { keys: number; bytes: number }>();
-    const earlyShapesTimer = setTimeout(() => void redisByShape(redis).then((g) => (earlyShapes = g), () => undefined), (MINUTES * 60_000) / 4);
+    const earlyShapesTimer = setTimeout(
+      () =>
+        void redisByShape(redis).then(
+          (g) => (earlyShapes = g),
+          () => undefined,
+        ),
+      (MINUTES * 60_000) / 4,
+    );
     const sampler = setInterval(() => {
       llm.requests.length = 0; // the stand-in keeps what it received; an hour of it is not this figure's subject
-      void sample(redis, procs).then((s) => samples.push(s), () => undefined);
+      void sample(redis, procs).then(
+        (s) => samples.push(s),
+        () => undefined,
+      );
     }, SAMPLE_S * 1000);
     await Promise.all(
       Object.entries(mixes).flatMap(([name, run]) =>
@@ -175,12 +265,22 @@ async function main(): Promise<void> {
     const warm = samples.slice(Math.floor(samples.length / 10));
     const q = Math.max(1, Math.floor(warm.length / 4));
     const [early, late] = [warm.slice(0, q), warm.slice(-q)];
-    const rows: [string, (s: Sample) => number, (n: number) => string][] = [['redis used_memory', (s) => s.redisBytes, mib]];
+    const rows: [string, (s: Sample) => number, (n: number) => string][] = [
+      ['redis used_memory', (s) => s.redisBytes, mib],
+    ];
     for (const p of Object.keys(procs)) {
-      rows.push([`${p} heap used`, (s) => s.procs[p]!.heap, mib], [`${p} resident`, (s) => s.procs[p]!.rss, mib], [`${p} open handles`, (s) => s.procs[p]!.handles, (n) => n.toFixed(0)]);
+      rows.push(
+        [`${p} heap used`, (s) => s.procs[p]!.heap, mib],
+        [`${p} resident`, (s) => s.procs[p]!.rss, mib],
+        [`${p} open handles`, (s) => s.procs[p]!.handles, (n) => n.toFixed(0)],
+      );
     }
-    const total = Object.entries(counts).filter(([k]) => k !== 'errors').reduce((a, [, v]) => a + v, 0);
-    out(`operations: ${JSON.stringify(counts)} (${(total / (MINUTES * 60)).toFixed(0)}/s; p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms)`);
+    const total = Object.entries(counts)
+      .filter(([k]) => k !== 'errors')
+      .reduce((a, [, v]) => a + v, 0);
+    out(
+      `operations: ${JSON.stringify(counts)} (${(total / (MINUTES * 60)).toFixed(0)}/s; p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms)`,
+    );
     out(`${samples.length} samples; figure: early quarter → late quarter (ratio)`);
     const grown: string[] = [];
     for (const [name, get, fmt] of rows) {
@@ -189,14 +289,20 @@ async function main(): Promise<void> {
       // Resident memory is reported, not judged: the allocator keeps freed pages.
       const judged = !name.endsWith('resident');
       if (judged && ratio > MAX_GROWTH) grown.push(name);
-      out(`  ${name.padEnd(26)} ${fmt(a).padStart(10)} → ${fmt(b).padStart(10)}  (${ratio.toFixed(2)}×)${judged && ratio > MAX_GROWTH ? '  NOT FLAT' : ''}`);
+      out(
+        `  ${name.padEnd(26)} ${fmt(a).padStart(10)} → ${fmt(b).padStart(10)}  (${ratio.toFixed(2)}×)${judged && ratio > MAX_GROWTH ? '  NOT FLAT' : ''}`,
+      );
     }
     out('redis by key shape: a quarter in → the end (keys, memory), the ten largest at the end');
     for (const [shape, g] of [...lateShapes].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 10)) {
       const e = earlyShapes.get(shape) ?? { keys: 0, bytes: 0 };
-      out(`  ${shape.padEnd(40)} ${String(e.keys).padStart(7)} → ${String(g.keys).padStart(7)} keys  ${mib(e.bytes).padStart(10)} → ${mib(g.bytes).padStart(10)}`);
+      out(
+        `  ${shape.padEnd(40)} ${String(e.keys).padStart(7)} → ${String(g.keys).padStart(7)} keys  ${mib(e.bytes).padStart(10)} → ${mib(g.bytes).padStart(10)}`,
+      );
     }
-    out(grown.length === 0 ? `flat: every judged figure grew by at most ${MAX_GROWTH}×` : `not flat: ${grown.join(', ')}`);
+    out(
+      grown.length === 0 ? `flat: every judged figure grew by at most ${MAX_GROWTH}×` : `not flat: ${grown.join(', ')}`,
+    );
     if (counts.errors! > 0) out(`${counts.errors} operations failed`);
     if (grown.length > 0 || counts.errors! > total / 1000) throw new Error('soak failed');
   } finally {
@@ -204,7 +310,10 @@ async function main(): Promise<void> {
     redis.disconnect();
     await ownRedis.stop();
     await llm.close();
-    await dbs.conn.useDb(`${dbs.conn.name}_agent`).dropDatabase().catch(() => undefined);
+    await dbs.conn
+      .useDb(`${dbs.conn.name}_agent`)
+      .dropDatabase()
+      .catch(() => undefined);
     await dbs.cleanup();
   }
 }

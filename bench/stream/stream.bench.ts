@@ -7,9 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { resolve } from 'node:path';
+
 import { createApiKeyRepository } from '@platform/auth';
 import { connectMongo } from '@platform/db';
 import { freePort, startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
+
 import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 200);
@@ -38,7 +40,9 @@ function startProvider(): Promise<{ server: Server; port: number }> {
       })();
     });
   });
-  return new Promise((done) => server.listen(0, '127.0.0.1', () => done({ server, port: (server.address() as { port: number }).port })));
+  return new Promise((done) =>
+    server.listen(0, '127.0.0.1', () => done({ server, port: (server.address() as { port: number }).port })),
+  );
 }
 
 interface StreamTimes {
@@ -53,24 +57,31 @@ function timeStream(port: number, path: string, headers: Record<string, string>,
     const started = performance.now();
     let ttfb = NaN;
     const lags: number[] = [];
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', ...headers } }, (res: IncomingMessage) => {
-      if (res.statusCode !== 200) reject(new Error(`${path} → ${res.statusCode}`));
-      res.setEncoding('utf8');
-      let buffer = '';
-      res.on('data', (text: string) => {
-        const now = performance.now();
-        buffer += text;
-        const events = buffer.split('\n\n');
-        buffer = events.pop() ?? '';
-        for (const e of events) {
-          const stamp = /<(\d+\.\d+)>/.exec(e);
-          if (!stamp) continue;
-          if (Number.isNaN(ttfb)) ttfb = now - started;
-          lags.push(now - Number(stamp[1]));
-        }
-      });
-      res.on('end', () => (lags.length === DELTAS ? resolveTimes({ ttfb, lags }) : reject(new Error(`${path}: ${lags.length} of ${DELTAS} deltas`))));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', ...headers } },
+      (res: IncomingMessage) => {
+        if (res.statusCode !== 200) reject(new Error(`${path} → ${res.statusCode}`));
+        res.setEncoding('utf8');
+        let buffer = '';
+        res.on('data', (text: string) => {
+          const now = performance.now();
+          buffer += text;
+          const events = buffer.split('\n\n');
+          buffer = events.pop() ?? '';
+          for (const e of events) {
+            const stamp = /<(\d+\.\d+)>/.exec(e);
+            if (!stamp) continue;
+            if (Number.isNaN(ttfb)) ttfb = now - started;
+            lags.push(now - Number(stamp[1]));
+          }
+        });
+        res.on('end', () =>
+          lags.length === DELTAS
+            ? resolveTimes({ ttfb, lags })
+            : reject(new Error(`${path}: ${lags.length} of ${DELTAS} deltas`)),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -85,9 +96,16 @@ async function series(name: string, run: () => Promise<StreamTimes>) {
     ttfbs.push(t.ttfb);
     lags.push(...t.lags);
   }
-  const r = { ttfb50: percentile(ttfbs, 50), ttfb99: percentile(ttfbs, 99), lag50: percentile(lags, 50), lag99: percentile(lags, 99) };
+  const r = {
+    ttfb50: percentile(ttfbs, 50),
+    ttfb99: percentile(ttfbs, 99),
+    lag50: percentile(lags, 50),
+    lag99: percentile(lags, 99),
+  };
   const f = (x: number) => x.toFixed(2).padStart(7);
-  out(`${name.padEnd(44)} TTFB p50 ${f(r.ttfb50)} ms p99 ${f(r.ttfb99)} ms   delta lag p50 ${f(r.lag50)} ms p99 ${f(r.lag99)} ms`);
+  out(
+    `${name.padEnd(44)} TTFB p50 ${f(r.ttfb50)} ms p99 ${f(r.ttfb99)} ms   delta lag p50 ${f(r.lag50)} ms p99 ${f(r.lag99)} ms`,
+  );
   return r;
 }
 
@@ -125,11 +143,19 @@ async function main(): Promise<void> {
       },
     });
     const api = async (path: string, body: unknown) => {
-      const res = await fetch(`${agent!.url}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${agent!.url}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       if (res.status !== 201) throw new Error(`${path} → ${res.status}: ${await res.text()}`);
       return (await res.json()) as Record<string, unknown>;
     };
-    const cred = await api('/v3/providers/credentials', { name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-bench', base_url: `http://127.0.0.1:${provider.port}/v1` } });
+    const cred = await api('/v3/providers/credentials', {
+      name: 'local',
+      provider_id: 'openai',
+      credentials: { api_key: 'sk-bench', base_url: `http://127.0.0.1:${provider.port}/v1` },
+    });
     const created = await api('/v3/agents/', {
       name: 'bench',
       description: 'stream bench',
@@ -148,7 +174,9 @@ async function main(): Promise<void> {
     const direct = await series('provider stream read directly (floor)', () =>
       timeStream(provider.port, '/v1/chat/completions', {}, { model: 'x', stream: true, messages: [] }),
     );
-    const ours = await series('POST /v3/inference/stream/ (agent process)', () => timeStream(agent!.port, '/v3/inference/stream/', { 'x-api-key': key }, chat));
+    const ours = await series('POST /v3/inference/stream/ (agent process)', () =>
+      timeStream(agent!.port, '/v3/inference/stream/', { 'x-api-key': key }, chat),
+    );
     out(
       `\nadded by the agent service: TTFB p50 ${(ours.ttfb50 - direct.ttfb50).toFixed(2)} ms, p99 ${(ours.ttfb99 - direct.ttfb99).toFixed(2)} ms; ` +
         `per delta p50 ${(ours.lag50 - direct.lag50).toFixed(2)} ms, p99 ${(ours.lag99 - direct.lag99).toFixed(2)} ms`,

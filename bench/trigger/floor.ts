@@ -17,9 +17,10 @@
  * `runFloor` is used by trigger.bench.ts; run alone, this file makes its own database and drops it.
  */
 import { connectMongo, ensureLookupIndexes, mongoose, type Connection } from '@platform/db';
-import { IORedis, Queue, Worker, defaultJobOptions } from '@platform/queue';
+import { defaultJobOptions, IORedis, Queue, Worker } from '@platform/queue';
 import { executionModel } from '@platform/scheduling';
 import { testInfra, uniqueName } from '@platform/testing';
+
 import { machineBusyMs, machineLoad, out, percentile, runBench } from '../kit/bench-kit';
 import { executionDoc } from '../kit/executions';
 
@@ -52,7 +53,10 @@ const envNumber = (name: string, fallback: number) => Number(process.env[name] ?
 
 /** The trigger bench's BENCH_TRIGGERS and BENCH_CONCURRENCY; BENCH_FLOOR_WORKER_CONCURRENCY (64); BENCH_FLOOR_CRON sizes ("0" skips). */
 export function floorOptionsFromEnv(): FloorOptions {
-  const cron = (process.env.BENCH_FLOOR_CRON ?? '1000 10000').split(/[\s,]+/).map(Number).filter((n) => n > 0);
+  const cron = (process.env.BENCH_FLOOR_CRON ?? '1000 10000')
+    .split(/[\s,]+/)
+    .map(Number)
+    .filter((n) => n > 0);
   return {
     total: envNumber('BENCH_TRIGGERS', 2_000),
     concurrency: envNumber('BENCH_CONCURRENCY', 32),
@@ -76,7 +80,9 @@ async function freshCollection(conn: Connection, name: string) {
   const schema = executionModel(shadow).schema;
   await conn.createCollection(name);
   const coll = conn.collection(name);
-  await coll.createIndexes(schema.indexes().map(([key, options]) => ({ ...(options as object), key: key as Record<string, 1 | -1> })));
+  await coll.createIndexes(
+    schema.indexes().map(([key, options]) => ({ ...(options as object), key: key as Record<string, 1 | -1> })),
+  );
   await ensureLookupIndexes({ db: conn, collection: { name }, schema });
   return coll;
 }
@@ -142,12 +148,23 @@ function queuedDoc(webhookId: string, i: number, payload: object) {
  * A run as the floor does it: one conditional `updateOne` claims it (queued → running; `started` is told then), one
  * finishes it (running → succeeded); either matching nothing fails the job.
  */
-async function claimAndFinish(runs: ReturnType<Connection['collection']>, id: string, output: string, started?: () => void): Promise<void> {
+async function claimAndFinish(
+  runs: ReturnType<Connection['collection']>,
+  id: string,
+  output: string,
+  started?: () => void,
+): Promise<void> {
   const _id = new mongoose.Types.ObjectId(id);
-  const claim = await runs.updateOne({ _id, status: 'queued' }, { $set: { status: 'running', started_at: new Date() }, $inc: { attempt: 1 } });
+  const claim = await runs.updateOne(
+    { _id, status: 'queued' },
+    { $set: { status: 'running', started_at: new Date() }, $inc: { attempt: 1 } },
+  );
   if (claim.modifiedCount !== 1) throw new Error(`floor: claim of ${id} matched ${claim.matchedCount}`);
   started?.();
-  const finish = await runs.updateOne({ _id, status: 'running' }, { $set: { status: 'succeeded', finished_at: new Date(), response_output: output } });
+  const finish = await runs.updateOne(
+    { _id, status: 'running' },
+    { $set: { status: 'succeeded', finished_at: new Date(), response_output: output } },
+  );
   if (finish.modifiedCount !== 1) throw new Error(`floor: finish of ${id} matched ${finish.matchedCount}`);
 }
 
@@ -221,7 +238,12 @@ async function runItems(conn: Connection, redisUrl: string, o: FloorOptions): Pr
  * start) and finishes it (`updateOne`). Reported: the store rate, and each item's start lag from the instant they
  * came due, the figure the cron benchmark measures for ours.
  */
-export async function cronFloor(conn: Connection, redisUrl: string, sizes: number[], workerConcurrency = 64): Promise<FloorResult['cron']> {
+export async function cronFloor(
+  conn: Connection,
+  redisUrl: string,
+  sizes: number[],
+  workerConcurrency = 64,
+): Promise<FloorResult['cron']> {
   if (sizes.length === 0) return [];
   const coll = await freshCollection(conn, uniqueName('bench_floor_cron'));
   const consumerConn = await connectMongo({ uri: testInfra.mongoUri, dbName: conn.name });
@@ -256,10 +278,23 @@ export async function cronFloor(conn: Connection, redisUrl: string, sizes: numbe
             next += INSERT_BATCH;
             const docs = Array.from({ length: Math.min(INSERT_BATCH, n - b) }, (_, k) => {
               const doc = queuedDoc(schedule, b + k, {});
-              return { ...doc, kind: 'http_schedule', webhook_id: null, schedule_id: `${schedule}-${b + k}`, scheduled_for: fireAt, fire_key: `${schedule}-${b + k}:${fireAt.getTime()}` };
+              return {
+                ...doc,
+                kind: 'http_schedule',
+                webhook_id: null,
+                schedule_id: `${schedule}-${b + k}`,
+                scheduled_for: fireAt,
+                fire_key: `${schedule}-${b + k}:${fireAt.getTime()}`,
+              };
             });
             await coll.insertMany(docs, { ordered: false });
-            await queue.addBulk(docs.map((d) => ({ name: 'fire', data: { id: d._id.toHexString() }, opts: { jobId: d._id.toHexString() } })));
+            await queue.addBulk(
+              docs.map((d) => ({
+                name: 'fire',
+                data: { id: d._id.toHexString() },
+                opts: { jobId: d._id.toHexString() },
+              })),
+            );
           }
         }),
       );
@@ -272,7 +307,14 @@ export async function cronFloor(conn: Connection, redisUrl: string, sizes: numbe
       clearTimeout(timeout);
       if (round!.failure) throw round!.failure;
       const lags = round!.lags;
-      results.push({ n, seconds, rate: n / seconds, startP50: percentile(lags, 50), startP99: percentile(lags, 99), cpuMsPerItem: (machineBusyMs() - cpuBefore) / n });
+      results.push({
+        n,
+        seconds,
+        rate: n / seconds,
+        startP50: percentile(lags, 50),
+        startP99: percentile(lags, 99),
+        cpuMsPerItem: (machineBusyMs() - cpuBefore) / n,
+      });
     }
     await coll.drop().catch(() => undefined);
     return results;
@@ -311,7 +353,9 @@ async function main(): Promise<void> {
   const o = floorOptionsFromEnv();
   const conn = await connectMongo({ uri: testInfra.mongoUri, dbName: uniqueName('bench_floor') });
   try {
-    out(`bench/trigger floor: ${o.total} items, concurrency ${o.concurrency}, worker concurrency ${o.workerConcurrency}; ${machineLoad()}`);
+    out(
+      `bench/trigger floor: ${o.total} items, concurrency ${o.concurrency}, worker concurrency ${o.workerConcurrency}; ${machineLoad()}`,
+    );
     const r = await runFloor(conn, testInfra.redisUrl, o);
     for (const line of floorLines(r, o)) out(line);
     out(`  all ${o.total} finished in ${r.completedSeconds.toFixed(1)} s`);

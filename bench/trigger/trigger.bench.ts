@@ -10,6 +10,9 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+
+import { mongoose } from '@platform/db';
+import { seriesKeyOf } from '@platform/scheduling';
 import {
   createTestDatabases,
   startFakeLlm,
@@ -18,8 +21,7 @@ import {
   uniqueName,
   type ServiceProcess,
 } from '@platform/testing';
-import { mongoose } from '@platform/db';
-import { seriesKeyOf } from '@platform/scheduling';
+
 import { out, runBench } from '../kit/bench-kit';
 import { executionDoc } from '../kit/executions';
 import { floorLines, floorOptionsFromEnv, runFloor } from './floor';
@@ -37,7 +39,10 @@ interface Load {
 }
 
 /** `total` POSTs by `concurrency` loops over keep-alive connections; each request built by `make(i)`. */
-async function load(url: string, make: (i: number) => { body: string; headers: Record<string, string> }): Promise<Load> {
+async function load(
+  url: string,
+  make: (i: number) => { body: string; headers: Record<string, string> },
+): Promise<Load> {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   let next = 0;
@@ -47,7 +52,11 @@ async function load(url: string, make: (i: number) => { body: string; headers: R
       for (let i = next++; i < TOTAL; i = next++) {
         const { body, headers } = make(i);
         const t = performance.now();
-        const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+        const res = await fetch(url, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', ...headers },
+        });
         await res.arrayBuffer();
         latencies.push(performance.now() - t);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -58,7 +67,10 @@ async function load(url: string, make: (i: number) => { body: string; headers: R
 }
 
 /** Raw driver inserts of `TOTAL` documents like the execution a trigger stores, by `CONCURRENCY` loops. */
-async function rawInserts(coll: { insertOne(doc: object): Promise<unknown> }, doc: (i: number) => object): Promise<number> {
+async function rawInserts(
+  coll: { insertOne(doc: object): Promise<unknown> },
+  doc: (i: number) => object,
+): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -75,7 +87,10 @@ async function rawInserts(coll: { insertOne(doc: object): Promise<unknown> }, do
  * connection without a socket timeout (a 2,000-document batch into the growing collection once took over the
  * services' 30 s).
  */
-async function preseed(coll: { insertMany(docs: object[], o: object): Promise<{ insertedCount: number }> }, n: number): Promise<number> {
+async function preseed(
+  coll: { insertMany(docs: object[], o: object): Promise<{ insertedCount: number }> },
+  n: number,
+): Promise<number> {
   const now = Date.now();
   const span = 10 * 24 * 3600_000;
   const others = Array.from({ length: 900 }, (_, w) => `${(w + 1).toString(16).padStart(24, 'f')}`);
@@ -84,14 +99,20 @@ async function preseed(coll: { insertMany(docs: object[], o: object): Promise<{ 
   for (let i = 0; i < n; i += 500) {
     const docs = Array.from({ length: Math.min(500, n - i) }, (_, j) => {
       const w = (i + j) % others.length;
-      return executionDoc(others[w]!, { user_id: `other-${w % 100}`, org_id: 'other' }, seqs[w]!++, new Date(now - span + Math.floor(((i + j) * span) / n)));
+      return executionDoc(
+        others[w]!,
+        { user_id: `other-${w % 100}`, org_id: 'other' },
+        seqs[w]!++,
+        new Date(now - span + Math.floor(((i + j) * span) / n)),
+      );
     });
     stored += (await coll.insertMany(docs, { ordered: false })).insertedCount;
   }
   return stored;
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 function summary(l: Load) {
   const s = [...l.latencies].sort((a, b) => a - b);
   return { rps: TOTAL / l.seconds, p50: pct(s, 50), p99: pct(s, 99) };
@@ -109,17 +130,39 @@ async function main(): Promise<void> {
   try {
     const agent = await startServiceProcess({
       script: entry('agent'),
-      env: { ...common, MONGODB_DB: `${dbs.conn.name}_agent`, CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'), INTERNAL_SERVICE_SECRET: internal, OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}` },
+      env: {
+        ...common,
+        MONGODB_DB: `${dbs.conn.name}_agent`,
+        CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        INTERNAL_SERVICE_SECRET: internal,
+        OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`,
+      },
     });
     procs.push(agent);
     const scheduler = await startServiceProcess({
       script: entry('scheduler'),
-      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: testInfra.redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: agent.url, WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'), SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey },
+      env: {
+        ...common,
+        MONGODB_DB: dbs.conn.name,
+        REDIS_URL: testInfra.redisUrl,
+        QUEUE_PREFIX: prefix,
+        AGENT_SERVICE_URL: agent.url,
+        WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
+      },
     });
     procs.push(scheduler);
     const worker = await startServiceProcess({
       script: entry('worker'),
-      env: { ...common, MONGODB_DB: dbs.conn.name, REDIS_URL: testInfra.redisUrl, QUEUE_PREFIX: prefix, AGENT_SERVICE_URL: agent.url, INTERNAL_SERVICE_SECRET: internal, SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey },
+      env: {
+        ...common,
+        MONGODB_DB: dbs.conn.name,
+        REDIS_URL: testInfra.redisUrl,
+        QUEUE_PREFIX: prefix,
+        AGENT_SERVICE_URL: agent.url,
+        INTERNAL_SERVICE_SECRET: internal,
+        SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
+      },
     });
     procs.push(worker);
     const baseline = await startServiceProcess({ script: resolve(__dirname, 'baseline-server.js') });
@@ -127,43 +170,82 @@ async function main(): Promise<void> {
 
     const key = await dbs.mintKey({ user_id: 'bench', org_id: 'bench' });
     const post = async (url: string, body: unknown) => {
-      const res = await fetch(url, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
       return (await res.json()) as Record<string, string>;
     };
-    const cred = await post(`${agent.url}/v3/providers/credentials`, { name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-bench', base_url: llm.baseUrl } });
-    const ag = await post(`${agent.url}/v3/agents/`, { name: 'bench', system_prompt: 'Echo.', provider_id: 'openai', model: 'm', llm_credential_id: cred.credential_id });
+    const cred = await post(`${agent.url}/v3/providers/credentials`, {
+      name: 'local',
+      provider_id: 'openai',
+      credentials: { api_key: 'sk-bench', base_url: llm.baseUrl },
+    });
+    const ag = await post(`${agent.url}/v3/agents/`, {
+      name: 'bench',
+      system_prompt: 'Echo.',
+      provider_id: 'openai',
+      model: 'm',
+      llm_credential_id: cred.credential_id,
+    });
     const hook = await post(`${scheduler.url}/agent-webhooks/`, { agent_id: ag.agent_id });
     const secret = Buffer.from(hook.secret_key ?? '', 'utf8');
     const bodyOf = (i: number) => JSON.stringify({ event: 'order.created', order: i, note: 'x'.repeat(850) }); // ~900 bytes
     if (PRESEED > 0) {
       const t = performance.now();
-      seeding = await mongoose.createConnection(testInfra.mongoUri, { dbName: dbs.conn.name, socketTimeoutMS: 0 }).asPromise();
+      seeding = await mongoose
+        .createConnection(testInfra.mongoUri, { dbName: dbs.conn.name, socketTimeoutMS: 0 })
+        .asPromise();
       // Counted from the inserts' answers: a count of the whole collection takes FerretDB longer than a socket timeout.
       const stored = await preseed(seeding.collection('executions'), PRESEED);
       if (stored < PRESEED) throw new Error(`preseed stored ${stored} of ${PRESEED} executions`);
       out(`preseeded ${PRESEED.toLocaleString('en')} executions in ${((performance.now() - t) / 1000).toFixed(0)} s`);
     }
-    const raw = await rawInserts(dbs.conn.collection('bench_raw_inserts'), (i) => ({ webhook_id: hook.id, user_id: 'bench', org_id: 'bench', status: 'queued', payload_json: bodyOf(i), created_at: new Date() }));
-    await dbs.conn.collection('bench_raw_inserts').drop().catch(() => undefined);
+    const raw = await rawInserts(dbs.conn.collection('bench_raw_inserts'), (i) => ({
+      webhook_id: hook.id,
+      user_id: 'bench',
+      org_id: 'bench',
+      status: 'queued',
+      payload_json: bodyOf(i),
+      created_at: new Date(),
+    }));
+    await dbs.conn
+      .collection('bench_raw_inserts')
+      .drop()
+      .catch(() => undefined);
     // The same single inserts into the executions collection itself, with its indexes (and, on FerretDB, their
     // lookup indexes): the ceiling of one stored execution per trigger. Removed again before the triggers.
     const rawWebhook = 'e'.repeat(24);
     const executionsColl = dbs.conn.collection('executions');
-    const rawIndexed = await rawInserts(executionsColl, (i) => ({ ...executionDoc(rawWebhook, { user_id: 'raw', org_id: 'raw' }, i, new Date()), payload: JSON.parse(bodyOf(i)) as object }));
+    const rawIndexed = await rawInserts(executionsColl, (i) => ({
+      ...executionDoc(rawWebhook, { user_id: 'raw', org_id: 'raw' }, i, new Date()),
+      payload: JSON.parse(bodyOf(i)) as object,
+    }));
     await executionsColl.deleteMany({ webhook_id: rawWebhook });
     // The floor: the same durable work with the driver and BullMQ alone (floor.ts), in fresh collections of this
     // database, at the same concurrency, with the same bodies.
-    const floorOptions = { ...floorOptionsFromEnv(), total: TOTAL, concurrency: CONCURRENCY, payload: (i: number) => JSON.parse(bodyOf(i)) as object };
+    const floorOptions = {
+      ...floorOptionsFromEnv(),
+      total: TOTAL,
+      concurrency: CONCURRENCY,
+      payload: (i: number) => JSON.parse(bodyOf(i)) as object,
+    };
     const floor = await runFloor(dbs.conn, testInfra.redisUrl, floorOptions);
 
-    out(`bench/trigger: ${TOTAL} requests, concurrency ${CONCURRENCY}, 1 scheduler + 1 worker (AGENT_RUN_CONCURRENCY 64, the default) + agent service, instant local LLM`);
+    out(
+      `bench/trigger: ${TOTAL} requests, concurrency ${CONCURRENCY}, 1 scheduler + 1 worker (AGENT_RUN_CONCURRENCY 64, the default) + agent service, instant local LLM`,
+    );
     const base = summary(await load(`${baseline.url}/x`, (i) => ({ body: bodyOf(i), headers: {} })));
 
     const started = performance.now();
     const run = await load(`${scheduler.url}/webhook-trigger/${hook.id}`, (i) => {
       const body = bodyOf(i);
-      return { body, headers: { 'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` } };
+      return {
+        body,
+        headers: { 'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
+      };
     });
     const accepted = run.statuses.get(202) ?? 0;
     const trig = summary(run);
@@ -171,10 +253,16 @@ async function main(): Promise<void> {
     // Intake first: its figures stand whatever happens while the runs drain.
     out(`minimal Express route : ${f(base.rps, 0)} req/s, p50 ${f(base.p50)} ms, p99 ${f(base.p99)} ms`);
     out(`raw database inserts  : ${f(raw, 0)} inserts/s at concurrency ${CONCURRENCY} (a collection without indexes)`);
-    out(`raw execution inserts : ${f(rawIndexed, 0)} inserts/s at concurrency ${CONCURRENCY} (the executions collection, its indexes)`);
+    out(
+      `raw execution inserts : ${f(rawIndexed, 0)} inserts/s at concurrency ${CONCURRENCY} (the executions collection, its indexes)`,
+    );
     for (const line of floorLines(floor, floorOptions)) out(line);
-    out(`trigger → 202         : ${f(trig.rps, 0)} triggers/s (${f(trig.rps / raw, 2)}× raw inserts, ${f(trig.rps / rawIndexed, 2)}× raw execution inserts, ${f(trig.rps / base.rps, 2)}× baseline), p50 ${f(trig.p50)} ms (${f(trig.p50 / base.p50, 1)}×), p99 ${f(trig.p99)} ms (${f(trig.p99 / base.p99, 1)}×)`);
-    out(`trigger vs floor      : intake ${f(trig.rps / floor.intake, 2)}× the floor's, p50 ${f(trig.p50 / floor.p50, 1)}×, p99 ${f(trig.p99 / floor.p99, 1)}× its insert + enqueue`);
+    out(
+      `trigger → 202         : ${f(trig.rps, 0)} triggers/s (${f(trig.rps / raw, 2)}× raw inserts, ${f(trig.rps / rawIndexed, 2)}× raw execution inserts, ${f(trig.rps / base.rps, 2)}× baseline), p50 ${f(trig.p50)} ms (${f(trig.p50 / base.p50, 1)}×), p99 ${f(trig.p99)} ms (${f(trig.p99 / base.p99, 1)}×)`,
+    );
+    out(
+      `trigger vs floor      : intake ${f(trig.rps / floor.intake, 2)}× the floor's, p50 ${f(trig.p50 / floor.p50, 1)}×, p99 ${f(trig.p99 / floor.p99, 1)}× its insert + enqueue`,
+    );
     // Counted without a socket timeout when the collection is large.
     const executions = (seeding ?? dbs.conn).collection('executions');
     // While the runs drain, progress comes from the worker's own metrics (ended attempts): polling the database every
@@ -182,7 +270,9 @@ async function main(): Promise<void> {
     // collection; one by the webhook's list still read 2,000 documents per poll). The database is asked once, after.
     const endedAttempts = async () => {
       const text = await (await fetch(`${worker.url}/metrics`)).text();
-      const ended = [...text.matchAll(/^run_attempts_total\{([^}]*)\} (\d+)$/gm)].filter(([, labels]) => /kind="agent"/.test(labels!) && /outcome="(succeeded|failed)"/.test(labels!));
+      const ended = [...text.matchAll(/^run_attempts_total\{([^}]*)\} (\d+)$/gm)].filter(
+        ([, labels]) => /kind="agent"/.test(labels!) && /outcome="(succeeded|failed)"/.test(labels!),
+      );
       return ended.reduce((n, m) => n + Number(m[2]), 0);
     };
     let done = 0;
@@ -195,8 +285,12 @@ async function main(): Promise<void> {
     const series = seriesKeyOf({ user_id: 'bench', org_id: 'bench' }, hook.id ?? '');
     const succeeded = await executions.countDocuments({ series, status: 'succeeded' });
     out(`statuses: ${JSON.stringify(Object.fromEntries(run.statuses))}; runs succeeded ${succeeded}/${accepted}`);
-    out(`completed runs        : ${f(done / completeSeconds, 0)} runs/s end to end (${f(done / completeSeconds / trig.rps, 2)}× intake), ${done} in ${f(completeSeconds)} s`);
-    out(`completed vs floor    : ${f(done / completeSeconds / floor.completed, 2)}× the floor's ${f(floor.completed, 0)} completed/s (${f(floor.completedSeconds)} s for ${TOTAL})`);
+    out(
+      `completed runs        : ${f(done / completeSeconds, 0)} runs/s end to end (${f(done / completeSeconds / trig.rps, 2)}× intake), ${done} in ${f(completeSeconds)} s`,
+    );
+    out(
+      `completed vs floor    : ${f(done / completeSeconds / floor.completed, 2)}× the floor's ${f(floor.completed, 0)} completed/s (${f(floor.completedSeconds)} s for ${TOTAL})`,
+    );
   } finally {
     await Promise.all(procs.map((p) => p.stop(5_000)));
     // A database of a million documents takes FerretDB minutes to drop: done here without a socket timeout, so the
@@ -204,7 +298,10 @@ async function main(): Promise<void> {
     await seeding?.dropDatabase().catch(() => undefined);
     await seeding?.close();
     await llm.close();
-    await dbs.conn.useDb(`${dbs.conn.name}_agent`).dropDatabase().catch(() => undefined);
+    await dbs.conn
+      .useDb(`${dbs.conn.name}_agent`)
+      .dropDatabase()
+      .catch(() => undefined);
     await dbs.cleanup();
   }
 }

@@ -6,10 +6,19 @@
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
+
 import { createApiKeyRepository } from '@platform/auth';
 import { analyzeLookupTables, connectMongo, mongoose, syncIndexes } from '@platform/db';
 import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
-import { agentBucketKey, bucketOf, dayOf, dayTallyId, orgBucketKey, tallyId } from '../../services/voice/src/transcripts/transcript.buckets';
+
+import {
+  agentBucketKey,
+  bucketOf,
+  dayOf,
+  dayTallyId,
+  orgBucketKey,
+  tallyId,
+} from '../../services/voice/src/transcripts/transcript.buckets';
 import { transcriptModels, type TallyDoc } from '../../services/voice/src/transcripts/transcript.model';
 import { runBench } from '../kit/bench-kit';
 
@@ -72,7 +81,11 @@ function seedDocs(now: number) {
 
 const percentile = (s: number[], p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] ?? NaN;
 
-async function measure(name: string, n: number, call: (i: number) => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+async function measure(
+  name: string,
+  n: number,
+  call: (i: number) => Promise<unknown>,
+): Promise<{ p50: number; p99: number }> {
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
     const started = performance.now();
@@ -82,7 +95,9 @@ async function measure(name: string, n: number, call: (i: number) => Promise<unk
   samples.sort((a, b) => a - b);
   const r = { p50: percentile(samples, 50), p99: percentile(samples, 99) };
   const f = (x: number) => x.toFixed(1).padStart(7);
-  out(`${name.padEnd(60)} n=${String(n).padStart(4)}  p50 ${f(r.p50)} ms  p99 ${f(r.p99)} ms  max ${f(samples.at(-1) ?? NaN)} ms`);
+  out(
+    `${name.padEnd(60)} n=${String(n).padStart(4)}  p50 ${f(r.p50)} ms  p99 ${f(r.p99)} ms  max ${f(samples.at(-1) ?? NaN)} ms`,
+  );
   return r;
 }
 
@@ -98,9 +113,15 @@ async function main(): Promise<void> {
     await authConn.dropDatabase().catch(() => undefined);
     await Promise.all([conn.close(), authConn.close()]);
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)));
-  const load = () => `load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`;
-  out(`start: ${load()}; ${TOTAL.toLocaleString('en')} transcripts over ${DAYS} days, ${HOT.toLocaleString('en')} of one agent`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+  const load = () =>
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${cpus().length} cores`;
+  out(
+    `start: ${load()}; ${TOTAL.toLocaleString('en')} transcripts over ${DAYS} days, ${HOT.toLocaleString('en')} of one agent`,
+  );
   try {
     const keys = createApiKeyRepository(authConn);
     await keys.init();
@@ -111,7 +132,10 @@ async function main(): Promise<void> {
     const { docAt, tallies } = seedDocs(now);
     let t = performance.now();
     for (let i = 0; i < TOTAL; i += BATCH) {
-      await Transcript.collection.insertMany(Array.from({ length: Math.min(BATCH, TOTAL - i) }, (_, j) => docAt(i + j)), { ordered: false });
+      await Transcript.collection.insertMany(
+        Array.from({ length: Math.min(BATCH, TOTAL - i) }, (_, j) => docAt(i + j)),
+        { ordered: false },
+      );
     }
     const all = [...tallies.values()];
     for (let i = 0; i < all.length; i += BATCH) await Tally.insertMany(all.slice(i, i + BATCH));
@@ -136,16 +160,28 @@ async function main(): Promise<void> {
     for (let i = 0; i < 20; i++) await get('/v1/transcripts?limit=50'); // warm-up
     const day = 86_400_000;
     await measure('GET /healthz (HTTP floor)', 200, () => get('/healthz'));
-    const page = await measure(`GET /v1/transcripts?limit=50 (${TOTAL.toLocaleString('en')} match)`, 300, () => get('/v1/transcripts?limit=50'));
+    const page = await measure(`GET /v1/transcripts?limit=50 (${TOTAL.toLocaleString('en')} match)`, 300, () =>
+      get('/v1/transcripts?limit=50'),
+    );
     await measure('GET ?sort=asc&limit=50', 200, () => get('/v1/transcripts?sort=asc&limit=50'));
-    await measure('GET ?offset=<0..TOTAL>&limit=50', 200, (i) => get(`/v1/transcripts?limit=50&offset=${(i * 7919) % TOTAL}`));
+    await measure('GET ?offset=<0..TOTAL>&limit=50', 200, (i) =>
+      get(`/v1/transcripts?limit=50&offset=${(i * 7919) % TOTAL}`),
+    );
     await measure('GET ?agentId=hot-agent&limit=50', 200, () => get('/v1/transcripts?agentId=hot-agent&limit=50'));
     await measure('GET ?from=<day d 06:00>&to=<day d+2 18:00>&limit=50', 200, (i) => {
       const from = now - ((i % (DAYS - 3)) + 3) * day + 6 * 3_600_000;
-      return get(`/v1/transcripts?limit=50&from=${new Date(from).toISOString()}&to=${new Date(from + 2.5 * day).toISOString()}`);
+      return get(
+        `/v1/transcripts?limit=50&from=${new Date(from).toISOString()}&to=${new Date(from + 2.5 * day).toISOString()}`,
+      );
     });
-    const stats = await measure(`GET /v1/transcripts/agent/hot-agent/stats (${HOT.toLocaleString('en')} calls)`, 300, () => get('/v1/transcripts/agent/hot-agent/stats'));
-    out(`\nlist page p99 ${page.p99.toFixed(1)} ms (target ≤ 20); agent stats p99 ${stats.p99.toFixed(1)} ms (target ≤ 200)`);
+    const stats = await measure(
+      `GET /v1/transcripts/agent/hot-agent/stats (${HOT.toLocaleString('en')} calls)`,
+      300,
+      () => get('/v1/transcripts/agent/hot-agent/stats'),
+    );
+    out(
+      `\nlist page p99 ${page.p99.toFixed(1)} ms (target ≤ 20); agent stats p99 ${stats.p99.toFixed(1)} ms (target ≤ 200)`,
+    );
     out(`end: ${load()}`);
   } finally {
     await cleanup();

@@ -5,10 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
+
 import { createApiKeyRepository } from '@platform/auth';
 import { connectMongo, mongoose, type Connection } from '@platform/db';
 import { createSecretBox } from '@platform/secrets';
 import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
+
 import { webhookModel, type WebhookDoc } from '../../services/scheduler/src/webhooks/webhook.model';
 import { runBench } from '../kit/bench-kit';
 
@@ -18,7 +20,7 @@ const AGENTS = 10;
 const PAUSED_EVERY = 10; // every 10th webhook starts paused
 const BULK_ROUNDS = 20;
 const OWNER = { user_id: 'bench-user', org_id: 'bench-org' };
-const SCHEDULER_MAIN = resolve(__dirname, '../../../../services/scheduler/dist/main.js') // from bench/dist/bench/webhooks;
+const SCHEDULER_MAIN = resolve(__dirname, '../../../../services/scheduler/dist/main.js'); // from bench/dist/bench/webhooks;
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -60,7 +62,9 @@ function percentile(sorted: number[], p: number): number {
 function report(name: string, samples: number[]): void {
   const s = [...samples].sort((a, b) => a - b);
   const f = (n: number) => n.toFixed(1).padStart(8);
-  out(`${name.padEnd(44)} n=${String(s.length).padStart(3)}  p50 ${f(percentile(s, 50))} ms  p99 ${f(percentile(s, 99))} ms  max ${f(s.at(-1) ?? NaN)} ms`);
+  out(
+    `${name.padEnd(44)} n=${String(s.length).padStart(3)}  p50 ${f(percentile(s, 50))} ms  p99 ${f(percentile(s, 99))} ms  max ${f(s.at(-1) ?? NaN)} ms`,
+  );
 }
 
 /** Milliseconds of one request, or null when it did not answer `expectStatus` (counted as an error). */
@@ -99,8 +103,12 @@ async function main(): Promise<void> {
     await authConn.dropDatabase().catch(() => undefined);
     await Promise.all([conn.close(), authConn.close()]);
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)));
-  const load = () => `load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} cores`;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => void cleanup().finally(() => process.exit(130)));
+  const load = () =>
+    `load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${cpus().length} cores`;
   out(`start: ${load()}`);
   try {
     const keys = createApiKeyRepository(authConn);
@@ -143,7 +151,8 @@ async function main(): Promise<void> {
       ['GET ?agent_id=<1..10>&limit=50 (10,000 match)', (i) => `?agent_id=${1 + (i % AGENTS)}&limit=50`, 120],
     ];
     const all: number[] = [];
-    for (const [name, query, n] of lists) all.push(...(await measure(name, Math.ceil(n * scale), (i) => get(query(i)))));
+    for (const [name, query, n] of lists)
+      all.push(...(await measure(name, Math.ceil(n * scale), (i) => get(query(i)))));
     report('all list requests', all);
 
     await measure('POST /agent-webhooks/pause-bulk/ (100 fresh ids)', BULK_ROUNDS, (round) => {

@@ -4,15 +4,16 @@
 // Kubernetes OpenAPI document of the release named in README.md), and they are strict: every object rejects
 // properties the API does not define. Run through generate.sh, which installs the pinned generator packages in a
 // temporary folder; the output is committed, so validation needs no network.
-import { writeFileSync, readdirSync, unlinkSync } from 'node:fs';
+import { readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import process from 'node:process';
 import { dirname, join } from 'node:path';
+import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const toolDir = process.argv[2];
-if (!toolDir) throw new Error('usage: node generate.mjs <folder with node_modules/{kubernetes-types,ts-json-schema-generator}>');
+if (!toolDir)
+  throw new Error('usage: node generate.mjs <folder with node_modules/{kubernetes-types,ts-json-schema-generator}>');
 const require = createRequire(join(toolDir, 'package.json'));
 const { createGenerator } = require('ts-json-schema-generator');
 const typesDir = dirname(require.resolve('kubernetes-types/package.json'));

@@ -26,7 +26,8 @@ const FILES: Record<string, string> = {
   'services/clean/src/item.model.ts': 'export const model = {};\n',
   'services/clean/src/item.repository.ts': "import { model } from './item.model';\nexport const repo = { model };\n",
   'services/clean/src/item.service.ts': "import { repo } from './item.repository';\nexport const service = { repo };\n",
-  'services/clean/src/item.routes.ts': "import express from 'express';\nimport { service } from './item.service';\nexport const routes = { express, service };\n",
+  'services/clean/src/item.routes.ts':
+    "import express from 'express';\nimport { service } from './item.service';\nexport const routes = { express, service };\n",
 };
 
 interface Violation {
@@ -46,7 +47,11 @@ beforeAll(() => {
   }
   let out: string;
   try {
-    out = execFileSync(join(ROOT, 'node_modules/.bin/depcruise'), ['--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json', 'libs', 'services'], { cwd: dir, encoding: 'utf8' });
+    out = execFileSync(
+      join(ROOT, 'node_modules/.bin/depcruise'),
+      ['--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'json', 'libs', 'services'],
+      { cwd: dir, encoding: 'utf8' },
+    );
   } catch (err) {
     // depcruise exits non-zero when it finds errors; its JSON report is still on stdout.
     out = (err as { stdout: string }).stdout;
@@ -67,9 +72,15 @@ it('a service importing another service’s code fails', () => {
 });
 
 it('routes reaching a repository, a service using express and a repository importing a service fail', () => {
-  expect(hits('routes-call-services')).toEqual(['services/one/src/thing.routes.ts -> services/one/src/thing.repository.ts']);
-  expect(hits('services-free-of-http-and-storage')).toEqual(['services/one/src/thing.service.ts -> node_modules/express/index.js']);
-  expect(hits('storage-below-services')).toEqual(['services/one/src/thing.repository.ts -> services/one/src/thing.service.ts']);
+  expect(hits('routes-call-services')).toEqual([
+    'services/one/src/thing.routes.ts -> services/one/src/thing.repository.ts',
+  ]);
+  expect(hits('services-free-of-http-and-storage')).toEqual([
+    'services/one/src/thing.service.ts -> node_modules/express/index.js',
+  ]);
+  expect(hits('storage-below-services')).toEqual([
+    'services/one/src/thing.repository.ts -> services/one/src/thing.service.ts',
+  ]);
 });
 
 it('an import cycle fails', () => {

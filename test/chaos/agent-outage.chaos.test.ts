@@ -1,4 +1,5 @@
 import { testInfra } from '@platform/testing';
+
 import { duplicateCalls, sleep, startChaosStack } from './chaos-stack';
 
 // The agent service, which every webhook run calls, goes away (SIGKILL, requests in flight cut) for 8 s in the
@@ -88,7 +89,9 @@ it('a provider that hangs does not starve fresh runs: they end before the hangin
     const finished = (list: string[]) => list.map((id) => runs.get(id)!.finished_at!.getTime());
     const freshLast = Math.max(...finished(ids(fresh)));
     const hangFirst = Math.min(...finished(ids(hanging)));
-    process.stderr.write(`chaos provider-hang: fresh runs ended ${Math.round((hangFirst - freshLast) / 1000)} s before the first hanging run\n`);
+    process.stderr.write(
+      `chaos provider-hang: fresh runs ended ${Math.round((hangFirst - freshLast) / 1000)} s before the first hanging run\n`,
+    );
     expect(ids(fresh).map((id) => runs.get(id)!.status)).toEqual(ids(fresh).map(() => 'succeeded'));
     expect(freshLast).toBeLessThan(hangFirst);
   } finally {

@@ -1,8 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import request from 'supertest';
+
 import { executionModel } from '@platform/scheduling';
-import { createTestDatabases, startLocalServer, startServiceProcess, uniqueName, type LocalServer, type ServiceProcess, type TestDatabases } from '@platform/testing';
+import {
+  createTestDatabases,
+  startLocalServer,
+  startServiceProcess,
+  uniqueName,
+  type LocalServer,
+  type ServiceProcess,
+  type TestDatabases,
+} from '@platform/testing';
+
 import { signSha256 } from '../../services/scheduler/src/webhooks/signature';
 
 const MAIN = (service: string) => resolve(__dirname, `../../services/${service}/dist/main.js`);
@@ -61,7 +71,13 @@ export async function startChaosStack(opts: ChaosOptions) {
     if (opts.llmBehaviour?.(n) === 'hang') return; // never answers: the caller's time limit has to end it
     if (opts.llmDelayMs) await new Promise((r) => setTimeout(r, opts.llmDelayMs));
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: `done ${n}` }, finish_reason: 'stop' }] }));
+    res.end(
+      JSON.stringify({
+        id: 'c',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: `done ${n}` }, finish_reason: 'stop' }],
+      }),
+    );
   });
   const common = {
     MONGODB_URI: opts.mongoUri,
@@ -73,7 +89,14 @@ export async function startChaosStack(opts: ChaosOptions) {
     ...(opts.postgresUrl ? { FERRETDB_POSTGRESQL_URL: opts.postgresUrl } : {}),
   };
   const agentDb = `${dbs.conn.name}_agent`;
-  const agentEnv = { ...common, MONGODB_DB: agentDb, CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'), INTERNAL_SERVICE_SECRET: internal, OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`, ...opts.agentEnv };
+  const agentEnv = {
+    ...common,
+    MONGODB_DB: agentDb,
+    CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    INTERNAL_SERVICE_SECRET: internal,
+    OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`,
+    ...opts.agentEnv,
+  };
   let agent = await startServiceProcess({ script: MAIN('agent'), env: agentEnv });
   const schedulerEnv = {
     ...common,
@@ -89,7 +112,8 @@ export async function startChaosStack(opts: ChaosOptions) {
     ...opts.schedulerEnv,
   };
   const schedulers: ServiceProcess[] = [];
-  for (let i = 0; i < (opts.schedulers ?? 1); i++) schedulers.push(await startServiceProcess({ script: MAIN('scheduler'), env: schedulerEnv }));
+  for (let i = 0; i < (opts.schedulers ?? 1); i++)
+    schedulers.push(await startServiceProcess({ script: MAIN('scheduler'), env: schedulerEnv }));
   const scheduler = schedulers[0]!;
   const workers: ServiceProcess[] = [];
   const startWorker = async () => {
@@ -114,9 +138,21 @@ export async function startChaosStack(opts: ChaosOptions) {
   for (let i = 0; i < (opts.workers ?? 1); i++) await startWorker();
 
   const key = await dbs.mintKey({ user_id: 'ops', org_id: 'acme' });
-  const cred = await request(agent.url).post('/v3/providers/credentials').set('x-api-key', key).send({ name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-test', base_url: `${llm.url}/v1` } });
-  const made = await request(agent.url).post('/v3/agents/').set('x-api-key', key).send({ name: 'chaos', system_prompt: 'Handle events.', provider_id: 'openai', model: 'm', llm_credential_id: cred.body.credential_id });
-  const hook = await request(scheduler.url).post('/agent-webhooks/').set('x-api-key', key).send({ agent_id: String(made.body.id) });
+  const cred = await request(agent.url)
+    .post('/v3/providers/credentials')
+    .set('x-api-key', key)
+    .send({ name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-test', base_url: `${llm.url}/v1` } });
+  const made = await request(agent.url).post('/v3/agents/').set('x-api-key', key).send({
+    name: 'chaos',
+    system_prompt: 'Handle events.',
+    provider_id: 'openai',
+    model: 'm',
+    llm_credential_id: cred.body.credential_id,
+  });
+  const hook = await request(scheduler.url)
+    .post('/agent-webhooks/')
+    .set('x-api-key', key)
+    .send({ agent_id: String(made.body.id) });
   if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${hook.text}`);
   const webhook = hook.body as { id: string; secret_key: string };
 
@@ -167,10 +203,22 @@ export async function startChaosStack(opts: ChaosOptions) {
     /** Sends one trigger `{"n": n}`. */
     trigger,
     /** Every execution of the webhook: status, attempt and when it finished. */
-    async executions(): Promise<Map<string, { status: string; attempt: number; triggered_at: Date; finished_at: Date | null }>> {
-      const docs = await executionModel(dbs.conn).find({ webhook_id: webhook.id }, { status: 1, attempt: 1, triggered_at: 1, finished_at: 1 }).lean();
+    async executions(): Promise<
+      Map<string, { status: string; attempt: number; triggered_at: Date; finished_at: Date | null }>
+    > {
+      const docs = await executionModel(dbs.conn)
+        .find({ webhook_id: webhook.id }, { status: 1, attempt: 1, triggered_at: 1, finished_at: 1 })
+        .lean();
       return new Map(
-        docs.map((d) => [d._id.toHexString(), { status: d.status, attempt: d.attempt, triggered_at: d.triggered_at as Date, finished_at: (d.finished_at as Date | null | undefined) ?? null }]),
+        docs.map((d) => [
+          d._id.toHexString(),
+          {
+            status: d.status,
+            attempt: d.attempt,
+            triggered_at: d.triggered_at as Date,
+            finished_at: (d.finished_at as Date | null | undefined) ?? null,
+          },
+        ]),
       );
     },
     /** Sends triggers `{"n": i}` from `senders` loops until `stop` resolves; the numbers are 0, 1, 2, ... */
@@ -203,7 +251,9 @@ export async function startChaosStack(opts: ChaosOptions) {
         try {
           const docs = await Execution.find({ webhook_id: webhook.id }, { status: 1, attempt: 1 }).lean();
           const byId = new Map(docs.map((d) => [d._id.toHexString(), { status: d.status, attempt: d.attempt }]));
-          const unended = accepted.filter((id) => !['succeeded', 'failed', 'skipped'].includes(byId.get(id)?.status ?? 'missing'));
+          const unended = accepted.filter(
+            (id) => !['succeeded', 'failed', 'skipped'].includes(byId.get(id)?.status ?? 'missing'),
+          );
           state = { byId, unended };
         } catch {
           // the store may still be coming back
@@ -218,7 +268,10 @@ export async function startChaosStack(opts: ChaosOptions) {
       await Promise.all(schedulers.map((p) => p.stop(2_000)));
       await agent.stop(2_000);
       await llm.close();
-      await dbs.conn.useDb(agentDb).dropDatabase().catch(() => undefined);
+      await dbs.conn
+        .useDb(agentDb)
+        .dropDatabase()
+        .catch(() => undefined);
       await dbs.cleanup().catch(() => undefined);
     },
   };
@@ -237,7 +290,10 @@ export function duplicateCalls(calls: Map<number, number>): number {
  * The Redis-restart scenario: triggers from 16 senders for 3 s, Redis (the stack's own, `redis`) stopped for 5 s and
  * started again with its data gone, 3 s more of triggers. Returns what was sent and when Redis came back.
  */
-export async function burstAcrossRedisRestart(s: ChaosStack, redis: { stop(): Promise<void>; start(): Promise<void> }): Promise<{ sent: SendResult; recoveredAt: number }> {
+export async function burstAcrossRedisRestart(
+  s: ChaosStack,
+  redis: { stop(): Promise<void>; start(): Promise<void> },
+): Promise<{ sent: SendResult; recoveredAt: number }> {
   let stop = () => undefined as void;
   const sending = s.sendUntil(new Promise<void>((r) => (stop = r)));
   await sleep(3_000);

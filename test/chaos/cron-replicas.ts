@@ -1,7 +1,9 @@
 import request from 'supertest';
-import { IORedis, QUEUE_NAMES, Queue } from '@platform/queue';
+
+import { IORedis, Queue, QUEUE_NAMES } from '@platform/queue';
 import { executionModel } from '@platform/scheduling';
 import { startLocalServer, testInfra } from '@platform/testing';
+
 import { sleep, startChaosStack } from './chaos-stack';
 
 const MINUTE = 60_000;
@@ -55,7 +57,12 @@ export async function cronReplicas(schedules: number, breakGuard = false): Promi
       const res = await request(s.schedulers[i % 2]!.url)
         .post('/http-schedules/')
         .set('x-api-key', s.key)
-        .send({ name: `tick ${i}`, url: `${target.url}/tick?s=${i}`, cron_expression: '* * * * *', overlap_policy: 'allow' });
+        .send({
+          name: `tick ${i}`,
+          url: `${target.url}/tick?s=${i}`,
+          cron_expression: '* * * * *',
+          overlap_policy: 'allow',
+        });
       if (res.status !== 201) throw new Error(`schedule: ${res.status} ${res.text}`);
       ids.push(String(res.body.id));
     }
@@ -64,23 +71,32 @@ export async function cronReplicas(schedules: number, breakGuard = false): Promi
     const firstFire = Math.ceil((startedAt + 5_000) / MINUTE) * MINUTE;
     const secondFire = firstFire + MINUTE;
     for (const id of ids) {
-      await fires.add('fire', { schedule_id: id, fire_at: firstFire }, { jobId: `fire:${id}:${firstFire}`, delay: firstFire - Date.now() });
+      await fires.add(
+        'fire',
+        { schedule_id: id, fire_at: firstFire },
+        { jobId: `fire:${id}:${firstFire}`, delay: firstFire - Date.now() },
+      );
     }
     await sleep(firstFire - Date.now() + 5_000);
     s.workers[0]!.child.kill('SIGKILL');
     s.schedulers[1]!.child.kill('SIGKILL');
     await sleep(secondFire - Date.now() + 20_000);
 
-    const runs = await Execution.find({ schedule_id: { $in: ids } }, { schedule_id: 1, fire_key: 1, scheduled_for: 1, status: 1 }).lean();
+    const runs = await Execution.find(
+      { schedule_id: { $in: ids } },
+      { schedule_id: 1, fire_key: 1, scheduled_for: 1, status: 1 },
+    ).lean();
     const perFire = new Map<string, number>();
     for (const r of runs) perFire.set(r.fire_key, (perFire.get(r.fire_key) ?? 0) + 1);
-    const fired = (at: number) => ids.filter((id) => runs.some((r) => r.schedule_id === id && (r.scheduled_for as Date | null)?.getTime() === at));
+    const fired = (at: number) =>
+      ids.filter((id) => runs.some((r) => r.schedule_id === id && (r.scheduled_for as Date | null)?.getTime() === at));
     const result: CronReplicasResult = {
       ids,
       firedFirst: fired(firstFire),
       firedSecond: fired(secondFire),
       duplicates: [...perFire.values()].filter((n) => n > 1).length,
-      extraHits: [...hits.values()].reduce((sum, n) => sum + n, 0) - runs.filter((r) => r.status === 'succeeded').length,
+      extraHits:
+        [...hits.values()].reduce((sum, n) => sum + n, 0) - runs.filter((r) => r.status === 'succeeded').length,
     };
     process.stderr.write(
       `chaos cron-replicas${breakGuard ? ' (unique indexes dropped)' : ''}: ${runs.length} executions of ${schedules} schedules, ` +

@@ -1,4 +1,5 @@
 import { privateRedis, testInfra } from '@platform/testing';
+
 import { burstAcrossRedisRestart, startChaosStack } from './chaos-stack';
 
 // The outage suite catches a broken promise: with the recovery rule held off (it waits an hour before it re-queues a
@@ -16,7 +17,9 @@ it('Redis restarted (its data gone) with the recovery rule held off: acknowledge
     const { sent, recoveredAt } = await burstAcrossRedisRestart(s, redis);
     // The bound the real suite gives every run to end (its RECOVERY_BOUND_MS): what is left then was lost.
     const end = await s.waitEnded(sent.accepted, recoveredAt + 120_000);
-    process.stderr.write(`chaos redis-restart without recovery: accepted ${sent.accepted.length}, unended ${end.unended.length} 120 s after Redis came back\n`);
+    process.stderr.write(
+      `chaos redis-restart without recovery: accepted ${sent.accepted.length}, unended ${end.unended.length} 120 s after Redis came back\n`,
+    );
     expect(end.unended.length).toBeGreaterThan(0);
   } finally {
     await s.close();

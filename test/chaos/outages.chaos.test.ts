@@ -1,5 +1,13 @@
 import { privateFerretDb, privatePostgres, privateRedis, testInfra } from '@platform/testing';
-import { burstAcrossRedisRestart, duplicateCalls, sleep, startChaosStack, type ChaosStack, type SendResult } from './chaos-stack';
+
+import {
+  burstAcrossRedisRestart,
+  duplicateCalls,
+  sleep,
+  startChaosStack,
+  type ChaosStack,
+  type SendResult,
+} from './chaos-stack';
 
 // The platform's first promise under the faults an operator sees: no acknowledged trigger is lost, none runs
 // twice. Real scheduler, agent service and worker processes; the store and Redis are this file's own, so taking them
@@ -9,8 +17,20 @@ const RECOVERY_BOUND_MS = 120_000;
 
 /** What explains a run that went wrong: errors no rule classified, retried attempts, recoveries. */
 function reportNotable(s: ChaosStack, name: string): void {
-  const notable = s.logLines().filter((l) => /"message":"(unhandled error|run attempt failed; will retry|run job given up|run recovered under a new job|run abandoned)/.test(l));
-  if (notable.length > 0) process.stderr.write(`chaos ${name}: notable log lines:\n${notable.slice(0, 20).map((l) => l.slice(0, 600)).join('\n')}\n`);
+  const notable = s
+    .logLines()
+    .filter((l) =>
+      /"message":"(unhandled error|run attempt failed; will retry|run job given up|run recovered under a new job|run abandoned)/.test(
+        l,
+      ),
+    );
+  if (notable.length > 0)
+    process.stderr.write(
+      `chaos ${name}: notable log lines:\n${notable
+        .slice(0, 20)
+        .map((l) => l.slice(0, 600))
+        .join('\n')}\n`,
+    );
 }
 
 /** Asserts the end state and reports what reached the provider. */
@@ -42,7 +62,12 @@ async function expectAllEndedOnce(s: ChaosStack, sent: SendResult, recoveredAt: 
 it('PostgreSQL (FerretDB’s store) stopped for 30 s mid-burst, FerretDB restarted meanwhile: 503 within 5 s, every acknowledged run ends, once', async () => {
   const pg = await privatePostgres();
   const ferret = await privateFerretDb({ postgresUrl: pg.url });
-  const s = await startChaosStack({ mongoUri: ferret.uri, redisUrl: testInfra.redisUrl, postgresUrl: pg.url, llmDelayMs: 50 });
+  const s = await startChaosStack({
+    mongoUri: ferret.uri,
+    redisUrl: testInfra.redisUrl,
+    postgresUrl: pg.url,
+    llmDelayMs: 50,
+  });
   try {
     let stop = () => undefined as void;
     const sending = s.sendUntil(new Promise<void>((r) => (stop = r)));
@@ -61,7 +86,9 @@ it('PostgreSQL (FerretDB’s store) stopped for 30 s mid-burst, FerretDB restart
     if (sent.statuses[500]) reportNotable(s, 'postgres-30s');
     expect(Object.keys(sent.statuses).sort()).toEqual(['202', '503']);
     // Refused fast: a sender learns within 5 s that it must retry (the database wait is bounded, never a hang).
-    process.stderr.write(`chaos postgres-30s: slowest 503 ${sent.slowest[503]} ms, slowest 202 ${sent.slowest[202]} ms\n`);
+    process.stderr.write(
+      `chaos postgres-30s: slowest 503 ${sent.slowest[503]} ms, slowest 202 ${sent.slowest[202]} ms\n`,
+    );
     expect(sent.slowest[503]).toBeLessThan(5_000);
     const { duplicates } = await expectAllEndedOnce(s, sent, recoveredAt, 'postgres-30s');
     expect(duplicates).toBe(0);
@@ -88,7 +115,13 @@ it('Redis restarted (its data gone) mid-burst: runs accepted meanwhile and jobs 
 
 it('one of two workers killed with SIGKILL mid-burst: its runs are redelivered and every one ends once', async () => {
   // A short job lock, so that the dead worker's runs are redelivered within seconds rather than a minute.
-  const s = await startChaosStack({ mongoUri: testInfra.mongoUri, redisUrl: testInfra.redisUrl, workers: 2, llmDelayMs: 300, workerEnv: { JOB_LOCK_MS: '5000', STALLED_INTERVAL_MS: '2000', AGENT_RUN_CONCURRENCY: '8' } });
+  const s = await startChaosStack({
+    mongoUri: testInfra.mongoUri,
+    redisUrl: testInfra.redisUrl,
+    workers: 2,
+    llmDelayMs: 300,
+    workerEnv: { JOB_LOCK_MS: '5000', STALLED_INTERVAL_MS: '2000', AGENT_RUN_CONCURRENCY: '8' },
+  });
   try {
     let stop = () => undefined as void;
     const sending = s.sendUntil(new Promise<void>((r) => (stop = r)), 8);

@@ -7,8 +7,18 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+
 import { ROUTE_TABLE } from '../../services/gateway/src/routes';
-import { CONTRACT_PORTS, ROOT, composeBuild, composeServices, dependsOn, envProblems, toMap, type ComposeService } from './deploy-helpers';
+import {
+  composeBuild,
+  composeServices,
+  CONTRACT_PORTS,
+  dependsOn,
+  envProblems,
+  ROOT,
+  toMap,
+  type ComposeService,
+} from './deploy-helpers';
 
 const INFRA = { mongo: /^mongo:7(\.|$)/, redis: /^redis:7(\.|-|$)/ };
 
@@ -21,7 +31,9 @@ const build = composeBuild;
 function portPairs(ports: ComposeService['ports']): [number, number][] {
   return (ports ?? []).map((p) => {
     if (typeof p === 'object') return [Number(p.published), p.target];
-    const parts = String(p).replace(/\/(tcp|udp)$/, '').split(':');
+    const parts = String(p)
+      .replace(/\/(tcp|udp)$/, '')
+      .split(':');
     return [Number(parts.at(-2)), Number(parts.at(-1))];
   });
 }
@@ -47,7 +59,9 @@ describe('docker-compose.yml infrastructure', () => {
   it('runs MongoDB as a replica set of one and Redis with AOF and noeviction', () => {
     expect(services.mongo?.command).toEqual(expect.arrayContaining(['--replSet', 'rs0']));
     expect(JSON.stringify(services.mongo?.healthcheck?.test)).toMatch(/rs\.initiate/);
-    expect(services.redis?.command).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']));
+    expect(services.redis?.command).toEqual(
+      expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']),
+    );
   });
 });
 
@@ -111,7 +125,10 @@ describe('docker-compose.yml gateway', () => {
 
   it('routes every path prefix of contract §7 to a compose service on its contract port, after it is healthy', () => {
     for (const { service } of ROUTE_TABLE) {
-      expect({ service, url: env[`${service.toUpperCase()}_URL`] }).toEqual({ service, url: `http://${service}:${CONTRACT_PORTS[service]}` });
+      expect({ service, url: env[`${service.toUpperCase()}_URL`] }).toEqual({
+        service,
+        url: `http://${service}:${CONTRACT_PORTS[service]}`,
+      });
       expect({ service, condition: dependsOn(gateway)[service] }).toEqual({ service, condition: 'service_healthy' });
       expect(services[service]).toBeDefined();
     }
@@ -176,9 +193,18 @@ describe('Dockerfile', () => {
   });
 
   it('is not fed node_modules or build output by the build context', () => {
-    const ignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    const ignore = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     expect(ignore).toEqual(expect.arrayContaining(['**/node_modules', '**/dist']));
-    for (const needed of ['package.json', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'libs', 'services', 'tsconfig.base.json']) {
+    for (const needed of [
+      'package.json',
+      'pnpm-lock.yaml',
+      'pnpm-workspace.yaml',
+      'libs',
+      'services',
+      'tsconfig.base.json',
+    ]) {
       expect(ignore).not.toContain(needed);
     }
   });

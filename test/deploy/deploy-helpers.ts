@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
+
 import { describeConfig } from '@platform/config';
 
 export const ROOT = resolve(__dirname, '../..');
@@ -10,7 +11,15 @@ export const K8S = join(ROOT, 'k8s');
 
 /** Contract §1 ports. */
 export const CONTRACT_PORTS: Record<string, number> = {
-  scheduler: 3001, agent: 3002, rag: 3003, rai: 3004, voice: 3005, graph: 3006, ocr: 3007, worker: 3008, gateway: 8080,
+  scheduler: 3001,
+  agent: 3002,
+  rag: 3003,
+  rai: 3004,
+  voice: 3005,
+  graph: 3006,
+  ocr: 3007,
+  worker: 3008,
+  gateway: 8080,
 };
 
 /** Read by Node itself or by every service once it uses Redis, so allowed beside a service's own config schema. */
@@ -28,7 +37,10 @@ export async function configVariables(service: string): Promise<{ name: string; 
  * What is wrong with the environment a deployment gives a service: required variables it lacks, variables the
  * service does not read, and encryption keys that are not 32 random-looking bytes in hex. Throws without a config schema.
  */
-export async function envProblems(service: string, env: Record<string, string | undefined>): Promise<{ missing: string[]; unread: string[]; weakKeys: string[] }> {
+export async function envProblems(
+  service: string,
+  env: Record<string, string | undefined>,
+): Promise<{ missing: string[]; unread: string[]; weakKeys: string[] }> {
   const vars = await configVariables(service);
   if (!vars) throw new Error(`services/${service}/src/config.ts exports no configSchema`);
   const known = new Set([...vars.map((v) => v.name), ...RUNTIME_VARS]);
@@ -36,7 +48,9 @@ export async function envProblems(service: string, env: Record<string, string | 
     missing: vars.filter((v) => v.required && env[v.name] === undefined).map((v) => v.name),
     unread: Object.keys(env).filter((k) => !known.has(k)),
     weakKeys: Object.entries(env)
-      .filter(([k, v]) => k.endsWith('_ENCRYPTION_KEY') && (!/^[0-9a-fA-F]{64}$/.test(v ?? '') || /^(.)\1*$/.test(v ?? '')))
+      .filter(
+        ([k, v]) => k.endsWith('_ENCRYPTION_KEY') && (!/^[0-9a-fA-F]{64}$/.test(v ?? '') || /^(.)\1*$/.test(v ?? '')),
+      )
       .map(([k]) => k),
   };
 }
@@ -70,7 +84,9 @@ export interface ComposeService {
 
 /** docker-compose.yml's services, YAML merge keys (<<: *app-env) applied. */
 export function composeServices(): Record<string, ComposeService> {
-  const file = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services?: Record<string, ComposeService> };
+  const file = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services?: Record<string, ComposeService>;
+  };
   return file.services ?? {};
 }
 

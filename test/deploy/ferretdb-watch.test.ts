@@ -9,6 +9,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { CHILDREN_DIR_ENV, freePort, infraEnv, privatePostgres, type PrivatePostgres } from '@platform/testing';
 
 jest.setTimeout(90_000);
@@ -68,9 +69,20 @@ function ping(timeoutMs: number): Promise<{ code: number; stderr: string; ms: nu
 }
 
 /** Starts the watch with short periods; its stderr (the log) is collected. */
-function startWatch(extra: NodeJS.ProcessEnv = {}): { child: ChildProcess; log: () => string; exited: Promise<number | null> } {
+function startWatch(extra: NodeJS.ProcessEnv = {}): {
+  child: ChildProcess;
+  log: () => string;
+  exited: Promise<number | null>;
+} {
   const child = spawn('bash', [WATCH], {
-    env: { ...env, FERRETDB_WATCH_INTERVAL: '0.5', FERRETDB_WATCH_TIMEOUT: '1', FERRETDB_WATCH_FAILURES: '2', FERRETDB_WATCH_STOP_GRACE: '2', ...extra },
+    env: {
+      ...env,
+      FERRETDB_WATCH_INTERVAL: '0.5',
+      FERRETDB_WATCH_TIMEOUT: '1',
+      FERRETDB_WATCH_FAILURES: '2',
+      FERRETDB_WATCH_STOP_GRACE: '2',
+      ...extra,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   watchers.push(child);
@@ -149,7 +161,11 @@ it('restarts a FerretDB that stopped answering: a new process answers within sec
 
   signal(oldPid, 'SIGSTOP');
   const stoppedAt = Date.now();
-  await until('a new FerretDB that answers', async () => pidFile() !== oldPid && (await ping(1_000)).code === 0, 30_000);
+  await until(
+    'a new FerretDB that answers',
+    async () => pidFile() !== oldPid && (await ping(1_000)).code === 0,
+    30_000,
+  );
   const recoveredMs = Date.now() - stoppedAt;
   process.stderr.write(`FerretDB answered again ${recoveredMs} ms after it stopped answering\n`);
   // 2 failed pings (1 s each) half a second apart, the stop and the start: a few seconds.
@@ -198,8 +214,11 @@ it('stop_pid ends with SIGKILL a process that ignores SIGTERM', async () => {
   try {
     const started = Date.now();
     const stderr = await new Promise<string>((resolve, reject) =>
-      execFile('bash', ['-c', 'source "$1" && stop_pid "$2" 1', 'ferretdb-watch.test', LIB, String(stubborn.pid)], { env }, (err, _o, e) =>
-        err ? reject(new Error(`stop_pid failed: ${e}`)) : resolve(e),
+      execFile(
+        'bash',
+        ['-c', 'source "$1" && stop_pid "$2" 1', 'ferretdb-watch.test', LIB, String(stubborn.pid)],
+        { env },
+        (err, _o, e) => (err ? reject(new Error(`stop_pid failed: ${e}`)) : resolve(e)),
       ),
     );
     expect(stderr).toMatch(/SIGKILL/);

@@ -19,8 +19,9 @@ import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { parse, parseAllDocuments } from 'yaml';
+
 import { ROUTE_TABLE } from '../../services/gateway/src/routes';
-import { CONTRACT_PORTS, K8S, ROOT, envProblems, k8sTools } from './deploy-helpers';
+import { CONTRACT_PORTS, envProblems, K8S, k8sTools, ROOT } from './deploy-helpers';
 
 const NAME_LABEL = 'app.kubernetes.io/name';
 /** Services that call public addresses: LLM providers and tools (agent), HTTP schedules (worker), crawls (graph). */
@@ -28,7 +29,16 @@ const INTERNET_CALLERS = ['agent', 'graph', 'worker'];
 /** The image carrying Chromium, and the one carrying poppler and tesseract, write temp files there. */
 const TEMP_WRITERS = ['graph', 'ocr'];
 
-type K8sObject = Namespace | ConfigMap | Secret | Service | Deployment | PodDisruptionBudget | HorizontalPodAutoscaler | NetworkPolicy | Ingress;
+type K8sObject =
+  | Namespace
+  | ConfigMap
+  | Secret
+  | Service
+  | Deployment
+  | PodDisruptionBudget
+  | HorizontalPodAutoscaler
+  | NetworkPolicy
+  | Ingress;
 
 const MODELS: Record<string, (data: object) => K8sObject> = {
   'v1/Namespace': (d) => new Namespace(d as never),
@@ -79,16 +89,23 @@ function files(dir: string, pattern: RegExp): string[] {
 }
 
 const { kustomize } = k8sTools();
-const OVERLAYS = readdirSync(join(K8S, 'overlays')).filter((n) => statSync(join(K8S, 'overlays', n)).isDirectory()).sort();
+const OVERLAYS = readdirSync(join(K8S, 'overlays'))
+  .filter((n) => statSync(join(K8S, 'overlays', n)).isDirectory())
+  .sort();
 
 /** What `kubectl apply -k k8s/overlays/<name>` would send. */
 function render(overlay: string): Doc[] {
-  const text = execFileSync(kustomize, ['build', join(K8S, 'overlays', overlay)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const text = execFileSync(kustomize, ['build', join(K8S, 'overlays', overlay)], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   return parseDocs(text, `overlays/${overlay}`);
 }
 
 /** The Secret examples (never deployed): what each Deployment's secretRef stands for. */
-const exampleDocs = files(join(K8S, 'base'), /\.example\.ya?ml$/).flatMap((f) => parseDocs(readFileSync(f, 'utf8'), relative(ROOT, f)));
+const exampleDocs = files(join(K8S, 'base'), /\.example\.ya?ml$/).flatMap((f) =>
+  parseDocs(readFileSync(f, 'utf8'), relative(ROOT, f)),
+);
 const exampleSecrets = exampleDocs.map((d) => toModel(d)).filter((o): o is Secret => o instanceof Secret);
 
 const nameOf = (o: K8sObject): string => o.metadata?.name ?? '';
@@ -105,7 +122,9 @@ function resolvePort(c: IContainer, port: number | string | undefined): number |
 }
 
 function secretValues(s: Secret): Record<string, string> {
-  const decoded = Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+  const decoded = Object.fromEntries(
+    Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+  );
   return { ...decoded, ...s.stringData };
 }
 
@@ -119,7 +138,8 @@ function preStopSeconds(c: IContainer): number {
 /** An overlay's rendered objects, by kind. */
 function objectsOf(docs: Doc[]) {
   const objects = docs.map((d) => toModel(d));
-  const ofKind = <T extends K8sObject>(ctor: abstract new (...args: never[]) => T): T[] => objects.filter((o): o is T => o instanceof ctor);
+  const ofKind = <T extends K8sObject>(ctor: abstract new (...args: never[]) => T): T[] =>
+    objects.filter((o): o is T => o instanceof ctor);
   const configMaps = ofKind(ConfigMap);
 
   /** The environment a container gets; throws when a referenced ConfigMap, Secret example or key is missing. */
@@ -163,7 +183,11 @@ describe('Secret examples', () => {
     expect(exampleSecrets.length).toBe(exampleDocs.length);
     for (const s of exampleSecrets) expect(s.stringData).toEqual(expect.any(Object));
     for (const overlay of OVERLAYS) {
-      expect(render(overlay).filter((d) => d.data.kind === 'Secret').map(label)).toEqual([]);
+      expect(
+        render(overlay)
+          .filter((d) => d.data.kind === 'Secret')
+          .map(label),
+      ).toEqual([]);
     }
   });
 
@@ -182,7 +206,8 @@ describe('k8s/base/kustomization.yaml', () => {
       if (!existsSync(path)) throw new Error(`${relative(ROOT, file)} lists ${entry}, which does not exist`);
       if (statSync(path).isDirectory()) {
         const nested = join(path, 'kustomization.yaml');
-        if (!existsSync(nested)) throw new Error(`${relative(ROOT, file)} lists ${entry}/ without a kustomization.yaml`);
+        if (!existsSync(nested))
+          throw new Error(`${relative(ROOT, file)} lists ${entry}/ without a kustomization.yaml`);
         if (!seen.has(nested)) out.push(...reachable(nested, seen.add(nested)));
       } else {
         out.push(relative(ROOT, path));
@@ -209,7 +234,9 @@ describe('k8s/base/kustomization.yaml', () => {
 describe.each(OVERLAYS)('overlay %s', (overlay) => {
   const docs = render(overlay);
   const k = objectsOf(docs);
-  const declared = parse(readFileSync(join(K8S, 'overlays', overlay, 'kustomization.yaml'), 'utf8')) as { namespace?: string };
+  const declared = parse(readFileSync(join(K8S, 'overlays', overlay, 'kustomization.yaml'), 'utf8')) as {
+    namespace?: string;
+  };
 
   it('renders only kinds with a model, each valid against the Kubernetes schema', () => {
     expect(k.deployments.length).toBeGreaterThan(0);
@@ -244,30 +271,33 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       expect(Number(pod?.metadata?.annotations?.['prometheus.io/port'])).toBe(CONTRACT_PORTS[name]);
     });
 
-    it.each(containers.map((c) => [c.name, c] as const))('container %s has probes, resources and a locked-down security context', (_n, c) => {
-      expect(c.startupProbe?.httpGet?.path).toBe('/healthz');
-      expect(c.livenessProbe?.httpGet?.path).toBe('/healthz');
-      expect(c.readinessProbe?.httpGet?.path).toBe('/readyz');
-      for (const probe of [c.startupProbe, c.livenessProbe, c.readinessProbe]) {
-        expect(resolvePort(c, probe?.httpGet?.port)).toBe(CONTRACT_PORTS[name]);
-      }
-      for (const kind of ['requests', 'limits'] as const) {
-        expect(c.resources?.[kind]?.cpu).toBeDefined();
-        expect(c.resources?.[kind]?.memory).toBeDefined();
-      }
-      const podSec = podSpec?.securityContext;
-      const sec = c.securityContext;
-      expect(sec?.runAsNonRoot ?? podSec?.runAsNonRoot).toBe(true);
-      // A numeric user lets the kubelet verify runAsNonRoot for an image whose USER is a name ("node").
-      expect(sec?.runAsUser ?? podSec?.runAsUser).toBeGreaterThan(0);
-      expect((sec?.seccompProfile ?? podSec?.seccompProfile)?.type).toBe('RuntimeDefault');
-      expect(sec?.readOnlyRootFilesystem).toBe(true);
-      expect(sec?.allowPrivilegeEscalation).toBe(false);
-      expect(sec?.privileged ?? false).toBe(false);
-      expect(sec?.capabilities?.drop).toEqual(['ALL']);
-      expect(sec?.capabilities?.add ?? []).toEqual([]);
-      expect(podSpec?.automountServiceAccountToken).toBe(false);
-    });
+    it.each(containers.map((c) => [c.name, c] as const))(
+      'container %s has probes, resources and a locked-down security context',
+      (_n, c) => {
+        expect(c.startupProbe?.httpGet?.path).toBe('/healthz');
+        expect(c.livenessProbe?.httpGet?.path).toBe('/healthz');
+        expect(c.readinessProbe?.httpGet?.path).toBe('/readyz');
+        for (const probe of [c.startupProbe, c.livenessProbe, c.readinessProbe]) {
+          expect(resolvePort(c, probe?.httpGet?.port)).toBe(CONTRACT_PORTS[name]);
+        }
+        for (const kind of ['requests', 'limits'] as const) {
+          expect(c.resources?.[kind]?.cpu).toBeDefined();
+          expect(c.resources?.[kind]?.memory).toBeDefined();
+        }
+        const podSec = podSpec?.securityContext;
+        const sec = c.securityContext;
+        expect(sec?.runAsNonRoot ?? podSec?.runAsNonRoot).toBe(true);
+        // A numeric user lets the kubelet verify runAsNonRoot for an image whose USER is a name ("node").
+        expect(sec?.runAsUser ?? podSec?.runAsUser).toBeGreaterThan(0);
+        expect((sec?.seccompProfile ?? podSec?.seccompProfile)?.type).toBe('RuntimeDefault');
+        expect(sec?.readOnlyRootFilesystem).toBe(true);
+        expect(sec?.allowPrivilegeEscalation).toBe(false);
+        expect(sec?.privileged ?? false).toBe(false);
+        expect(sec?.capabilities?.drop).toEqual(['ALL']);
+        expect(sec?.capabilities?.add ?? []).toEqual([]);
+        expect(podSpec?.automountServiceAccountToken).toBe(false);
+      },
+    );
 
     it('mounts a size-limited emptyDir on /tmp (the root filesystem is read-only)', () => {
       const mount = containers[0]!.volumeMounts?.find((m) => m.mountPath === '/tmp');
@@ -281,7 +311,8 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       const env = k.containerEnv(c, nsOf(d));
       expect(c.envFrom?.some((f) => f.configMapRef)).toBe(true);
       expect(c.envFrom?.some((f) => f.secretRef)).toBe(true);
-      for (const from of c.envFrom ?? []) expect(from.configMapRef?.optional ?? from.secretRef?.optional ?? false).toBe(false);
+      for (const from of c.envFrom ?? [])
+        expect(from.configMapRef?.optional ?? from.secretRef?.optional ?? false).toBe(false);
       expect(Number(env.PORT)).toBe(CONTRACT_PORTS[name]);
       expect(c.ports?.map((p) => p.containerPort)).toEqual([CONTRACT_PORTS[name]]);
       expect(await envProblems(name, env)).toEqual({ missing: [], unread: [], weakKeys: [] });
@@ -311,7 +342,9 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
 
   it('autoscales every Deployment, keeps some pods through drains without blocking them', () => {
     for (const d of k.deployments) {
-      const hpa = k.hpas.find((h) => h.spec?.scaleTargetRef.kind === 'Deployment' && h.spec.scaleTargetRef.name === nameOf(d));
+      const hpa = k.hpas.find(
+        (h) => h.spec?.scaleTargetRef.kind === 'Deployment' && h.spec.scaleTargetRef.name === nameOf(d),
+      );
       const pdb = k.pdbs.find((p) => isSubset(p.spec?.selector?.matchLabels, d.spec?.template.metadata?.labels));
       const min = hpa?.spec?.minReplicas ?? 1;
       expect({ name: nameOf(d), hpa: !!hpa, pdb: !!pdb }).toEqual({ name: nameOf(d), hpa: true, pdb: true });
@@ -344,32 +377,59 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       const sel = p.spec?.podSelector;
       if (!sel?.matchLabels && !sel?.matchExpressions) return true; // {}: every pod
       if (sel.matchLabels && sel.matchLabels[NAME_LABEL] !== undefined) return sel.matchLabels[NAME_LABEL] === name;
-      return (sel.matchExpressions ?? []).every((e) => e.key === NAME_LABEL && e.operator === 'In' && (e.values ?? []).includes(name));
+      return (sel.matchExpressions ?? []).every(
+        (e) => e.key === NAME_LABEL && e.operator === 'In' && (e.values ?? []).includes(name),
+      );
     };
-    const egressOf = (name: string) => k.policies.filter((p) => selects(p, name) && p.spec?.policyTypes?.includes('Egress')).flatMap((p) => p.spec?.egress ?? []);
-    const ingressOf = (name: string) => k.policies.filter((p) => selects(p, name) && p.spec?.policyTypes?.includes('Ingress')).flatMap((p) => p.spec?.ingress ?? []);
-    const ports = (rules: { ports?: { port?: number | string }[] }[]): number[] => rules.flatMap((r) => (r.ports ?? []).map((p) => Number(p.port)));
+    const egressOf = (name: string) =>
+      k.policies
+        .filter((p) => selects(p, name) && p.spec?.policyTypes?.includes('Egress'))
+        .flatMap((p) => p.spec?.egress ?? []);
+    const ingressOf = (name: string) =>
+      k.policies
+        .filter((p) => selects(p, name) && p.spec?.policyTypes?.includes('Ingress'))
+        .flatMap((p) => p.spec?.ingress ?? []);
+    const ports = (rules: { ports?: { port?: number | string }[] }[]): number[] =>
+      rules.flatMap((r) => (r.ports ?? []).map((p) => Number(p.port)));
     const fromNames = (rules: ReturnType<typeof ingressOf>): string[] =>
-      rules.flatMap((r) => (r.from ?? []).map((f) => f.podSelector?.matchLabels?.[NAME_LABEL] ?? `namespace:${f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']}`));
+      rules.flatMap((r) =>
+        (r.from ?? []).map(
+          (f) =>
+            f.podSelector?.matchLabels?.[NAME_LABEL] ??
+            `namespace:${f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']}`,
+        ),
+      );
 
     it('deny everything by default, both ways', () => {
-      const deny = k.policies.find((p) => Object.keys(p.spec?.podSelector ?? {}).length === 0 && !p.spec?.ingress && !p.spec?.egress);
+      const deny = k.policies.find(
+        (p) => Object.keys(p.spec?.podSelector ?? {}).length === 0 && !p.spec?.ingress && !p.spec?.egress,
+      );
       expect(deny?.spec?.policyTypes).toEqual(expect.arrayContaining(['Ingress', 'Egress']));
     });
 
     it('let each service be reached on its port only by the ingress controller, the gateway and named callers', () => {
       for (const d of k.deployments.filter((x) => nameOf(x) !== 'worker')) {
         const name = nameOf(d);
-        const rules = ingressOf(name).filter((r) => !(r.from ?? []).some((f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring'));
+        const rules = ingressOf(name).filter(
+          (r) =>
+            !(r.from ?? []).some(
+              (f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring',
+            ),
+        );
         expect(rules.length).toBeGreaterThan(0);
         expect([...new Set(ports(rules))]).toEqual([CONTRACT_PORTS[name]]);
         const from = fromNames(rules);
         expect(from).toContain('namespace:ingress-nginx');
         if (name !== 'gateway') expect(from).toContain('gateway');
-        for (const f of from) expect(f === 'namespace:ingress-nginx' || Object.keys(CONTRACT_PORTS).includes(f)).toBe(true);
+        for (const f of from)
+          expect(f === 'namespace:ingress-nginx' || Object.keys(CONTRACT_PORTS).includes(f)).toBe(true);
       }
       expect(fromNames(ingressOf('rag'))).toContain('graph');
-      expect(ingressOf('worker').flatMap((r) => r.from ?? []).map((f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'])).toEqual(['monitoring']);
+      expect(
+        ingressOf('worker')
+          .flatMap((r) => r.from ?? [])
+          .map((f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']),
+      ).toEqual(['monitoring']);
     });
 
     it('let only services reach MongoDB and Redis, and only the callers of public addresses reach the internet', () => {
@@ -377,35 +437,47 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
         const name = nameOf(d);
         const out = egressOf(name);
         const storePorts = ports(out.filter((r) => !r.to)).filter((p) => p === 27017 || p === 6379);
-        expect({ name, stores: storePorts.sort((a, b) => a - b) }).toEqual({ name, stores: name === 'gateway' ? [] : [6379, 27017] });
+        expect({ name, stores: storePorts.sort((a, b) => a - b) }).toEqual({
+          name,
+          stores: name === 'gateway' ? [] : [6379, 27017],
+        });
         const internet = out.filter((r) => (r.to ?? []).some((t) => t.ipBlock?.cidr === '0.0.0.0/0'));
         expect({ name, internet: internet.length > 0 }).toEqual({ name, internet: INTERNET_CALLERS.includes(name) });
         for (const r of internet) {
-          expect(r.to?.[0]?.ipBlock?.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
+          expect(r.to?.[0]?.ipBlock?.except).toEqual(
+            expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']),
+          );
           expect(ports([r]).sort((a, b) => a - b)).toEqual([80, 443]);
         }
         // Nothing may leave without a port, which would open every port.
         for (const r of out) expect(r.ports?.length).toBeGreaterThan(0);
       }
-      const gatewayTargets = egressOf('gateway').flatMap((r) => r.to ?? []).map((t) => t.podSelector?.matchLabels?.[NAME_LABEL]);
+      const gatewayTargets = egressOf('gateway')
+        .flatMap((r) => r.to ?? [])
+        .map((t) => t.podSelector?.matchLabels?.[NAME_LABEL]);
       expect(gatewayTargets.sort()).toEqual(ROUTE_TABLE.map((r) => r.service).sort());
     });
   });
 
-  it('routes the Ingress by the gateway\'s path prefixes straight to each Service, everything else to the gateway', () => {
+  it("routes the Ingress by the gateway's path prefixes straight to each Service, everything else to the gateway", () => {
     expect(k.ingresses).toHaveLength(1);
     const paths = k.ingresses[0]!.spec!.rules!.flatMap((r) => r.http?.paths ?? []);
-    const expected: { prefix: string; service: string }[] = ROUTE_TABLE.flatMap((r) => r.prefixes.map((prefix) => ({ prefix, service: r.service })));
+    const expected: { prefix: string; service: string }[] = ROUTE_TABLE.flatMap((r) =>
+      r.prefixes.map((prefix) => ({ prefix, service: r.service })),
+    );
     expected.push({ prefix: '/', service: 'gateway' });
-    expect(paths.map((p) => ({ prefix: p.path, service: p.backend.service?.name })).sort((a, b) => a.prefix!.localeCompare(b.prefix!)))
-      .toEqual(expected.sort((a, b) => a.prefix.localeCompare(b.prefix)));
+    expect(
+      paths
+        .map((p) => ({ prefix: p.path, service: p.backend.service?.name }))
+        .sort((a, b) => a.prefix!.localeCompare(b.prefix!)),
+    ).toEqual(expected.sort((a, b) => a.prefix.localeCompare(b.prefix)));
     for (const p of paths) {
       expect(p.pathType).toBe('Prefix');
       expect(p.backend.service?.port?.number).toBe(CONTRACT_PORTS[p.backend.service?.name ?? '']);
     }
   });
 
-  it('ships the Grafana dashboard as a ConfigMap for Grafana\'s sidecar, holding the dashboard JSON only', () => {
+  it("ships the Grafana dashboard as a ConfigMap for Grafana's sidecar, holding the dashboard JSON only", () => {
     const dashboards = k.ofKind(ConfigMap).filter((c) => c.metadata?.labels?.grafana_dashboard === '1');
     expect(dashboards.map(nameOf)).toEqual(['agent-platform-grafana-dashboard']);
     expect(Object.keys(dashboards[0]!.data ?? {})).toEqual(['grafana-dashboard.json']);
@@ -417,7 +489,10 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     const gateway = k.deployments.find((d) => nameOf(d) === 'gateway')!;
     const env = k.containerEnv(containersOf(gateway)[0]!, nsOf(gateway));
     for (const { service } of ROUTE_TABLE) {
-      expect({ service, url: env[`${service.toUpperCase()}_URL`] }).toEqual({ service, url: `http://${service}:${CONTRACT_PORTS[service]}` });
+      expect({ service, url: env[`${service.toUpperCase()}_URL`] }).toEqual({
+        service,
+        url: `http://${service}:${CONTRACT_PORTS[service]}`,
+      });
     }
   });
 });

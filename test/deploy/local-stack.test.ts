@@ -13,12 +13,30 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { connectMongo } from '@platform/db';
 import { producerConnection } from '@platform/queue';
-import { freePort, startLocalServer, startServiceProcess, testInfra, uniqueName, type LocalServer, type ServiceProcess } from '@platform/testing';
-import { signSha256 } from '../../services/scheduler/src/webhooks/signature';
+import {
+  freePort,
+  startLocalServer,
+  startServiceProcess,
+  testInfra,
+  uniqueName,
+  type LocalServer,
+  type ServiceProcess,
+} from '@platform/testing';
+
 import { textPdf } from '../../services/ocr/test/support/text-fixtures';
-import { CONTRACT_PORTS, ROOT, composeBuild, composeServices, dependsOn, toMap, type ComposeService } from './deploy-helpers';
+import { signSha256 } from '../../services/scheduler/src/webhooks/signature';
+import {
+  composeBuild,
+  composeServices,
+  CONTRACT_PORTS,
+  dependsOn,
+  ROOT,
+  toMap,
+  type ComposeService,
+} from './deploy-helpers';
 
 const compose = composeServices();
 const apps = Object.entries(compose).filter(([, s]) => s.build !== undefined);
@@ -105,24 +123,49 @@ beforeAll(async () => {
   uploadDir = mkdtempSync(join(tmpdir(), 'stack-uploads-'));
   llm = await startLocalServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'stack answer' }, finish_reason: 'stop' }] }));
+    res.end(
+      JSON.stringify({
+        id: 'c1',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'stack answer' }, finish_reason: 'stop' }],
+      }),
+    );
   });
   for (const [name] of apps) ports[name] = await freePort();
   for (const level of startLevels()) {
     await Promise.all(
       level.map(async (name) => {
         const s = compose[name]!;
-        procs[name] = await startServiceProcess({ script: entryPoint(s), port: ports[name], env: localEnv(name), readyPath: healthPath(s), timeoutMs: 60_000 });
+        procs[name] = await startServiceProcess({
+          script: entryPoint(s),
+          port: ports[name],
+          env: localEnv(name),
+          readyPath: healthPath(s),
+          timeoutMs: 60_000,
+        });
         procs[name].child.once('exit', (code, signal) => (exits[name] = { code, signal }));
       }),
     );
   }
   gateway = procs.gateway!.url;
   // The README's command (pnpm apikey create runs this CLI), against this run's auth database.
-  const out = execFileSync(process.execPath, [join(ROOT, 'libs/auth/dist/cli.js'), 'create', '--user', 'stack-user', '--org', 'stack-org', '--name', 'local-stack'], {
-    env: { ...process.env, MONGODB_URI: testInfra.mongoUri, AUTH_DB: `${runId}_auth` },
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'libs/auth/dist/cli.js'),
+      'create',
+      '--user',
+      'stack-user',
+      '--org',
+      'stack-org',
+      '--name',
+      'local-stack',
+    ],
+    {
+      env: { ...process.env, MONGODB_URI: testInfra.mongoUri, AUTH_DB: `${runId}_auth` },
+      encoding: 'utf8',
+    },
+  );
   key = out.trim().split('\n').at(-1)!.trim();
 }, 240_000);
 
@@ -149,7 +192,12 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   const requestId = `stack-${randomUUID()}`;
   const res = await fetch(`${gateway}${path}`, {
     method,
-    headers: { 'x-api-key': key, 'x-request-id': requestId, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      'x-api-key': key,
+      'x-request-id': requestId,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(60_000),
   });
@@ -158,7 +206,7 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown>, requestId };
 }
 
-describe('the compose stack, started from the images\' entry points without Docker', () => {
+describe("the compose stack, started from the images' entry points without Docker", () => {
   it('lists every contract process, each started and healthy behind its compose healthcheck', async () => {
     expect(apps.map(([n]) => n).sort()).toEqual(Object.keys(CONTRACT_PORTS).sort());
     expect(INFRA.sort()).toEqual(['mongo', 'redis']);
@@ -175,14 +223,31 @@ describe('the compose stack, started from the images\' entry points without Dock
   let agentId: string;
 
   it('agent: a credential, an agent and a chat answered by the provider stand-in', async () => {
-    const cred = await call('POST', '/v3/providers/credentials', { name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-local-test', base_url: `${llm.url}/v1` } });
+    const cred = await call('POST', '/v3/providers/credentials', {
+      name: 'local',
+      provider_id: 'openai',
+      credentials: { api_key: 'sk-local-test', base_url: `${llm.url}/v1` },
+    });
     expect(cred.status).toBe(201);
     credentialId = cred.body.credential_id as string;
-    const agent = await call('POST', '/v3/agents/', { name: 'stack bot', system_prompt: 'Answer briefly.', provider_id: 'openai', model: 'local-model', llm_credential_id: credentialId });
+    const agent = await call('POST', '/v3/agents/', {
+      name: 'stack bot',
+      system_prompt: 'Answer briefly.',
+      provider_id: 'openai',
+      model: 'local-model',
+      llm_credential_id: credentialId,
+    });
     expect(agent.status).toBe(201);
     agentId = String(agent.body.id);
-    const chat = await call('POST', '/v3/inference/chat/', { agent_id: agentId, session_id: 'stack-1', message: 'hello' });
-    expect({ status: chat.status, body: chat.body }).toEqual({ status: 200, body: { response: 'stack answer', session_id: 'stack-1', agent_id: agentId } });
+    const chat = await call('POST', '/v3/inference/chat/', {
+      agent_id: agentId,
+      session_id: 'stack-1',
+      message: 'hello',
+    });
+    expect({ status: chat.status, body: chat.body }).toEqual({
+      status: 200,
+      body: { response: 'stack answer', session_id: 'stack-1', agent_id: agentId },
+    });
     // The agent service logged the gateway's request id on its own lines.
     expect(procs.agent!.output()).toContain(chat.requestId);
   });
@@ -193,7 +258,10 @@ describe('the compose stack, started from the images\' entry points without Dock
     const body = JSON.stringify({ event: 'stack' });
     const trigger = await fetch(`${gateway}/webhook-trigger/${String(hook.body.id)}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-webhook-signature': signSha256(hook.body.secret_key as string, body) },
+      headers: {
+        'content-type': 'application/json',
+        'x-webhook-signature': signSha256(hook.body.secret_key as string, body),
+      },
       body,
     });
     expect(trigger.status).toBe(202);
@@ -202,7 +270,9 @@ describe('the compose stack, started from the images\' entry points without Dock
     for (let i = 0; i < 600 && !['succeeded', 'failed'].includes(status); i++) {
       await new Promise((r) => setTimeout(r, 100));
       const list = await call('GET', `/agent-webhooks/${String(hook.body.id)}/executions`);
-      status = (list.body.executions as { id: string; status: string }[]).find((e) => e.id === executionId)?.status ?? 'missing';
+      status =
+        (list.body.executions as { id: string; status: string }[]).find((e) => e.id === executionId)?.status ??
+        'missing';
     }
     expect(status).toBe('succeeded');
     expect(llm.requests.length).toBeGreaterThanOrEqual(2);
@@ -229,7 +299,10 @@ describe('the compose stack, started from the images\' entry points without Dock
 
   it('graph: the knowledge graph of that configuration, which the graph service checks with the rag service', async () => {
     const graph = await call('GET', `/v4/knowledge_graph/graph/?rag_id=${ragId}&limit=10`);
-    expect({ status: graph.status, body: graph.body }).toEqual({ status: 200, body: { rag_id: ragId, nodes: [], edges: [] } });
+    expect({ status: graph.status, body: graph.body }).toEqual({
+      status: 200,
+      body: { rag_id: ragId, nodes: [], edges: [] },
+    });
     const other = await call('GET', '/v4/knowledge_graph/graph/?rag_id=0123456789abcdef01234567&limit=10');
     expect(other.status).toBe(404);
   });
@@ -254,13 +327,17 @@ describe('the compose stack, started from the images\' entry points without Dock
   it('ocr: a PDF uploaded and its text layer read', async () => {
     const form = new FormData();
     form.append('file', new Blob([await textPdf([['Through the gateway']])], { type: 'application/pdf' }), 'stack.pdf');
-    const res = await fetch(`${gateway}/extract?organization_id=stack-org`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
+    const res = await fetch(`${gateway}/extract?organization_id=stack-org`, {
+      method: 'POST',
+      headers: { 'x-api-key': key },
+      body: form,
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { data: Record<string, { content: string }> };
     expect(body.data['1']?.content).toBe('Through the gateway');
   });
 
-  it('the gateway answers a path no service owns itself, in the contract\'s shape', async () => {
+  it("the gateway answers a path no service owns itself, in the contract's shape", async () => {
     const res = await call('GET', '/v9/nothing-here');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: expect.any(String) });

@@ -4,10 +4,11 @@
  * fails on a copy with one planted fault of each kind it exists to catch.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { K8S, ROOT, k8sTools } from './deploy-helpers';
+
+import { K8S, k8sTools, ROOT } from './deploy-helpers';
 
 const SCRIPT = join(ROOT, 'scripts/validate-k8s.sh');
 
@@ -39,7 +40,9 @@ describe('scripts/validate-k8s.sh', () => {
     const overlays = readdirSync(join(K8S, 'overlays')).sort();
     expect(overlays).toEqual(expect.arrayContaining(['dev', 'prod']));
     for (const overlay of overlays) expect(output).toContain(`overlay ${overlay}:`);
-    const counts = [...output.matchAll(/Summary: (\d+) resources? found .* Valid: (\d+), Invalid: 0, Errors: 0, Skipped: 0/g)];
+    const counts = [
+      ...output.matchAll(/Summary: (\d+) resources? found .* Valid: (\d+), Invalid: 0, Errors: 0, Skipped: 0/g),
+    ];
     // Each overlay, then the Secret examples; every object validated, none skipped.
     expect(counts).toHaveLength(overlays.length + 1);
     for (const [, found, valid] of counts) expect(Number(valid)).toBe(Number(found));

@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import request from 'supertest';
+
 import type { InferenceTaskJob } from '@platform/agent-client';
 import { createQueue, producerConnection, QUEUE_NAMES, within, type IORedis, type Queue } from '@platform/queue';
 import { freePort, testInfra } from '@platform/testing';
-import { startInferenceFixture, type InferenceFixture } from '../../services/agent/test/inference-fixture';
+
 import { bullTaskQueue } from '../../services/agent/src/tasks/task.queue';
+import { startInferenceFixture, type InferenceFixture } from '../../services/agent/test/inference-fixture';
 import { eventually, startWorkerStack, type WorkerStack } from '../../services/worker/test/worker-stack';
 
 // A background chat end to end: the real agent service takes the task and puts it on the real Redis queue, the real
@@ -29,7 +31,10 @@ beforeAll(async () => {
   server = createServer(f.t.app);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   alice = await f.t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
-  agentId = await f.agent(alice, { llm_credential_id: await f.credential(alice, 'openai'), features: [{ type: 'MEMORY', config: {} }] });
+  agentId = await f.agent(alice, {
+    llm_credential_id: await f.credential(alice, 'openai'),
+    features: [{ type: 'MEMORY', config: {} }],
+  });
 }, 30_000);
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -48,18 +53,31 @@ const ended = (id: string) =>
   });
 
 it('202 at once, then completed with the answer the provider gave, through the queue and the worker', async () => {
-  const res = await request(f.t.app).post('/v3/inference/task/').set('x-api-key', alice).send({ agent_id: agentId, session_id: 'bg', message: 'weekly report' });
+  const res = await request(f.t.app)
+    .post('/v3/inference/task/')
+    .set('x-api-key', alice)
+    .send({ agent_id: agentId, session_id: 'bg', message: 'weekly report' });
   expect(res.status).toBe(202);
   const done = await ended(res.body.task_id as string);
-  expect(done).toMatchObject({ status: 'completed', result: { response: 'echo: weekly report', session_id: 'bg', agent_id: agentId } });
+  expect(done).toMatchObject({
+    status: 'completed',
+    result: { response: 'echo: weekly report', session_id: 'bg', agent_id: agentId },
+  });
   expect(f.openai.bodies().some((b) => JSON.stringify(b).includes('weekly report'))).toBe(true);
   // The worker finishes its job once the agent service has answered (just after the task reads completed).
-  await eventually('the job to complete', async () => ((await queue.getJobState(res.body.task_id as string)) === 'completed' ? true : undefined));
+  await eventually('the job to complete', async () =>
+    (await queue.getJobState(res.body.task_id as string)) === 'completed' ? true : undefined,
+  );
 });
 
 it('a provider failing once is retried by the worker and the task still completes', async () => {
-  f.openai.script(...[1, 2, 3].map(() => ({ status: 500, body: { error: { message: 'overloaded', type: 'server_error' } } })));
-  const res = await request(f.t.app).post('/v3/inference/task/').set('x-api-key', alice).send({ agent_id: agentId, session_id: 'bg2', message: 'again' });
+  f.openai.script(
+    ...[1, 2, 3].map(() => ({ status: 500, body: { error: { message: 'overloaded', type: 'server_error' } } })),
+  );
+  const res = await request(f.t.app)
+    .post('/v3/inference/task/')
+    .set('x-api-key', alice)
+    .send({ agent_id: agentId, session_id: 'bg2', message: 'again' });
   const done = await ended(res.body.task_id as string);
   expect(done).toMatchObject({ status: 'completed', result: { response: 'echo: again' } });
   const job = await eventually('the job to complete', async () => {

@@ -4,12 +4,14 @@
  * in body, query and path, depth, free-form JSON kept exactly.
  */
 import request from 'supertest';
+
 import { MAX_JSON_DEPTH, UNSUPPORTED_MEDIA_TYPE } from '@platform/http';
+
 import { startAgentTarget } from './agent-target';
-import { startRagTarget } from './rag-target';
-import { startRaiTarget } from './rai-target';
 import { closeConnections, send } from './fuzz-runner';
 import { fillPath, operationsOf, opName, type Operation } from './openapi-operations';
+import { startRagTarget } from './rag-target';
+import { startRaiTarget } from './rai-target';
 import { routeKey, routeTable } from './route-table';
 import { startSchedulerTarget } from './scheduler-target';
 import type { Target } from './target-kit';
@@ -20,7 +22,12 @@ const MIN_OPERATIONS = { scheduler: 30, agent: 20, rag: 5, rai: 5 } as const;
 const SERVICES = Object.keys(MIN_OPERATIONS) as (keyof typeof MIN_OPERATIONS)[];
 
 beforeAll(async () => {
-  [targets.scheduler, targets.agent, targets.rag, targets.rai] = await Promise.all([startSchedulerTarget(), startAgentTarget(), startRagTarget(), startRaiTarget()]);
+  [targets.scheduler, targets.agent, targets.rag, targets.rai] = await Promise.all([
+    startSchedulerTarget(),
+    startAgentTarget(),
+    startRagTarget(),
+    startRaiTarget(),
+  ]);
 }, 180_000);
 
 afterAll(async () => {
@@ -31,8 +38,14 @@ afterAll(async () => {
 const jsonOps = (t: Target) => operationsOf(t.doc).filter((op) => op.body && !op.rawBody);
 /** The path of `op` with a real id (one that may be changed) for each parameter. */
 const realPath = (t: Target, op: Operation) =>
-  fillPath(op, Object.fromEntries(op.pathParams.map((p) => [p.name, encodeURIComponent(t.ctx.pathIds({ ...op, method: 'put' }, p.name)[0] ?? 'x')])));
-const call = (t: Target, op: Operation, path = realPath(t, op)) => request(t.app)[op.method](path).set('x-api-key', t.ctx.apiKey);
+  fillPath(
+    op,
+    Object.fromEntries(
+      op.pathParams.map((p) => [p.name, encodeURIComponent(t.ctx.pathIds({ ...op, method: 'put' }, p.name)[0] ?? 'x')]),
+    ),
+  );
+const call = (t: Target, op: Operation, path = realPath(t, op)) =>
+  request(t.app)[op.method](path).set('x-api-key', t.ctx.apiKey);
 /** A body for `op` whose first string field (or first item) is `bad`. */
 function bodyWith(op: Operation, bad: string): { body: unknown; loc: (string | number)[] } {
   if (op.body?.type === 'array') return { body: ['ok', bad], loc: ['body', 1] };
@@ -66,7 +79,9 @@ describe.each(SERVICES)('%s', (service) => {
   test('a JSON body labelled application/*+json is read as JSON, not refused', async () => {
     const t = targets[service]!;
     for (const op of jsonOps(t)) {
-      const res = await call(t, op).set('content-type', 'application/merge-patch+json').send(JSON.stringify(bodyWith(op, 'a\u0000').body));
+      const res = await call(t, op)
+        .set('content-type', 'application/merge-patch+json')
+        .send(JSON.stringify(bodyWith(op, 'a\u0000').body));
       expect([opName(op), res.status]).toEqual([opName(op), 422]);
     }
   });
@@ -75,8 +90,23 @@ describe.each(SERVICES)('%s', (service) => {
     const t = targets[service]!;
     for (const op of jsonOps(t)) {
       const body = Buffer.from('{"name":"x"}');
-      const res = await send(t.port, { op: opName(op), method: op.method.toUpperCase(), url: realPath(t, op), headers: { 'x-api-key': t.ctx.apiKey, 'content-length': String(body.length) }, body, notes: [] }, 10_000);
-      expect([opName(op), res.status, res.body]).toEqual([opName(op), 415, JSON.stringify({ detail: UNSUPPORTED_MEDIA_TYPE })]);
+      const res = await send(
+        t.port,
+        {
+          op: opName(op),
+          method: op.method.toUpperCase(),
+          url: realPath(t, op),
+          headers: { 'x-api-key': t.ctx.apiKey, 'content-length': String(body.length) },
+          body,
+          notes: [],
+        },
+        10_000,
+      );
+      expect([opName(op), res.status, res.body]).toEqual([
+        opName(op),
+        415,
+        JSON.stringify({ detail: UNSUPPORTED_MEDIA_TYPE }),
+      ]);
     }
   });
 
@@ -85,7 +115,11 @@ describe.each(SERVICES)('%s', (service) => {
     for (const op of jsonOps(t)) {
       const res = await call(t, op);
       expect([opName(op), res.status < 500 && res.status !== 415]).toEqual([opName(op), true]);
-      if (op.method === 'post' && !op.bodyOptional) expect([opName(op), res.body.detail]).toEqual([opName(op), [{ loc: ['body'], msg: expect.any(String), type: 'missing' }]]);
+      if (op.method === 'post' && !op.bodyOptional)
+        expect([opName(op), res.body.detail]).toEqual([
+          opName(op),
+          [{ loc: ['body'], msg: expect.any(String), type: 'missing' }],
+        ]);
     }
   });
 
@@ -98,15 +132,24 @@ describe.each(SERVICES)('%s', (service) => {
     for (const op of jsonOps(t)) {
       const { body, loc } = bodyWith(op, bad);
       const res = await call(t, op).set('content-type', 'application/json').send(JSON.stringify(body));
-      expect([opName(op), res.status, res.body.detail]).toEqual([opName(op), 422, expect.arrayContaining([{ loc, msg: expect.any(String), type }])]);
+      expect([opName(op), res.status, res.body.detail]).toEqual([
+        opName(op),
+        422,
+        expect.arrayContaining([{ loc, msg: expect.any(String), type }]),
+      ]);
     }
   });
 
   test('U+0000 or a lone surrogate in an object key → 422 at that key', async () => {
     const t = targets[service]!;
     const op = jsonOps(t).find((o) => o.body?.type === 'object')!;
-    for (const [key, type] of [['a\u0000', 'string_nul'], ['\ud83d', 'string_unicode']] as const) {
-      const res = await call(t, op).set('content-type', 'application/json').send(JSON.stringify({ [key]: 1 }));
+    for (const [key, type] of [
+      ['a\u0000', 'string_nul'],
+      ['\ud83d', 'string_unicode'],
+    ] as const) {
+      const res = await call(t, op)
+        .set('content-type', 'application/json')
+        .send(JSON.stringify({ [key]: 1 }));
       expect(res.status).toBe(422);
       expect(res.body.detail).toEqual([{ loc: ['body', key], msg: expect.any(String), type }]);
     }
@@ -117,18 +160,25 @@ describe.each(SERVICES)('%s', (service) => {
     for (const op of operationsOf(t.doc).filter((o) => o.query.length > 0 && !o.rawBody)) {
       const name = op.query[0]!.name;
       const res = await call(t, op, `${realPath(t, op)}?${name}=%00`);
-      expect([opName(op), res.status, res.body.detail]).toEqual([opName(op), 422, expect.arrayContaining([{ loc: ['query', name], msg: expect.any(String), type: 'string_nul' }])]);
+      expect([opName(op), res.status, res.body.detail]).toEqual([
+        opName(op),
+        422,
+        expect.arrayContaining([{ loc: ['query', name], msg: expect.any(String), type: 'string_nul' }]),
+      ]);
     }
   });
 
-  test.each(['%00', 'a%00b', '%ED%A0%80', '%E0%A4', '%ZZ'])('path id %s → 404 on every operation with a path id', async (bad) => {
-    const t = targets[service]!;
-    for (const op of operationsOf(t.doc).filter((o) => o.pathParams.length > 0)) {
-      const path = fillPath(op, Object.fromEntries(op.pathParams.map((p) => [p.name, bad])));
-      const res = await (op.secured ? call(t, op, path) : request(t.app)[op.method](path));
-      expect([opName(op), res.status, typeof res.body.detail]).toEqual([opName(op), 404, 'string']);
-    }
-  });
+  test.each(['%00', 'a%00b', '%ED%A0%80', '%E0%A4', '%ZZ'])(
+    'path id %s → 404 on every operation with a path id',
+    async (bad) => {
+      const t = targets[service]!;
+      for (const op of operationsOf(t.doc).filter((o) => o.pathParams.length > 0)) {
+        const path = fillPath(op, Object.fromEntries(op.pathParams.map((p) => [p.name, bad])));
+        const res = await (op.secured ? call(t, op, path) : request(t.app)[op.method](path));
+        expect([opName(op), res.status, typeof res.body.detail]).toEqual([opName(op), 404, 'string']);
+      }
+    },
+  );
 
   test(`JSON nested deeper than MAX_JSON_DEPTH (${MAX_JSON_DEPTH}) → 422 json_too_deep, on every JSON route`, async () => {
     const t = targets[service]!;
@@ -150,22 +200,47 @@ describe('the cases the probe found', () => {
     const t = targets[service]!;
     const res = await request(t.app)[method === 'GET' ? 'get' : 'post'](path).set('x-api-key', t.ctx.apiKey);
     expect(res.status).toBe(status);
-    expect(res.body.detail).toEqual(status === 404 ? 'Not Found' : [{ loc: ['query', 'agent_id'], msg: expect.any(String), type: 'string_nul' }]);
+    expect(res.body.detail).toEqual(
+      status === 404 ? 'Not Found' : [{ loc: ['query', 'agent_id'], msg: expect.any(String), type: 'string_nul' }],
+    );
   });
 
   test('a refused create stores nothing (the check runs before any store)', async () => {
     const t = targets.agent!;
     const before = (await request(t.app).get('/v3/agents/').set('x-api-key', t.ctx.apiKey)).body.total as number;
-    await request(t.app).post('/v3/agents/').set('x-api-key', t.ctx.apiKey).send({ name: 'nul \u0000 agent' }).expect(422);
-    await request(t.app).post('/v3/agents/').set('x-api-key', t.ctx.apiKey).set('content-type', 'text/plain').send('name=x').expect(415);
+    await request(t.app)
+      .post('/v3/agents/')
+      .set('x-api-key', t.ctx.apiKey)
+      .send({ name: 'nul \u0000 agent' })
+      .expect(422);
+    await request(t.app)
+      .post('/v3/agents/')
+      .set('x-api-key', t.ctx.apiKey)
+      .set('content-type', 'text/plain')
+      .send('name=x')
+      .expect(415);
     const after = (await request(t.app).get('/v3/agents/').set('x-api-key', t.ctx.apiKey)).body.total as number;
     expect(after).toBe(before);
   });
 
   test('the webhook trigger still reads any Content-Type itself (an unsigned text body → 401, not 415)', async () => {
     const t = targets.scheduler!;
-    const id = t.ctx.pathIds({ method: 'post', path: '/webhook-trigger/{webhook_id}', pathParams: [], query: [], bodyOptional: false, rawBody: true, secured: false }, 'webhook_id')[0]!;
-    const res = await request(t.app).post(`/webhook-trigger/${id}`).set('content-type', 'text/plain').send('{"order":1}');
+    const id = t.ctx.pathIds(
+      {
+        method: 'post',
+        path: '/webhook-trigger/{webhook_id}',
+        pathParams: [],
+        query: [],
+        bodyOptional: false,
+        rawBody: true,
+        secured: false,
+      },
+      'webhook_id',
+    )[0]!;
+    const res = await request(t.app)
+      .post(`/webhook-trigger/${id}`)
+      .set('content-type', 'text/plain')
+      .send('{"order":1}');
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ detail: 'Invalid signature' });
   });
@@ -177,15 +252,19 @@ describe('the cases the probe found', () => {
     ['a dotted header name', { headers: { 'X.Custom': 'v' } }],
     ['a dotted query name', { query: { 'filter.name': 'v' } }],
     ['a $-prefixed query name', { query: { $filter: "name eq 'x'" } }],
-  ])('an HTTP schedule with %s is stored and read back exactly (free-form JSON is kept as text)', async (_name, over) => {
-    const t = targets.scheduler!;
-    const res = await request(t.app)
-      .post('/http-schedules/')
-      .set('x-api-key', t.ctx.apiKey)
-      .send({ name: 'n', url: 'https://example.com/x', cron_expression: '0 9 * * *', method: 'POST', ...over });
-    expect(res.status).toBe(201);
-    const read = await request(t.app).get(`/http-schedules/${res.body.id}`).set('x-api-key', t.ctx.apiKey);
-    const expected = 'headers' in over ? { headers: Object.fromEntries(Object.keys(over.headers!).map((k) => [k, '***'])) } : over;
-    expect(read.body).toMatchObject(expected);
-  });
+  ])(
+    'an HTTP schedule with %s is stored and read back exactly (free-form JSON is kept as text)',
+    async (_name, over) => {
+      const t = targets.scheduler!;
+      const res = await request(t.app)
+        .post('/http-schedules/')
+        .set('x-api-key', t.ctx.apiKey)
+        .send({ name: 'n', url: 'https://example.com/x', cron_expression: '0 9 * * *', method: 'POST', ...over });
+      expect(res.status).toBe(201);
+      const read = await request(t.app).get(`/http-schedules/${res.body.id}`).set('x-api-key', t.ctx.apiKey);
+      const expected =
+        'headers' in over ? { headers: Object.fromEntries(Object.keys(over.headers!).map((k) => [k, '***'])) } : over;
+      expect(read.body).toMatchObject(expected);
+    },
+  );
 });

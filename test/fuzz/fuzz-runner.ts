@@ -2,6 +2,7 @@
 import { randomInt } from 'node:crypto';
 import { Agent, request as httpRequest } from 'node:http';
 import fc from 'fast-check';
+
 import { operationsOf, type OpenApiDocument } from './openapi-operations';
 import { requestFor, type FuzzContext, type FuzzRequest } from './request-arbitrary';
 
@@ -51,21 +52,27 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 export function send(port: number, req: FuzzRequest, timeoutMs: number): Promise<FuzzResponse> {
   return new Promise((resolve, reject) => {
     let answered = false;
-    const r = httpRequest({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent }, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        if (size < MAX_READ) chunks.push(c);
-        size += c.length;
-      });
-      res.on('end', () => {
-        clearTimeout(timer);
-        const body = size > MAX_READ ? `(${size} bytes, over the ${MAX_READ} this fuzzer keeps)` : Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body });
-      });
-      res.on('error', reject);
-    });
+    const r = httpRequest(
+      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent },
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (size < MAX_READ) chunks.push(c);
+          size += c.length;
+        });
+        res.on('end', () => {
+          clearTimeout(timer);
+          const body =
+            size > MAX_READ
+              ? `(${size} bytes, over the ${MAX_READ} this fuzzer keeps)`
+              : Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), body });
+        });
+        res.on('error', reject);
+      },
+    );
     const timer = setTimeout(() => r.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     r.on('error', (err) => {
       // A server that answers before reading a large body may close while the body is still being written.
@@ -82,14 +89,18 @@ const LOCATIONS = new Set(['body', 'query', 'path', 'header']);
 
 /** `{"error":"Transcript not found.","details":"..."}` and nothing else. */
 const isTranscriptError = (body: unknown): boolean =>
-  typeof body === 'object' && body !== null && Object.keys(body).sort().join() === 'details,error' &&
-  (body as { error: unknown }).error === 'Transcript not found.' && typeof (body as { details: unknown }).details === 'string';
+  typeof body === 'object' &&
+  body !== null &&
+  Object.keys(body).sort().join() === 'details,error' &&
+  (body as { error: unknown }).error === 'Transcript not found.' &&
+  typeof (body as { details: unknown }).details === 'string';
 
 /** What is wrong with `res` for the contract, or undefined: no 5xx, and every error in the `detail` shape. */
 export function contractViolation(res: FuzzResponse): string | undefined {
   if (res.status >= 500) return `answered ${res.status}`;
   if (res.status < 400) return undefined;
-  if (!/^application\/json/.test(res.contentType)) return `error ${res.status} is not JSON (${res.contentType || 'no content-type'})`;
+  if (!/^application\/json/.test(res.contentType))
+    return `error ${res.status} is not JSON (${res.contentType || 'no content-type'})`;
   let body: unknown;
   try {
     body = JSON.parse(res.body);
@@ -101,7 +112,13 @@ export function contractViolation(res: FuzzResponse): string | undefined {
   if (typeof body !== 'object' || body === null || !('detail' in body)) return `error ${res.status} has no detail`;
   const detail = (body as { detail: unknown }).detail;
   if (res.status === 422 && Array.isArray(detail)) {
-    const bad = detail.find((d: { loc?: unknown[]; msg?: unknown; type?: unknown }) => !Array.isArray(d.loc) || !LOCATIONS.has(String(d.loc[0])) || typeof d.msg !== 'string' || typeof d.type !== 'string');
+    const bad = detail.find(
+      (d: { loc?: unknown[]; msg?: unknown; type?: unknown }) =>
+        !Array.isArray(d.loc) ||
+        !LOCATIONS.has(String(d.loc[0])) ||
+        typeof d.msg !== 'string' ||
+        typeof d.type !== 'string',
+    );
     if (bad !== undefined) return `422 entry not in the {loc, msg, type} shape: ${JSON.stringify(bad).slice(0, 300)}`;
   } else if (typeof detail !== 'string' && !Array.isArray(detail)) {
     return `error ${res.status} detail is neither a string nor a list`;
@@ -136,7 +153,13 @@ export interface FuzzReport {
 }
 
 /** Runs `settings.runs` requests against every operation of `doc` on the service listening on `port`. */
-export async function runFuzz(service: string, port: number, doc: OpenApiDocument, ctx: FuzzContext, settings: FuzzSettings): Promise<FuzzReport> {
+export async function runFuzz(
+  service: string,
+  port: number,
+  doc: OpenApiDocument,
+  ctx: FuzzContext,
+  settings: FuzzSettings,
+): Promise<FuzzReport> {
   const ops = operationsOf(doc);
   const arb = fc.integer({ min: 0, max: ops.length - 1 }).chain((i) => requestFor(ops[i]!, ctx));
   const report: FuzzReport = { service, seed: settings.seed, requests: 0, seconds: 0, statuses: {}, failures: [] };
@@ -148,7 +171,14 @@ export async function runFuzz(service: string, port: number, doc: OpenApiDocumen
       res = await send(port, req, settings.timeoutMs);
     } catch (err) {
       report.statuses.error = (report.statuses.error ?? 0) + 1;
-      report.failures.push(describeRequest(req, `request ${report.requests} failed (${(err as Error).message})`, undefined, ctx.newErrorLogs()));
+      report.failures.push(
+        describeRequest(
+          req,
+          `request ${report.requests} failed (${(err as Error).message})`,
+          undefined,
+          ctx.newErrorLogs(),
+        ),
+      );
       return true;
     }
     report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;

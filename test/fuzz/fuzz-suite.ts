@@ -1,5 +1,6 @@
 /** The gate each service's fuzz test file runs: start the target, send the requests, fail on any violation. */
 import { readdirSync } from 'node:fs';
+
 import { closeConnections, fuzzSettings, runFuzz, summary } from './fuzz-runner';
 import type { Target } from './target-kit';
 
@@ -34,7 +35,11 @@ export function fuzzSuite(service: string, start: () => Promise<Target>): void {
       const report = await runFuzz(service, t.port, t.doc, t.ctx, settings);
       process.stdout.write(summary(report));
       expect(report.requests).toBe(settings.runs);
-      expect({ seed: report.seed, violations: report.failures.length, first: report.failures.slice(0, SHOWN_FAILURES) }).toEqual({
+      expect({
+        seed: report.seed,
+        violations: report.failures.length,
+        first: report.failures.slice(0, SHOWN_FAILURES),
+      }).toEqual({
         seed: settings.seed,
         violations: 0,
         first: [],

@@ -1,5 +1,6 @@
 /** JSON values for the fuzzer: valid ones derived from a schema, and the bad ones every field must survive. */
 import fc from 'fast-check';
+
 import type { JsonSchema } from './openapi-operations';
 
 /** Values known to be meaningful for a field or parameter name (real ids, valid cron expressions, ...). */
@@ -37,7 +38,9 @@ export const SERVER_OWNED_FIELDS = [
 const LONE_SURROGATES = ['\ud800', '\udbff', '\udc00', '\udfff', '\ude00\ud83d', 'a\ud83d'];
 
 /** A string with U+0000 somewhere in it. */
-export const nulString = fc.tuple(fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 })).map(([a, b]) => `${a}\u0000${b}`);
+export const nulString = fc
+  .tuple(fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }))
+  .map(([a, b]) => `${a}\u0000${b}`);
 
 /** A string with a lone UTF-16 surrogate somewhere in it. */
 export const surrogateString = fc
@@ -63,11 +66,26 @@ export const deepValue = fc
 
 /** Many small entries: keys or items by the thousand. */
 export const wideValue = fc.oneof(
-  fc.integer({ min: 100, max: 20_000 }).map((n) => Object.fromEntries(Array.from({ length: n }, (_v, i) => [`k${i}`, i]))),
-  fc.integer({ min: 100, max: 50_000 }).map((n) => Array.from({ length: n }, (_v, i) => i % 3 === 0 ? String(i) : i)),
+  fc
+    .integer({ min: 100, max: 20_000 })
+    .map((n) => Object.fromEntries(Array.from({ length: n }, (_v, i) => [`k${i}`, i]))),
+  fc.integer({ min: 100, max: 50_000 }).map((n) => Array.from({ length: n }, (_v, i) => (i % 3 === 0 ? String(i) : i))),
 );
 
-const oddKeys = fc.constantFrom('__proto__', 'constructor', 'prototype', '$gt', '$where', '$set', 'a.b', '.', '', ' ', 'toString', 'hasOwnProperty');
+const oddKeys = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  '$gt',
+  '$where',
+  '$set',
+  'a.b',
+  '.',
+  '',
+  ' ',
+  'toString',
+  'hasOwnProperty',
+);
 
 /** A key for extra fields: server-owned names, operators and prototype names, and random text. */
 export const extraKey = fc.oneof(
@@ -79,7 +97,28 @@ export const extraKey = fc.oneof(
 );
 
 const badScalar = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -1, 1.5, -0.5, 1e308, -1e308, 2 ** 53 + 2, '', ' ', 'null', '0', '-1', 'true', '[]', '{}', '$gt', '*/5 * * * *'),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    -0.5,
+    1e308,
+    -1e308,
+    2 ** 53 + 2,
+    '',
+    ' ',
+    'null',
+    '0',
+    '-1',
+    'true',
+    '[]',
+    '{}',
+    '$gt',
+    '*/5 * * * *',
+  ),
   fc.string({ maxLength: 50 }),
   fc.string({ unit: 'grapheme', maxLength: 50 }),
   fc.integer(),
@@ -117,8 +156,13 @@ function stringFor(schema: JsonSchema): fc.Arbitrary<string> {
 export function schemaValue(schema: JsonSchema, known: KnownValues, name?: string, depth = 0): fc.Arbitrary<unknown> {
   const own = name === undefined ? undefined : known[name];
   const generated = generatedValue(schema, known, depth);
-  const value = own && own.length > 0 ? fc.oneof({ arbitrary: fc.constantFrom(...own), weight: 3 }, { arbitrary: generated, weight: 1 }) : generated;
-  return schema.nullable ? fc.oneof({ arbitrary: value, weight: 5 }, { arbitrary: fc.constant(null), weight: 1 }) : value;
+  const value =
+    own && own.length > 0
+      ? fc.oneof({ arbitrary: fc.constantFrom(...own), weight: 3 }, { arbitrary: generated, weight: 1 })
+      : generated;
+  return schema.nullable
+    ? fc.oneof({ arbitrary: value, weight: 5 }, { arbitrary: fc.constant(null), weight: 1 })
+    : value;
 }
 
 function generatedValue(schema: JsonSchema, known: KnownValues, depth: number): fc.Arbitrary<unknown> {
@@ -127,20 +171,29 @@ function generatedValue(schema: JsonSchema, known: KnownValues, depth: number): 
   switch (schema.type) {
     case 'object': {
       const props = schema.properties ?? {};
-      if (Object.keys(props).length === 0) return fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
+      if (Object.keys(props).length === 0)
+        return fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
       const model = Object.fromEntries(Object.entries(props).map(([k, s]) => [k, schemaValue(s, known, k, depth + 1)]));
       return fc.record(model, { requiredKeys: (schema.required ?? []).filter((k) => k in props) });
     }
     case 'array':
-      return fc.array(schema.items ? schemaValue(schema.items, known, undefined, depth + 1) : fc.jsonValue({ maxDepth: 1 }), {
-        maxLength: Math.min(schema.maxItems ?? 5, 5),
-      });
+      return fc.array(
+        schema.items ? schemaValue(schema.items, known, undefined, depth + 1) : fc.jsonValue({ maxDepth: 1 }),
+        {
+          maxLength: Math.min(schema.maxItems ?? 5, 5),
+        },
+      );
     case 'string':
       return stringFor(schema);
     case 'integer':
       return fc.integer({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1_000_000 });
     case 'number':
-      return fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true, noDefaultInfinity: true });
+      return fc.double({
+        min: schema.minimum ?? -1000,
+        max: schema.maximum ?? 1000,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     case 'boolean':
       return fc.boolean();
     default:

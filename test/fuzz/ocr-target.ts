@@ -1,5 +1,6 @@
 /** The OCR app, with stored extractions of the fuzz owner's organization to read. */
 import request from 'supertest';
+
 import { startOcrApp } from '../../services/ocr/test/support/helpers';
 import { textPdf } from '../../services/ocr/test/support/text-fixtures';
 import { OTHER, OWNER, serveTarget, type Target } from './target-kit';
@@ -14,7 +15,10 @@ export async function startOcrTarget(): Promise<Target> {
   return serveTarget(t, async ({ key }) => {
     const pdf = Buffer.from(await textPdf([['Fuzz fixture page']]));
     const extraction = async () => {
-      const res = await request(t.app).post(`/extract?organization_id=${OWNER.org_id}`).set('x-api-key', key).attach('file', pdf, 'fuzz.pdf');
+      const res = await request(t.app)
+        .post(`/extract?organization_id=${OWNER.org_id}`)
+        .set('x-api-key', key)
+        .attach('file', pdf, 'fuzz.pdf');
       if (res.status !== 200) throw new Error(`extraction fixture answered ${res.status}: ${res.text}`);
       return res.body.id as string;
     };

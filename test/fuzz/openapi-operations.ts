@@ -68,7 +68,9 @@ export function resolveSchema(schema: JsonSchema, doc: OpenApiDocument, depth = 
   }
   const out: JsonSchema = { ...schema };
   if (schema.properties) {
-    out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, resolveSchema(v, doc, depth + 1)]));
+    out.properties = Object.fromEntries(
+      Object.entries(schema.properties).map(([k, v]) => [k, resolveSchema(v, doc, depth + 1)]),
+    );
   }
   if (schema.items) out.items = resolveSchema(schema.items, doc, depth + 1);
   if (schema.oneOf) out.oneOf = schema.oneOf.map((s) => resolveSchema(s, doc, depth + 1));

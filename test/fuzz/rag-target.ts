@@ -1,8 +1,9 @@
 /** The rag app with configurations of its owner and a real agent service (on a local port) owning a credential. */
 import request from 'supertest';
+
 import { ragBody, startRagApp } from '../../services/rag/test/helpers';
 import type { Operation } from './openapi-operations';
-import { OTHER, OWNER, poolFor, type Pools, serveTarget, type Target, times } from './target-kit';
+import { OTHER, OWNER, poolFor, serveTarget, times, type Pools, type Target } from './target-kit';
 
 /** The rag app on its own database; credential checks go to the real agent app started beside it. */
 export async function startRagTarget(): Promise<Target> {
@@ -11,13 +12,21 @@ export async function startRagTarget(): Promise<Target> {
     const credentialId = await t.credential(await t.agent.dbs.mintKey(OWNER));
     let n = 0;
     const config = async () => {
-      const res = await request(t.app).post('/v3/rag/').set('x-api-key', key).send(ragBody({ collection_name: `fuzz_${n++}`, llm_credential_id: credentialId }));
+      const res = await request(t.app)
+        .post('/v3/rag/')
+        .set('x-api-key', key)
+        .send(ragBody({ collection_name: `fuzz_${n++}`, llm_credential_id: credentialId }));
       if (res.status !== 200) throw new Error(`rag fixture answered ${res.status}: ${res.text}`);
       return res.body.id as string;
     };
-    const configs: Pools = { read: await times(1, config), write: await times(2, config), delete: await times(3, config) };
+    const configs: Pools = {
+      read: await times(1, config),
+      write: await times(2, config),
+      delete: await times(3, config),
+    };
     return {
-      pathIds: (op: Operation, param: string) => (param === 'config_id' ? poolFor(op, configs) : param === 'user_id' ? [OWNER.user_id, OTHER.user_id] : []),
+      pathIds: (op: Operation, param: string) =>
+        param === 'config_id' ? poolFor(op, configs) : param === 'user_id' ? [OWNER.user_id, OTHER.user_id] : [],
       known: {
         llm_credential_id: [credentialId, 'lyzr_openai'],
         embedding_credential_id: [credentialId, 'lyzr_openai'],

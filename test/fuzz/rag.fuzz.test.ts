@@ -1,4 +1,4 @@
-import { startRagTarget } from './rag-target';
 import { fuzzSuite } from './fuzz-suite';
+import { startRagTarget } from './rag-target';
 
 fuzzSuite('rag', startRagTarget);

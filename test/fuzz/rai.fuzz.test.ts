@@ -1,4 +1,4 @@
-import { startRaiTarget } from './rai-target';
 import { fuzzSuite } from './fuzz-suite';
+import { startRaiTarget } from './rai-target';
 
 fuzzSuite('rai', startRaiTarget);

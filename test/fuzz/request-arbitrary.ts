@@ -1,5 +1,6 @@
 /** Bad requests for one operation of an OpenAPI document: path ids, query, body, content type and API key. */
 import fc from 'fast-check';
+
 import { badBody, type BodyChoice } from './body-arbitrary';
 import { rarely, schemaValue, type KnownValues } from './json-arbitraries';
 import { fillPath, opName, type Operation, type Parameter } from './openapi-operations';
@@ -31,10 +32,44 @@ export interface FuzzRequest {
 }
 
 const BAD_PATH_IDS = [
-  '%00', 'a%00b', '%00000000000000000000000', '%ZZ', '%', '%E0%A4', '%ED%A0%80', '%C0%AF', '%FF', '..', '.', '%2e%2e', '%2F',
-  '%2F..%2F..', 'null', 'undefined', '0', '-1', '1.5', '1e3', '0x10', '9007199254740993', '99999999999999999999999',
-  '000000000000000000000000', 'FFFFFFFFFFFFFFFFFFFFFFFF', 'ffffffffffffffffffffffffff', '%20', '__proto__', 'constructor',
-  '$where', '%7B%22%24gt%22%3A%22%22%7D', 'true', 'pause-bulk', 'executions', 'recent', 'template', 'openapi', 'by-agent',
+  '%00',
+  'a%00b',
+  '%00000000000000000000000',
+  '%ZZ',
+  '%',
+  '%E0%A4',
+  '%ED%A0%80',
+  '%C0%AF',
+  '%FF',
+  '..',
+  '.',
+  '%2e%2e',
+  '%2F',
+  '%2F..%2F..',
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '1.5',
+  '1e3',
+  '0x10',
+  '9007199254740993',
+  '99999999999999999999999',
+  '000000000000000000000000',
+  'FFFFFFFFFFFFFFFFFFFFFFFF',
+  'ffffffffffffffffffffffffff',
+  '%20',
+  '__proto__',
+  'constructor',
+  '$where',
+  '%7B%22%24gt%22%3A%22%22%7D',
+  'true',
+  'pause-bulk',
+  'executions',
+  'recent',
+  'template',
+  'openapi',
+  'by-agent',
 ];
 
 /** Ids of the wrong format, with U+0000, bytes that do not decode, very long and unicode ones. */
@@ -47,7 +82,9 @@ const badPathId = fc.oneof(
 
 function pathValue(op: Operation, param: Parameter, ctx: FuzzContext): fc.Arbitrary<string> {
   const ids = ctx.pathIds(op, param.name);
-  const wellFormed = schemaValue(param.schema ?? { type: 'string' }, {}).map((v) => encodeURIComponent(String(v))).filter((v) => v.length > 0);
+  const wellFormed = schemaValue(param.schema ?? { type: 'string' }, {})
+    .map((v) => encodeURIComponent(String(v)))
+    .filter((v) => v.length > 0);
   return fc.oneof(
     ...(ids.length > 0 ? [{ arbitrary: fc.constantFrom(...ids).map(encodeURIComponent), weight: 8 }] : []),
     { arbitrary: wellFormed, weight: 2 },
@@ -55,11 +92,47 @@ function pathValue(op: Operation, param: Parameter, ctx: FuzzContext): fc.Arbitr
   );
 }
 
-const BAD_QUERY_VALUES = ['%00', 'a%00b', '%ED%A0%80', '%uD800', '%ZZ', '%', '-1', '1.5', '1e309', 'abc', 'TRUE', 'yes', '', '%20', '99999999999999999999', '[]', '{}', 'null'];
-const JUNK_QUERY_KEYS = ['%00', 'a%00', 'a%5Bb%5D', 'a[]', '__proto__', 'constructor', '%24gt', 'x-api-key', 'api_key', 'skip', 'limit', 'agent_id', '%ED%A0%80', ''];
+const BAD_QUERY_VALUES = [
+  '%00',
+  'a%00b',
+  '%ED%A0%80',
+  '%uD800',
+  '%ZZ',
+  '%',
+  '-1',
+  '1.5',
+  '1e309',
+  'abc',
+  'TRUE',
+  'yes',
+  '',
+  '%20',
+  '99999999999999999999',
+  '[]',
+  '{}',
+  'null',
+];
+const JUNK_QUERY_KEYS = [
+  '%00',
+  'a%00',
+  'a%5Bb%5D',
+  'a[]',
+  '__proto__',
+  'constructor',
+  '%24gt',
+  'x-api-key',
+  'api_key',
+  'skip',
+  'limit',
+  'agent_id',
+  '%ED%A0%80',
+  '',
+];
 
 function queryValue(param: Parameter | undefined, ctx: FuzzContext): fc.Arbitrary<string> {
-  const valid = param ? schemaValue(param.schema ?? { type: 'string' }, ctx.known, param.name).map((v) => encodeURIComponent(String(v))) : fc.constant('1');
+  const valid = param
+    ? schemaValue(param.schema ?? { type: 'string' }, ctx.known, param.name).map((v) => encodeURIComponent(String(v)))
+    : fc.constant('1');
   return fc.oneof(
     { arbitrary: valid, weight: 5 },
     { arbitrary: fc.constantFrom(...BAD_QUERY_VALUES), weight: 4 },
@@ -72,12 +145,20 @@ function queryValue(param: Parameter | undefined, ctx: FuzzContext): fc.Arbitrar
 function queryString(op: Operation, ctx: FuzzContext): fc.Arbitrary<string> {
   const declared = op.query.map((p) =>
     fc.option(
-      fc.array(queryValue(p, ctx), { minLength: 1, maxLength: 2 }).map((vs) => vs.map((v) => `${p.name}=${v}`).join('&')),
+      fc
+        .array(queryValue(p, ctx), { minLength: 1, maxLength: 2 })
+        .map((vs) => vs.map((v) => `${p.name}=${v}`).join('&')),
       { freq: 3 }, // left out once in three
     ),
   );
-  const junkKey = fc.oneof(fc.constantFrom(...JUNK_QUERY_KEYS), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map(encodeURIComponent));
-  const junk = fc.array(fc.tuple(junkKey, queryValue(undefined, ctx)).map(([k, v]) => `${k}=${v}`), { maxLength: 3 });
+  const junkKey = fc.oneof(
+    fc.constantFrom(...JUNK_QUERY_KEYS),
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map(encodeURIComponent),
+  );
+  const junk = fc.array(
+    fc.tuple(junkKey, queryValue(undefined, ctx)).map(([k, v]) => `${k}=${v}`),
+    { maxLength: 3 },
+  );
   return fc.tuple(fc.tuple(...declared), junk, fc.boolean()).map(([parts, extra, junkOn]) => {
     const all = [...parts.filter((p): p is string => p !== null), ...(junkOn ? extra : [])];
     return all.length > 0 ? `?${all.join('&')}` : '';
@@ -88,22 +169,50 @@ const printable = (s: string) => /^[\x20-\x7e]*$/.test(s);
 
 function apiKeyHeader(ctx: FuzzContext): fc.Arbitrary<{ key?: string; note?: string }> {
   const k = ctx.apiKey;
-  return fc.oneof(
-    { arbitrary: fc.constant({ key: k }), weight: 85 },
-    { arbitrary: fc.constant({ key: ctx.otherApiKey, note: 'other owner' }), weight: 4 },
-    { arbitrary: fc.constant({ note: 'no key' }), weight: 4 },
-    {
-      // 20,000 characters pass Node's header limit: the answer is the server's own 431.
-      arbitrary: fc.constantFrom('', 'sk_', `sk_${'A'.repeat(40)}`, 'Bearer x', 'null', `${k.slice(0, -1)}`, k.toUpperCase(), `${k}x`, 'k'.repeat(5_000), 'k'.repeat(20_000)),
-      weight: 4,
-    },
-    { arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 200 }).filter(printable), weight: 3 },
-  ).map((v) => (typeof v === 'string' ? { key: v, note: 'bad key' } : v));
+  return fc
+    .oneof(
+      { arbitrary: fc.constant({ key: k }), weight: 85 },
+      { arbitrary: fc.constant({ key: ctx.otherApiKey, note: 'other owner' }), weight: 4 },
+      { arbitrary: fc.constant({ note: 'no key' }), weight: 4 },
+      {
+        // 20,000 characters pass Node's header limit: the answer is the server's own 431.
+        arbitrary: fc.constantFrom(
+          '',
+          'sk_',
+          `sk_${'A'.repeat(40)}`,
+          'Bearer x',
+          'null',
+          `${k.slice(0, -1)}`,
+          k.toUpperCase(),
+          `${k}x`,
+          'k'.repeat(5_000),
+          'k'.repeat(20_000),
+        ),
+        weight: 4,
+      },
+      { arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 200 }).filter(printable), weight: 3 },
+    )
+    .map((v) => (typeof v === 'string' ? { key: v, note: 'bad key' } : v));
 }
 
 const extraHeaders = fc.dictionary(
-  fc.constantFrom('x-request-id', 'accept', 'x-internal-secret', 'x-on-behalf-of-user', 'x-on-behalf-of-org', 'idempotency-key', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-webhook-signature', 'content-encoding'),
-  fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 80 }).filter(printable), fc.constantFrom('gzip', 'br', 'x-bogus', '1', '*/*', 'sha256=00', 'v1,AAAA', 'k'.repeat(3_000))),
+  fc.constantFrom(
+    'x-request-id',
+    'accept',
+    'x-internal-secret',
+    'x-on-behalf-of-user',
+    'x-on-behalf-of-org',
+    'idempotency-key',
+    'webhook-id',
+    'webhook-timestamp',
+    'webhook-signature',
+    'x-webhook-signature',
+    'content-encoding',
+  ),
+  fc.oneof(
+    fc.string({ unit: 'grapheme-ascii', maxLength: 80 }).filter(printable),
+    fc.constantFrom('gzip', 'br', 'x-bogus', '1', '*/*', 'sha256=00', 'v1,AAAA', 'k'.repeat(3_000)),
+  ),
   { maxKeys: 2 },
 );
 

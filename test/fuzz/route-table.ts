@@ -20,7 +20,8 @@ function collect(stack: Layer[], out: Set<string>): void {
       // A route may serve several paths (`r.post([a, b], ...)`).
       for (const path of ([] as string[]).concat(layer.route.path)) {
         if (OPS.test(path)) continue;
-        for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') out.add(routeKey(method, path));
+        for (const [method, on] of Object.entries(layer.route.methods))
+          if (on && method !== '_all') out.add(routeKey(method, path));
       }
     } else if (layer.slash && layer.handle?.stack) {
       collect(layer.handle.stack, out); // a router mounted at the root

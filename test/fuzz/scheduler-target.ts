@@ -1,10 +1,23 @@
 /** The scheduler app, with an agent (in a real agent service process), webhooks and schedules of both kinds. */
 import { createHmac } from 'node:crypto';
 import request from 'supertest';
+
 import { listen, type RunningServer } from '@platform/http';
+
 import { startSchedulerApp } from '../../services/scheduler/test/helpers';
 import type { Operation } from './openapi-operations';
-import { CRONS, OTHER, OWNER, created, errorLogReader, openapiOf, poolFor, times, type Pools, type Target } from './target-kit';
+import {
+  created,
+  CRONS,
+  errorLogReader,
+  openapiOf,
+  OTHER,
+  OWNER,
+  poolFor,
+  times,
+  type Pools,
+  type Target,
+} from './target-kit';
 
 /** The scheduler app beside a real agent service process, with an agent, webhooks and both kinds of schedules. */
 export async function startSchedulerTarget(): Promise<Target> {
@@ -20,17 +33,35 @@ export async function startSchedulerTarget(): Promise<Target> {
       if (res.status !== 201) throw new Error(`webhook fixture answered ${res.status}: ${res.text}`);
       return res.body as { id: string; secret_key: string };
     };
-    const agentSchedule = () => created(post('/schedules/', { agent_id: agentId, cron_expression: '0 9 * * *', message: 'fuzz' }), 'id');
-    const httpSchedule = () => created(post('/http-schedules/', { name: 'fuzz', url: 'https://example.com/hook', cron_expression: '0 9 * * *' }), 'id');
+    const agentSchedule = () =>
+      created(post('/schedules/', { agent_id: agentId, cron_expression: '0 9 * * *', message: 'fuzz' }), 'id');
+    const httpSchedule = () =>
+      created(
+        post('/http-schedules/', { name: 'fuzz', url: 'https://example.com/hook', cron_expression: '0 9 * * *' }),
+        'id',
+      );
     const readHook = await webhook();
-    const webhooks: Pools = { read: [readHook.id], write: (await times(2, webhook)).map((w) => w.id), delete: (await times(3, webhook)).map((w) => w.id) };
-    const schedules: Pools = { read: await times(1, agentSchedule), write: await times(2, agentSchedule), delete: await times(3, agentSchedule) };
-    const httpSchedules: Pools = { read: await times(1, httpSchedule), write: await times(2, httpSchedule), delete: await times(3, httpSchedule) };
+    const webhooks: Pools = {
+      read: [readHook.id],
+      write: (await times(2, webhook)).map((w) => w.id),
+      delete: (await times(3, webhook)).map((w) => w.id),
+    };
+    const schedules: Pools = {
+      read: await times(1, agentSchedule),
+      write: await times(2, agentSchedule),
+      delete: await times(3, agentSchedule),
+    };
+    const httpSchedules: Pools = {
+      read: await times(1, httpSchedule),
+      write: await times(2, httpSchedule),
+      delete: await times(3, httpSchedule),
+    };
     server = await listen(t.app, 0, undefined, '127.0.0.1');
     const pathIds = (op: Operation, param: string): string[] => {
       if (param === 'agent_id') return [agentId];
       if (param === 'webhook_id') return poolFor(op, webhooks);
-      if (param === 'schedule_id') return poolFor(op, op.path.startsWith('/http-schedules') ? httpSchedules : schedules);
+      if (param === 'schedule_id')
+        return poolFor(op, op.path.startsWith('/http-schedules') ? httpSchedules : schedules);
       return [];
     };
     const running = server;
@@ -52,7 +83,11 @@ export async function startSchedulerTarget(): Promise<Target> {
         },
         // Only the read webhook's secret stays the same (the others may be given new ones): sign for it.
         sign: (values, body): Record<string, string> =>
-          values.webhook_id === readHook.id ? { 'x-webhook-signature': `sha256=${createHmac('sha256', Buffer.from(readHook.secret_key, 'utf8')).update(body).digest('hex')}` } : {},
+          values.webhook_id === readHook.id
+            ? {
+                'x-webhook-signature': `sha256=${createHmac('sha256', Buffer.from(readHook.secret_key, 'utf8')).update(body).digest('hex')}`,
+              }
+            : {},
       },
       close: async () => {
         await running.close(1_000);

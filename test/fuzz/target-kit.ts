@@ -1,7 +1,9 @@
 /** What every fuzz target shares: the running app, its document, what the fuzzer knows, and id pools. */
 import type { Express } from 'express';
 import request from 'supertest';
+
 import { listen, type RunningServer } from '@platform/http';
+
 import type { OpenApiDocument, Operation } from './openapi-operations';
 import type { FuzzContext } from './request-arbitrary';
 

@@ -5,7 +5,9 @@
  * Services are found by folder (`services/<name>/src/app.ts`), each built through its own createApp on real stores.
  */
 import request from 'supertest';
+
 import { createResponseChecker } from '@platform/testing';
+
 import { routeInventory, shapeKey, toTemplate } from './route-inventory';
 import { buildService, SERVICE_NAMES, sharedDeps, type BuiltService, type SharedDeps } from './service-apps';
 
@@ -42,7 +44,9 @@ const pathsOf = (s: BuiltService) => (s.doc.paths ?? {}) as Paths;
 
 /** `METHOD /template` of every operation of the document. */
 function documented(s: BuiltService): string[] {
-  return Object.entries(pathsOf(s)).flatMap(([path, item]) => METHODS.filter((m) => m in item).map((m) => `${m.toUpperCase()} ${toTemplate(path)}`));
+  return Object.entries(pathsOf(s)).flatMap(([path, item]) =>
+    METHODS.filter((m) => m in item).map((m) => `${m.toUpperCase()} ${toTemplate(path)}`),
+  );
 }
 
 /** What the app serves and the document lacks, and the reverse (a mounted sub-application serves what is under its prefix). */
@@ -50,17 +54,27 @@ function compare(s: BuiltService): { undocumented: string[]; unserved: string[];
   const inv = routeInventory(s.app);
   const docShapes = new Set(documented(s).map((op) => shapeKey(op.split(' ')[0]!, op.split(' ')[1]!)));
   const servedShapes = new Set([...inv.routes].map((r) => shapeKey(r.split(' ')[0]!, r.split(' ')[1]!)));
-  const underMount = (op: string) => [...inv.mounts].some((m) => op.split(' ')[1] === m || op.split(' ')[1]!.startsWith(`${m}/`));
-  const mountsDocumented = [...inv.mounts].filter((m) => !documented(s).some((op) => op.split(' ')[1] === m || op.split(' ')[1]!.startsWith(`${m}/`)));
+  const underMount = (op: string) =>
+    [...inv.mounts].some((m) => op.split(' ')[1] === m || op.split(' ')[1]!.startsWith(`${m}/`));
+  const mountsDocumented = [...inv.mounts].filter(
+    (m) => !documented(s).some((op) => op.split(' ')[1] === m || op.split(' ')[1]!.startsWith(`${m}/`)),
+  );
   return {
-    undocumented: [...[...inv.routes].filter((r) => !docShapes.has(shapeKey(r.split(' ')[0]!, r.split(' ')[1]!))), ...mountsDocumented.map((m) => `(mounted app) ${m}`)],
-    unserved: documented(s).filter((op) => !servedShapes.has(shapeKey(op.split(' ')[0]!, op.split(' ')[1]!)) && !underMount(op)),
+    undocumented: [
+      ...[...inv.routes].filter((r) => !docShapes.has(shapeKey(r.split(' ')[0]!, r.split(' ')[1]!))),
+      ...mountsDocumented.map((m) => `(mounted app) ${m}`),
+    ],
+    unserved: documented(s).filter(
+      (op) => !servedShapes.has(shapeKey(op.split(' ')[0]!, op.split(' ')[1]!)) && !underMount(op),
+    ),
     unreadable: inv.unreadable,
   };
 }
 
 test('services are found by folder (each with src/app.ts)', () => {
-  expect(SERVICE_NAMES).toEqual(expect.arrayContaining(['agent', 'gateway', 'ocr', 'rag', 'rai', 'scheduler', 'voice', 'worker']));
+  expect(SERVICE_NAMES).toEqual(
+    expect.arrayContaining(['agent', 'gateway', 'ocr', 'rag', 'rai', 'scheduler', 'voice', 'worker']),
+  );
 });
 
 describe.each(SERVICE_NAMES)('%s', (name) => {
@@ -81,10 +95,16 @@ describe.each(SERVICE_NAMES)('%s', (name) => {
     for (const [path, item] of Object.entries(pathsOf(service(name)))) {
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
       for (const method of METHODS.filter((m) => m in item)) {
-        const op = item[method] as { parameters?: { name: string; in: string; required?: boolean }[]; responses?: Record<string, unknown> };
+        const op = item[method] as {
+          parameters?: { name: string; in: string; required?: boolean }[];
+          responses?: Record<string, unknown>;
+        };
         const declared = new Set((op.parameters ?? []).filter((p) => p.in === 'path' && p.required).map((p) => p.name));
-        for (const n of names) if (!declared.has(n!)) problems.push(`${method.toUpperCase()} ${path}: path parameter ${n} not declared as required`);
-        if (Object.keys(op.responses ?? {}).length === 0) problems.push(`${method.toUpperCase()} ${path}: no responses`);
+        for (const n of names)
+          if (!declared.has(n!))
+            problems.push(`${method.toUpperCase()} ${path}: path parameter ${n} not declared as required`);
+        if (Object.keys(op.responses ?? {}).length === 0)
+          problems.push(`${method.toUpperCase()} ${path}: no responses`);
       }
     }
     expect(problems).toEqual([]);
@@ -106,7 +126,9 @@ describe('the comparison itself', () => {
     delete firstItem[firstMethod];
     paths['/v1/others/{other_id}'] = { get: { responses: { '200': { description: 'ok' } } } };
     const planted = compare({ ...rai, doc: { ...rai.doc, paths } });
-    expect(planted.undocumented).toEqual([`${firstMethod.toUpperCase()} ${toTemplate(firstPath)}`.replace(/\{[^}]+\}/g, (p) => p)]);
+    expect(planted.undocumented).toEqual([
+      `${firstMethod.toUpperCase()} ${toTemplate(firstPath)}`.replace(/\{[^}]+\}/g, (p) => p),
+    ]);
     expect(planted.unserved).toEqual(['GET /v1/others/{other_id}']);
   });
 });

@@ -1,8 +1,10 @@
 /** The recorder of test/openapi/response-recorder.ts: responses of supertest requests are checked against the app's document. */
 import type { Router } from 'express';
 import request from 'supertest';
+
 import { createHttpApp } from '@platform/http';
 import { captureLogger } from '@platform/testing';
+
 import { checkRecorded, recordedCount } from './response-recorder';
 
 const doc = {
@@ -11,7 +13,14 @@ const doc = {
   components: { schemas: { Thing: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } } },
   paths: {
     '/v1/things/{thing_id}': {
-      get: { responses: { '200': { description: 'A thing', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } } },
+      get: {
+        responses: {
+          '200': {
+            description: 'A thing',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+          },
+        },
+      },
     },
   },
 };
@@ -34,5 +43,9 @@ test('a response that matches its documented schema passes; unknown paths and op
 
 test('a response that breaks its documented schema is reported with its operation and status', async () => {
   await request(app).get('/v1/things/bad').expect(200);
-  expect(await checkRecorded()).toEqual([expect.stringMatching(/^GET \/v1\/things\/\{thing_id\} → 200: body does not match the schema: body\/id must be string/)]);
+  expect(await checkRecorded()).toEqual([
+    expect.stringMatching(
+      /^GET \/v1\/things\/\{thing_id\} → 200: body does not match the schema: body\/id must be string/,
+    ),
+  ]);
 });

@@ -6,7 +6,9 @@
  */
 import type { Server } from 'node:http';
 import request, { Test } from 'supertest';
+
 import { createResponseChecker, sampleOf, type ResponseMismatch, type ResponseSample } from '@platform/testing';
+
 import { SHARED_RESPONSES } from './shared-responses';
 
 type Handler = (...args: unknown[]) => void;
@@ -44,7 +46,11 @@ export async function checkRecorded(): Promise<string[]> {
   }
   recorded.clear();
   recording = wasRecording;
-  return [...new Set(mismatches.map((m) => `${m.operation} → ${m.status}: ${m.problem.slice(0, 200)} (body: ${m.body.slice(0, 120)})`))];
+  return [
+    ...new Set(
+      mismatches.map((m) => `${m.operation} → ${m.status}: ${m.problem.slice(0, 200)} (body: ${m.body.slice(0, 120)})`),
+    ),
+  ];
 }
 
 /** How many responses are waiting to be checked. */

@@ -8,10 +8,12 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+
 import { createResponseChecker, type ResponseChecker } from '@platform/testing';
+
 import { closeConnections, send } from '../fuzz/fuzz-runner';
 import { schemaValue } from '../fuzz/json-arbitraries';
-import { fillPath, opName, operationsOf, type JsonSchema, type Operation } from '../fuzz/openapi-operations';
+import { fillPath, operationsOf, opName, type JsonSchema, type Operation } from '../fuzz/openapi-operations';
 import { requestFor, type FuzzRequest } from '../fuzz/request-arbitrary';
 import type { Target } from '../fuzz/target-kit';
 import { SHARED_RESPONSES } from './shared-responses';
@@ -49,20 +51,37 @@ function toGeneratorSchema(schema: unknown): JsonSchema {
 function validRequest(op: Operation, t: Target, checker: ResponseChecker, withKey: boolean): fc.Arbitrary<FuzzRequest> {
   const ids = Object.fromEntries(op.pathParams.map((p) => [p.name, t.ctx.pathIds(op, p.name)]));
   const pathValues = fc.record(
-    Object.fromEntries(op.pathParams.map((p) => [p.name, ids[p.name]!.length > 0 ? fc.constantFrom(...ids[p.name]!) : fc.constant('1')])),
+    Object.fromEntries(
+      op.pathParams.map((p) => [p.name, ids[p.name]!.length > 0 ? fc.constantFrom(...ids[p.name]!) : fc.constant('1')]),
+    ),
   );
   const query = fc.tuple(
-    ...op.query.map((p) => fc.option(schemaValue(toGeneratorSchema(p.schema ?? { type: 'string' }), t.ctx.known, p.name).map((v) => `${p.name}=${encodeURIComponent(String(v))}`))),
+    ...op.query.map((p) =>
+      fc.option(
+        schemaValue(toGeneratorSchema(p.schema ?? { type: 'string' }), t.ctx.known, p.name).map(
+          (v) => `${p.name}=${encodeURIComponent(String(v))}`,
+        ),
+      ),
+    ),
   );
-  const body = op.body ? schemaValue(toGeneratorSchema(op.body), t.ctx.known)
+  const body = op.body
+    ? schemaValue(toGeneratorSchema(op.body), t.ctx.known)
         .filter((v) => checker.conforms(op.body!, v))
-        .map((v) => Buffer.from(JSON.stringify(v))) : fc.constant(undefined);
+        .map((v) => Buffer.from(JSON.stringify(v)))
+    : fc.constant(undefined);
   return fc.record({ values: pathValues, query, body }).map(({ values, query: q, body: b }) => {
     const headers: Record<string, string> = withKey ? { 'x-api-key': t.ctx.apiKey } : {};
     if (b) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(b.length) });
     const parts = q.filter((x): x is string => x !== null);
     const path = fillPath(op, Object.fromEntries(Object.entries(values).map(([k, v]) => [k, encodeURIComponent(v)])));
-    return { op: opName(op), method: op.method.toUpperCase(), url: path + (parts.length ? `?${parts.join('&')}` : ''), headers, body: b, notes: [] };
+    return {
+      op: opName(op),
+      method: op.method.toUpperCase(),
+      url: path + (parts.length ? `?${parts.join('&')}` : ''),
+      headers,
+      body: b,
+      notes: [],
+    };
   });
 }
 
@@ -73,7 +92,9 @@ async function drive(t: Target, checker: ResponseChecker): Promise<number> {
   let sent = 0;
   for (const op of operationsOf(t.doc).sort(byMethod)) {
     const requests = [
-      ...(op.rawBody ? [] : fc.sample(validRequest(op, t, checker, true), { seed: SEED, numRuns: VALID_PER_OPERATION })),
+      ...(op.rawBody
+        ? []
+        : fc.sample(validRequest(op, t, checker, true), { seed: SEED, numRuns: VALID_PER_OPERATION })),
       ...(op.secured ? fc.sample(validRequest(op, t, checker, false), { seed: SEED, numRuns: 1 }) : []),
       ...fc.sample(requestFor(op, t.ctx), { seed: SEED, numRuns: GENERATED_PER_OPERATION }),
     ];
@@ -82,7 +103,14 @@ async function drive(t: Target, checker: ResponseChecker): Promise<number> {
       sent++;
       // The HTTP parser's own answers (431 for a header over Node's limit) come before any express code.
       if (res.status === 431) continue;
-      checker.check({ operation: req.op, method: req.method, path: req.url, status: res.status, contentType: res.contentType, body: res.body });
+      checker.check({
+        operation: req.op,
+        method: req.method,
+        path: req.url,
+        status: res.status,
+        contentType: res.contentType,
+        body: res.body,
+      });
     }
   }
   return sent;
@@ -107,13 +135,18 @@ describe.each(TARGETS)('%s', (service) => {
     const t = target!;
     const checker = createResponseChecker(t.doc as never, { sharedResponses: SHARED_RESPONSES });
     const sent = await drive(t, checker);
-    const successes = [...checker.covered.values()].reduce((n, statuses) => n + [...statuses].filter((s) => s < 300).length, 0);
+    const successes = [...checker.covered.values()].reduce(
+      (n, statuses) => n + [...statuses].filter((s) => s < 300).length,
+      0,
+    );
     process.stdout.write(
       `${service}: ${sent} requests, ${checker.covered.size}/${checker.operations.length} operations with a checked body, ${successes} success statuses checked\n`,
     );
     expect(checker.schemaProblems).toEqual([]);
     // One line per operation, status and kind of problem: the bodies are in the checker's records.
-    const distinct = [...new Set(checker.mismatches.map((m) => `${m.operation} → ${m.status}: ${m.problem.slice(0, 160)}`))];
+    const distinct = [
+      ...new Set(checker.mismatches.map((m) => `${m.operation} → ${m.status}: ${m.problem.slice(0, 160)}`)),
+    ];
     expect(distinct).toEqual([]);
     expect(successes).toBeGreaterThan(0);
   }, 300_000);
@@ -122,12 +155,23 @@ describe.each(TARGETS)('%s', (service) => {
 describe('the check itself', () => {
   const doc = {
     openapi: '3.1.0',
-    components: { schemas: { Thing: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, note: { type: ['string', 'null'] } } } } },
+    components: {
+      schemas: {
+        Thing: {
+          type: 'object',
+          required: ['id'],
+          properties: { id: { type: 'string' }, note: { type: ['string', 'null'] } },
+        },
+      },
+    },
     paths: {
       '/things/{id}': {
         get: {
           responses: {
-            '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+            '200': {
+              description: 'ok',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+            },
             '204': { description: 'nothing' },
           },
         },

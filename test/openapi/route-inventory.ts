@@ -15,16 +15,19 @@ interface Layer {
 
 /** An express application used as middleware (`router.use(path, app)`, `app.use(path, app)`): opaque from outside. */
 const isSubApp = (layer: Layer) =>
-  layer.name === 'mounted_app' || (typeof layer.handle?.handle === 'function' && typeof layer.handle.set === 'function');
+  layer.name === 'mounted_app' ||
+  (typeof layer.handle?.handle === 'function' && typeof layer.handle.set === 'function');
 
 /** The ops endpoints every service serves beside its API (contract §1); documents list only the API. */
 const OPS = /^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/;
 
 /** Express `:param` (and path-to-regexp 8's `{/:param}`-free forms) as the document's `{param}`; no trailing slash. */
-export const toTemplate = (path: string): string => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}').replace(/(.)\/+$/, '$1');
+export const toTemplate = (path: string): string =>
+  path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}').replace(/(.)\/+$/, '$1');
 
 /** `GET /v3/agents/{}`: method and template with every parameter as `{}`, for comparing names-blind. */
-export const shapeKey = (method: string, template: string): string => `${method.toUpperCase()} ${toTemplate(template).replace(/\{[^}]+\}/g, '{}')}`;
+export const shapeKey = (method: string, template: string): string =>
+  `${method.toUpperCase()} ${toTemplate(template).replace(/\{[^}]+\}/g, '{}')}`;
 
 export interface RouteInventory {
   /** `METHOD /path/{param}` of every API route. */
@@ -47,7 +50,8 @@ function collect(stack: Layer[], prefix: string, out: RouteInventory): void {
         }
         const full = toTemplate(prefix + p);
         if (OPS.test(full)) continue;
-        for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') out.routes.add(`${method.toUpperCase()} ${full}`);
+        for (const [method, on] of Object.entries(layer.route.methods))
+          if (on && method !== '_all') out.routes.add(`${method.toUpperCase()} ${full}`);
       }
       continue;
     }

@@ -4,12 +4,13 @@
  * what any service's `createApp` asks for (each takes the fields it names); a service that needs something new
  * fails here with its own error, and its deps go into `sharedDeps`.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
+
 import { createAgentDirectory } from '@platform/agent-client';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { createOutboundClient } from '@platform/outbound';
@@ -64,7 +65,13 @@ export async function sharedDeps(): Promise<SharedDeps> {
     rai: { baseUrl: closed, secret: SECRET, timeoutMs: 1_000 },
     rag: { baseUrl: closed, secret: SECRET, timeoutMs: 1_000 },
     graph: { baseUrl: closed, secret: SECRET, timeoutMs: 1_000 },
-    limits: { pageMaxBytes: 1024 * 1024, pageTimeoutMs: 1_000, concurrency: 1, chromiumPath: '/nonexistent/chromium', userAgent: 'openapi-test' },
+    limits: {
+      pageMaxBytes: 1024 * 1024,
+      pageTimeoutMs: 1_000,
+      concurrency: 1,
+      chromiumPath: '/nonexistent/chromium',
+      userAgent: 'openapi-test',
+    },
     enqueue: () => Promise.resolve(),
     internalSecret: SECRET,
     publicBaseUrl: 'https://hooks.example.test',

@@ -4,10 +4,12 @@
  * reports B and C reading, changing and listing A's objects; and a route served without a probe fails coverage.
  */
 import { mongoose } from '@platform/db';
+
 import { coverage, runMatrix } from './tenancy-kit';
 import { startRaiWorld, type SecurityWorld } from './worlds';
 
-const QUERIES = /^(find|findOne|countDocuments|findOneAndUpdate|updateOne|updateMany|deleteOne|deleteMany|findOneAndDelete)$/;
+const QUERIES =
+  /^(find|findOne|countDocuments|findOneAndUpdate|updateOne|updateMany|deleteOne|deleteMany|findOneAndDelete)$/;
 
 /** Installed before any model of this test file is compiled, so every repository of the app is affected. */
 function forgetOwners(schema: mongoose.Schema): void {
@@ -32,7 +34,12 @@ it('reports the routes of a service whose queries forgot the owner, and A object
   const found = await runMatrix(world);
   const routes = new Set(found.map((f) => f.split(' as ')[0]));
   expect([...routes]).toEqual(
-    expect.arrayContaining(['rai GET /v1/rai/policies', 'rai GET /v1/rai/policies/{}', 'rai PUT /v1/rai/policies/{}', 'rai DELETE /v1/rai/policies/{}']),
+    expect.arrayContaining([
+      'rai GET /v1/rai/policies',
+      'rai GET /v1/rai/policies/{}',
+      'rai PUT /v1/rai/policies/{}',
+      'rai DELETE /v1/rai/policies/{}',
+    ]),
   );
   expect(found.some((f) => f.includes(' as B: '))).toBe(true);
   expect(found.some((f) => f.includes(' as C: '))).toBe(true);

@@ -1,5 +1,6 @@
 /** A database dump as an operator would take one: every document of every collection, read raw through the driver. */
 import type { TestDatabases } from '@platform/testing';
+
 import type { SecurityWorld } from './worlds';
 
 export interface DumpedDoc {
@@ -17,7 +18,12 @@ export async function dumpDatabases(dbs: TestDatabases[]): Promise<DumpedDoc[]> 
       const db = conn.db!;
       for (const { name } of await db.listCollections().toArray()) {
         for (const doc of await db.collection(name).find({}).toArray()) {
-          out.push({ db: db.databaseName, collection: name, text: JSON.stringify(doc), doc: doc as Record<string, unknown> });
+          out.push({
+            db: db.databaseName,
+            collection: name,
+            text: JSON.stringify(doc),
+            doc: doc as Record<string, unknown>,
+          });
         }
       }
     }
@@ -30,5 +36,7 @@ export async function plaintextInDump(world: SecurityWorld): Promise<string[]> {
   const dump = await dumpDatabases(world.dbs);
   if (dump.length === 0) return ['the dump is empty'];
   const secrets = [...world.secrets, world.keys.A, world.keys.B, world.keys.C];
-  return dump.flatMap((d) => secrets.filter((s) => d.text.includes(s)).map((s) => `${d.db}.${d.collection}: ${s.slice(0, 12)}…`));
+  return dump.flatMap((d) =>
+    secrets.filter((s) => d.text.includes(s)).map((s) => `${d.db}.${d.collection}: ${s.slice(0, 12)}…`),
+  );
 }

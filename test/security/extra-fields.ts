@@ -37,7 +37,10 @@ export const TRACES = ['mallory', FOREIGN_ID, '1999-09-09', String(COUNT)];
 function withExtras(req: Req): Req {
   if (req.file) {
     const sep = req.path.includes('?') ? '&' : '?';
-    return { ...req, path: `${req.path}${sep}${new URLSearchParams(Object.entries(EXTRA_FIELDS).map(([k, v]): [string, string] => [k, String(v)])).toString()}` };
+    return {
+      ...req,
+      path: `${req.path}${sep}${new URLSearchParams(Object.entries(EXTRA_FIELDS).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
+    };
   }
   if (Array.isArray(req.body)) return req; // a bare array (bulk pause) has no fields to add
   return { ...req, body: { ...((req.body as object | undefined) ?? {}), ...EXTRA_FIELDS } };
@@ -71,7 +74,8 @@ export async function massAssignmentFindings(world: SecurityWorld): Promise<stri
     else if (marked.status >= 300 && marked.status !== 422) {
       // Refused for another reason: the same request without the extras must be refused the same way.
       const plain = await send(world.app, world.keys.A, req);
-      if (plain.status !== marked.status) found.push(`${route}: ${marked.status} with the extra fields, ${plain.status} without`);
+      if (plain.status !== marked.status)
+        found.push(`${route}: ${marked.status} with the extra fields, ${plain.status} without`);
     }
     const echoed = TRACES.filter((t) => answered.includes(t));
     if (echoed.length > 0) found.push(`${route}: the answer carries ${echoed.join(', ')}: ${answered.slice(0, 300)}`);

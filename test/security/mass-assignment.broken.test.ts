@@ -4,6 +4,7 @@
  * or stored.
  */
 import type * as HttpLib from '@platform/http';
+
 import { massAssignmentFindings } from './extra-fields';
 import { startRaiWorld, type SecurityWorld } from './worlds';
 
@@ -11,9 +12,15 @@ jest.mock('@platform/http', () => {
   const actual = jest.requireActual<typeof HttpLib>('@platform/http');
   return {
     ...actual,
-    validate: (schema: { validate(value: unknown, opts: object): { error?: unknown; value: unknown } }, value: unknown, location: Parameters<typeof actual.validate>[2]) => {
+    validate: (
+      schema: { validate(value: unknown, opts: object): { error?: unknown; value: unknown } },
+      value: unknown,
+      location: Parameters<typeof actual.validate>[2],
+    ) => {
       const kept = schema.validate(value, { allowUnknown: true, stripUnknown: false, convert: true });
-      return kept.error ? actual.validate(schema as Parameters<typeof actual.validate>[0], value, location) : kept.value;
+      return kept.error
+        ? actual.validate(schema as Parameters<typeof actual.validate>[0], value, location)
+        : kept.value;
     },
   };
 });

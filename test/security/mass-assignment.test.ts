@@ -3,9 +3,9 @@
  * server-owned fields (ids, owners, timestamps, statuses, counters, secrets). Each must be ignored or refused (422),
  * never change the outcome otherwise, never come back in an answer and never reach the database.
  */
+import { routeKey, routeTable } from '../fuzz/route-table';
 import { massAssignmentFindings, writes } from './extra-fields';
 import { describeEachWorld } from './worlds';
-import { routeKey, routeTable } from '../fuzz/route-table';
 
 describeEachWorld((world) => {
   it('has a request for every write route it serves', () => {

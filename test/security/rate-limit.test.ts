@@ -7,11 +7,20 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { Router, type Express } from 'express';
 import request from 'supertest';
-import { Joi, commonEnv, loadConfig, type CommonConfig } from '@platform/config';
+
+import { commonEnv, Joi, loadConfig, type CommonConfig } from '@platform/config';
 import { createHttpApp, createRateLimit, rateLimitPerApiKey, type RateLimit } from '@platform/http';
 import { producerConnection, type IORedis } from '@platform/queue';
 import { openInfra, type Infra } from '@platform/service';
-import { captureLogger, createTestDatabases, freePort, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
+import {
+  captureLogger,
+  createTestDatabases,
+  freePort,
+  testInfra,
+  uniqueName,
+  type TestDatabases,
+} from '@platform/testing';
+
 import { createApp as createSchedulerApp } from '../../services/scheduler/src/app';
 import { startSchedulerApp, type SchedulerTestApp } from '../../services/scheduler/test/helpers';
 
@@ -23,7 +32,12 @@ function apiOf(infra: Pick<Infra, 'auth'>, logger = captureLogger('rl').logger):
   const routes = Router().get('/v1/things', (_req, res) => {
     res.json({ things: [] });
   });
-  return createHttpApp({ service: 'rl', logger, routes, protect: { paths: ['/v1'], middleware: infra.auth.middleware } }).app;
+  return createHttpApp({
+    service: 'rl',
+    logger,
+    routes,
+    protect: { paths: ['/v1'], middleware: infra.auth.middleware },
+  }).app;
 }
 
 function expectRateLimited(res: request.Response, windowSec = 60): void {
@@ -53,9 +67,13 @@ describe('per API key, wired into every service by openInfra', () => {
       RATE_LIMIT_REDIS_URL: testInfra.redisUrl,
     };
     // The variables come through commonEnv, as every service's config schema reads them.
-    const config = loadConfig<CommonConfig & { MONGODB_DB: string }>(Joi.object({ ...commonEnv, MONGODB_DB: Joi.string().required() }), env);
+    const config = loadConfig<CommonConfig & { MONGODB_DB: string }>(
+      Joi.object({ ...commonEnv, MONGODB_DB: Joi.string().required() }),
+      env,
+    );
     expect(config.RATE_LIMIT_PER_KEY_PER_MIN).toBe(3);
-    for (let i = 0; i < 2; i++) replicas.push(await openInfra({ name: `rl-${uniqueName('r')}`, config, logger: captureLogger('rl').logger }));
+    for (let i = 0; i < 2; i++)
+      replicas.push(await openInfra({ name: `rl-${uniqueName('r')}`, config, logger: captureLogger('rl').logger }));
   });
 
   afterAll(async () => {
@@ -77,7 +95,9 @@ describe('per API key, wired into every service by openInfra', () => {
   it('still answers 403 for a missing or unknown key before counting anything', async () => {
     const app = apiOf(replicas[0]!);
     expect((await request(app).get('/v1/things')).status).toBe(403);
-    expect((await request(app).get('/v1/things').set('x-api-key', 'sk_unknownunknownunknownunknownunknown1')).status).toBe(403);
+    expect(
+      (await request(app).get('/v1/things').set('x-api-key', 'sk_unknownunknownunknownunknownunknown1')).status,
+    ).toBe(403);
   });
 
   it('leaves the ops endpoints unlimited', async () => {
@@ -110,7 +130,11 @@ describe('the limiter itself', () => {
     const limit = createRateLimit({ name: 'key', points: 2, windowSec: 30, redis, prefix, logger });
     expect(await spend(limit, 's1', 5)).toBe(3);
     expect(await spend(limit, 's2', 2)).toBe(0);
-    const app = createHttpApp({ service: 'rl', logger, routes: Router().get('/x', rateLimitPerApiKey(limit), (_q, r) => void r.json({})) }).app;
+    const app = createHttpApp({
+      service: 'rl',
+      logger,
+      routes: Router().get('/x', rateLimitPerApiKey(limit), (_q, r) => void r.json({})),
+    }).app;
     await request(app).get('/x').set('x-api-key', 'k').expect(200);
     await request(app).get('/x').set('x-api-key', 'k').expect(200);
     expectRateLimited(await request(app).get('/x').set('x-api-key', 'k'), 30);
@@ -131,7 +155,11 @@ describe('the limiter itself', () => {
       const limit = createRateLimit({ name: 'down', points: 1, redis: down, prefix: uniqueName('rl'), logger });
       const before = lines.length;
       expect(await spend(limit, 's', 5)).toBe(0);
-      const app = createHttpApp({ service: 'rl', logger, routes: Router().get('/x', rateLimitPerApiKey(limit), (_q, r) => void r.json({})) }).app;
+      const app = createHttpApp({
+        service: 'rl',
+        logger,
+        routes: Router().get('/x', rateLimitPerApiKey(limit), (_q, r) => void r.json({})),
+      }).app;
       for (let i = 0; i < 3; i++) expect((await request(app).get('/x').set('x-api-key', 'k')).status).toBe(200);
       expect(lines.slice(before).filter((l) => l.includes('rate limit store unreachable'))).toHaveLength(1);
     } finally {
@@ -146,7 +174,14 @@ describe('the limiter itself', () => {
     const mute = producerConnection(`redis://127.0.0.1:${port}`);
     mute.on('error', () => undefined);
     try {
-      const limit = createRateLimit({ name: 'mute', points: 1, redis: mute, prefix: uniqueName('rl'), storeTimeoutMs: 200, logger });
+      const limit = createRateLimit({
+        name: 'mute',
+        points: 1,
+        redis: mute,
+        prefix: uniqueName('rl'),
+        storeTimeoutMs: 200,
+        logger,
+      });
       expect(await spend(limit, 's', 3)).toBe(0);
     } finally {
       mute.disconnect();
@@ -165,7 +200,13 @@ describe('per webhook, on the public trigger route', () => {
     t = await startSchedulerApp();
     redis = producerConnection(testInfra.redisUrl);
     redis.on('error', () => undefined);
-    const webhookRateLimit = createRateLimit({ name: 'webhook', points: 2, redis, prefix: uniqueName('rl'), logger: t.deps.logger });
+    const webhookRateLimit = createRateLimit({
+      name: 'webhook',
+      points: 2,
+      redis,
+      prefix: uniqueName('rl'),
+      logger: t.deps.logger,
+    });
     app = createSchedulerApp({ ...t.deps, webhookRateLimit });
     key = await t.dbs.mintKey(A);
   });
@@ -183,7 +224,10 @@ describe('per webhook, on the public trigger route', () => {
     request(app)
       .post(`/webhook-trigger/${w.id}`)
       .set('content-type', 'application/json')
-      .set('x-webhook-signature', `sha256=${createHmac('sha256', Buffer.from(w.secret_key, 'utf8')).update(body).digest('hex')}`)
+      .set(
+        'x-webhook-signature',
+        `sha256=${createHmac('sha256', Buffer.from(w.secret_key, 'utf8')).update(body).digest('hex')}`,
+      )
       .send(body);
 
   it('answers 429 with Retry-After past the limit of one webhook, runs nothing more, and leaves other webhooks alone', async () => {

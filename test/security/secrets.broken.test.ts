@@ -3,6 +3,7 @@
  * pass-through for this file only), the same dump check finds the provider key and the tool header value in plaintext.
  */
 import type * as SecretsLib from '@platform/secrets';
+
 import { plaintextInDump } from './dump';
 import { startAgentWorld, type SecurityWorld } from './worlds';
 
@@ -10,7 +11,10 @@ jest.mock('@platform/secrets', () => {
   const actual = jest.requireActual<typeof SecretsLib>('@platform/secrets');
   return {
     ...actual,
-    createSecretBox: () => ({ encrypt: (plain: string) => `plain:${plain}`, decrypt: (sealed: string) => sealed.replace(/^plain:/, '') }),
+    createSecretBox: () => ({
+      encrypt: (plain: string) => `plain:${plain}`,
+      decrypt: (sealed: string) => sealed.replace(/^plain:/, ''),
+    }),
   };
 });
 
@@ -24,5 +28,10 @@ afterAll(async () => {
 
 it('reports the secrets stored in plaintext', async () => {
   const found = await plaintextInDump(world);
-  expect(found).toEqual(expect.arrayContaining([expect.stringContaining(world.secrets[0]!.slice(0, 12)), expect.stringContaining(world.secrets[1]!.slice(0, 12))]));
+  expect(found).toEqual(
+    expect.arrayContaining([
+      expect.stringContaining(world.secrets[0]!.slice(0, 12)),
+      expect.stringContaining(world.secrets[1]!.slice(0, 12)),
+    ]),
+  );
 });

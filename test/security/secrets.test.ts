@@ -6,6 +6,7 @@
  * collection read raw through the driver; keys are stored as hashes, secrets sealed).
  */
 import request from 'supertest';
+
 import { plaintextInDump } from './dump';
 import { writes } from './extra-fields';
 import { runMatrix, send, type Actor } from './tenancy-kit';
@@ -19,10 +20,12 @@ describeEachWorld((current) => {
     const keep = (r: request.Response) => answers.push(`${JSON.stringify(r.headers)} ${r.text}`);
     // Every route, as the owner and as the others (the matrix), then the owner's writes and reads once more.
     expect(await runMatrix(world)).toEqual([]);
-    for (const req of Object.values(writes(world))) if (typeof req !== 'string') keep(await send(world.app, world.keys.A, req));
+    for (const req of Object.values(writes(world)))
+      if (typeof req !== 'string') keep(await send(world.app, world.keys.A, req));
     for (const probe of Object.values(world.probes)) {
       if (probe.kind === 'list') keep(await send(world.app, world.keys.A, probe.req));
-      if (probe.kind === 'hidden' && probe.req(probe.own).method === 'get') keep(await send(world.app, world.keys.A, probe.req(probe.own)));
+      if (probe.kind === 'hidden' && probe.req(probe.own).method === 'get')
+        keep(await send(world.app, world.keys.A, probe.req(probe.own)));
     }
     for (const req of world.snapshot) keep(await send(world.app, world.keys.A, req));
     // Failures too: a revoked-looking key, and bodies refused by validation that carry a secret.
@@ -30,12 +33,20 @@ describeEachWorld((current) => {
       keep(await request(world.app).get('/healthz').set('x-api-key', secret));
       for (const [route, req] of Object.entries(writes(world))) {
         if (typeof req === 'string' || req.file || !/^POST /.test(route)) continue;
-        keep(await send(world.app, world.keys.A, { ...req, body: { ...(req.body as object), name: { secret }, api_key: secret, headers: secret } }));
+        keep(
+          await send(world.app, world.keys.A, {
+            ...req,
+            body: { ...(req.body as object), name: { secret }, api_key: secret, headers: secret },
+          }),
+        );
       }
     }
   }, 180_000);
 
-  const hidden = () => [...world.secrets.filter((s) => !world.shown.includes(s)), ...(['A', 'B', 'C'] as Actor[]).map((a) => world.keys[a])];
+  const hidden = () => [
+    ...world.secrets.filter((s) => !world.shown.includes(s)),
+    ...(['A', 'B', 'C'] as Actor[]).map((a) => world.keys[a]),
+  ];
 
   it('answers with no secret but those shown to their owner, masked values instead', () => {
     expect(answers.length).toBeGreaterThan(Object.keys(world.probes).length);

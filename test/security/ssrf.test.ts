@@ -7,11 +7,13 @@
  * path must refuse every one (the crawler too: its start URLs and the redirects it meets), and the canaries listening on loopback (IPv4 and IPv6) must never see a connection.
  */
 import request from 'supertest';
+
 import { createExecutionRepository, type ExecutionRecord } from '@platform/scheduling';
 import { startLocalServer, type LocalServer } from '@platform/testing';
-import { startScheduleStack, type ScheduleStack } from '../../services/scheduler/test/schedule-stack';
+
 import { startAgentApp, type AgentTestApp } from '../../services/agent/test/helpers';
 import { startGraphStack, type GraphStack } from '../../services/graph/test/helpers';
+import { startScheduleStack, type ScheduleStack } from '../../services/scheduler/test/schedule-stack';
 import { petsDocument } from './worlds';
 
 let canary4: LocalServer;
@@ -74,7 +76,10 @@ describe('HTTP schedules (scheduler creates, worker calls)', () => {
   }, 30_000);
 
   async function runOnce(url: string): Promise<{ created: number; run?: ExecutionRecord }> {
-    const made = await request(s.t.app).post('/http-schedules/').set('x-api-key', s.key).send({ name: 'ssrf', url, cron_expression: '0 9 * * *', max_retries: 0 });
+    const made = await request(s.t.app)
+      .post('/http-schedules/')
+      .set('x-api-key', s.key)
+      .send({ name: 'ssrf', url, cron_expression: '0 9 * * *', max_retries: 0 });
     if (made.status !== 201) return { created: made.status };
     const fired = await request(s.t.app).post(`/http-schedules/${made.body.id}/trigger`).set('x-api-key', s.key);
     const executions = createExecutionRepository(s.t.dbs.conn);
@@ -91,7 +96,12 @@ describe('HTTP schedules (scheduler creates, worker calls)', () => {
     const { created, run } = await runOnce(`${base}/hook`);
     // Refused at creation (422) or at the call: the run fails with the guard's reason, no response.
     if (created !== 201) expect(created).toBe(422);
-    else expect({ status: run!.status, response_status: run!.response_status, error: run!.error_message }).toEqual({ status: 'failed', response_status: null, error: expect.stringMatching(REFUSED) });
+    else
+      expect({ status: run!.status, response_status: run!.response_status, error: run!.error_message }).toEqual({
+        status: 'failed',
+        response_status: null,
+        error: expect.stringMatching(REFUSED),
+      });
   });
 });
 
@@ -100,7 +110,12 @@ describe('agent service: tools and LLM base URLs', () => {
   let key: string;
   let n = 0;
   beforeAll(async () => {
-    t = await startAgentApp({ allowHosts: `127.0.0.1:${redirector.port}`, providerTimeoutMs: 5_000, toolTimeoutMs: 5_000, toolEnhancer: { baseUrl: 'http://127.0.0.1:9/v1', model: 'none' } });
+    t = await startAgentApp({
+      allowHosts: `127.0.0.1:${redirector.port}`,
+      providerTimeoutMs: 5_000,
+      toolTimeoutMs: 5_000,
+      toolEnhancer: { baseUrl: 'http://127.0.0.1:9/v1', model: 'none' },
+    });
     key = await t.dbs.mintKey({ user_id: 'ssrf', org_id: 'ssrf' });
   });
   afterAll(async () => {
@@ -108,25 +123,41 @@ describe('agent service: tools and LLM base URLs', () => {
   });
   const api = () => request(t.app);
 
-  const execute = (tool: string) => api().post(`/v3/tools/openapi/${tool}/execute?path=/pets&method=GET`).set('x-api-key', key);
+  const execute = (tool: string) =>
+    api().post(`/v3/tools/openapi/${tool}/execute?path=/pets&method=GET`).set('x-api-key', key);
 
   it.each(TARGETS)('tool execute refuses %s', async (name, url) => {
     const base = url();
-    const made = await api().post('/v3/tools/').set('x-api-key', key).send({ tool_set_name: `ssrf_${n++}`, openapi_schema: petsDocument(base) });
+    const made = await api()
+      .post('/v3/tools/')
+      .set('x-api-key', key)
+      .send({ tool_set_name: `ssrf_${n++}`, openapi_schema: petsDocument(base) });
     if (made.status !== 201) {
       expect({ name, status: made.status }).toEqual({ name, status: 422 });
       return;
     }
     const tool = (made.body as { tool_ids: string[] }).tool_ids.find((id) => id.endsWith('listPets'))!;
     const res = await execute(tool);
-    expect({ status: res.status, detail: JSON.stringify(res.body) }).toEqual({ status: 502, detail: expect.stringMatching(REFUSED) });
+    expect({ status: res.status, detail: JSON.stringify(res.body) }).toEqual({
+      status: 502,
+      detail: expect.stringMatching(REFUSED),
+    });
     // The base URL given later (endpoint_defaults) is held to the same rule.
-    const other = await api().post('/v3/tools/').set('x-api-key', key).send({ tool_set_name: `ssrf_${n++}`, openapi_schema: petsDocument('https://api.example.com') });
+    const other = await api()
+      .post('/v3/tools/')
+      .set('x-api-key', key)
+      .send({ tool_set_name: `ssrf_${n++}`, openapi_schema: petsDocument('https://api.example.com') });
     const otherTool = (other.body as { tool_ids: string[] }).tool_ids.find((id) => id.endsWith('listPets'))!;
-    const put = await api().put(`/v3/tools/${otherTool}`).set('x-api-key', key).send({ endpoint_defaults: { base_url: base } });
+    const put = await api()
+      .put(`/v3/tools/${otherTool}`)
+      .set('x-api-key', key)
+      .send({ endpoint_defaults: { base_url: base } });
     if (put.status === 200) {
       const again = await execute(otherTool);
-      expect({ status: again.status, detail: JSON.stringify(again.body) }).toEqual({ status: 502, detail: expect.stringMatching(REFUSED) });
+      expect({ status: again.status, detail: JSON.stringify(again.body) }).toEqual({
+        status: 502,
+        detail: expect.stringMatching(REFUSED),
+      });
     } else {
       expect({ name, status: put.status }).toEqual({ name, status: 422 });
     }
@@ -134,19 +165,34 @@ describe('agent service: tools and LLM base URLs', () => {
 
   it.each(TARGETS)('chat and stream refuse an LLM base_url at %s', async (name, url) => {
     const base = url();
-    const cred = await api().post('/v3/providers/credentials').set('x-api-key', key).send({ name: 'ssrf', provider_id: 'openai', credentials: { api_key: 'sk-x', base_url: `${base}/v1` } });
+    const cred = await api()
+      .post('/v3/providers/credentials')
+      .set('x-api-key', key)
+      .send({ name: 'ssrf', provider_id: 'openai', credentials: { api_key: 'sk-x', base_url: `${base}/v1` } });
     if (cred.status !== 201) {
       expect({ name, status: cred.status }).toEqual({ name, status: 422 });
       return;
     }
-    const agent = await api().post('/v3/agents/').set('x-api-key', key).send({ name: 'ssrf', provider_id: 'openai', model: 'm', llm_credential_id: cred.body.credential_id, system_prompt: 'x' });
+    const agent = await api().post('/v3/agents/').set('x-api-key', key).send({
+      name: 'ssrf',
+      provider_id: 'openai',
+      model: 'm',
+      llm_credential_id: cred.body.credential_id,
+      system_prompt: 'x',
+    });
     const body = { agent_id: String(agent.body.agent_id), session_id: `ssrf-${n++}`, message: 'hi' };
     const chat = await api().post('/v3/inference/chat/').set('x-api-key', key).send(body);
     // Provider calls follow no redirect at all: a redirect fails as such, before the guard has anything to judge.
     const why = name.startsWith('a redirect') ? /^LLM provider error: .*redirect/i : /^LLM provider error: .*refused/;
-    expect({ status: chat.status, detail: chat.body.detail }).toEqual({ status: 502, detail: expect.stringMatching(why) });
+    expect({ status: chat.status, detail: chat.body.detail }).toEqual({
+      status: 502,
+      detail: expect.stringMatching(why),
+    });
     const stream = await api().post('/v3/inference/stream/').set('x-api-key', key).send(body);
-    expect({ status: stream.status, detail: stream.body.detail }).toEqual({ status: 502, detail: expect.stringMatching(why) });
+    expect({ status: stream.status, detail: stream.body.detail }).toEqual({
+      status: 502,
+      detail: expect.stringMatching(why),
+    });
   });
 });
 
@@ -162,7 +208,10 @@ describe('graph service: the website crawler', () => {
   });
 
   it.each(TARGETS)('trains nothing from %s', async (_name, url) => {
-    const res = await request(g.app).post(`/v4/knowledge_graph/website/?rag_id=${rag}`).set('x-api-key', g.alice).send({ urls: [`${url()}/`], max_crawl_pages: 5, max_crawl_depth: 1 });
+    const res = await request(g.app)
+      .post(`/v4/knowledge_graph/website/?rag_id=${rag}`)
+      .set('x-api-key', g.alice)
+      .send({ urls: [`${url()}/`], max_crawl_pages: 5, max_crawl_depth: 1 });
     // Refused up front (422) or crawled as a site with no page that could be fetched.
     if (res.status === 200) expect(res.body.pages_trained).toBe(0);
     else expect(res.status).toBe(422);

@@ -9,6 +9,7 @@
  */
 import type { Express } from 'express';
 import request from 'supertest';
+
 import { routeKey, routeTable } from '../fuzz/route-table';
 
 export type Actor = 'A' | 'B' | 'C';
@@ -47,7 +48,11 @@ export type Probe =
   | { kind: 'hidden'; req: (id: string) => Req; own: string; absent: string; absentStatus?: number }
   | { kind: 'list'; req: Req; own: string[] }
   | { kind: 'create'; req: Req; status?: number; sample?: Req }
-  | { kind: 'custom'; run: (send: (actor: Actor, req: Req) => Promise<request.Response>) => Promise<string[]>; sample: Req }
+  | {
+      kind: 'custom';
+      run: (send: (actor: Actor, req: Req) => Promise<request.Response>) => Promise<string[]>;
+      sample: Req;
+    }
   | { kind: 'exempt'; why: string };
 
 export interface World {
@@ -76,16 +81,30 @@ const answer = (r: request.Response) => ({ status: r.status, body: r.body as unk
  * Statistics the platform writes in the background after A's own triggers and runs (coalesced to at most one write a
  * second), so they may move between the two snapshots whatever B and C do; nothing B or C can call changes them.
  */
-const BACKGROUND_STATS = new Set(['trigger_count', 'last_triggered_at', 'last_trigger_success', 'run_count', 'last_run_at', 'last_run_success']);
+const BACKGROUND_STATS = new Set([
+  'trigger_count',
+  'last_triggered_at',
+  'last_trigger_success',
+  'run_count',
+  'last_run_at',
+  'last_run_success',
+]);
 function steady(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(steady);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).filter(([k]) => !BACKGROUND_STATS.has(k)).map(([k, v]) => [k, steady(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => !BACKGROUND_STATS.has(k))
+        .map(([k, v]) => [k, steady(v)]),
+    );
   return value;
 }
 const snapshotOf = (r: request.Response) => ({ status: r.status, body: steady(r.body) });
 const show = (r: { status: number; body: unknown }) => `${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
 const swap = (r: request.Response, own: string, absent: string) => {
-  const text = JSON.stringify(r.body ?? null).split(own).join(absent);
+  const text = JSON.stringify(r.body ?? null)
+    .split(own)
+    .join(absent);
   return { status: r.status, body: JSON.parse(text) as unknown };
 };
 
@@ -104,7 +123,10 @@ function counts(body: unknown, out: number[] = []): number[] {
 export function coverage(world: World): { unprobed: string[]; stale: string[] } {
   const routes = routeTable(world.app);
   const probed = new Set(Object.keys(world.probes).map((k) => routeKey(k.split(' ')[0]!, k.split(' ')[1]!)));
-  return { unprobed: [...routes].filter((r) => !probed.has(r)).sort(), stale: [...probed].filter((p) => !routes.has(p)).sort() };
+  return {
+    unprobed: [...routes].filter((r) => !probed.has(r)).sort(),
+    stale: [...probed].filter((p) => !routes.has(p)).sort(),
+  };
 }
 
 /** Runs every probe of `world` as B and C; returns what was found wrong (empty: tenants are isolated). */
@@ -125,26 +147,31 @@ export async function runMatrix(world: World): Promise<string[]> {
       }
       const expected = answer(await as('A', probe.req(probe.absent)));
       // A malformed probe is refused before any owner is looked at, and would prove nothing.
-      if ([400, 415, 422].includes(expected.status) && expected.status !== probe.absentStatus) fail('A', `the probe is malformed: ${show(expected)}`);
+      if ([400, 415, 422].includes(expected.status) && expected.status !== probe.absentStatus)
+        fail('A', `the probe is malformed: ${show(expected)}`);
       for (const actor of ['B', 'C'] as const) {
         const sameOrg = world.scope === 'org' && actor === 'B';
         const got = await as(actor, probe.req(probe.own));
         // A colleague gets what A gets (for a write, the same status: the new object's id differs).
-        const colleague = (r: request.Response) => (ownReq.method === 'get' ? answer(r) : { status: r.status, body: null });
+        const colleague = (r: request.Response) =>
+          ownReq.method === 'get' ? answer(r) : { status: r.status, body: null };
         const want = sameOrg ? colleague(await as('A', ownReq)) : expected;
         const seen = sameOrg ? colleague(got) : swap(got, probe.own, probe.absent);
-        if (JSON.stringify(seen) !== JSON.stringify(want)) fail(actor, `answered ${show(answer(got))}, expected ${show(want)}`);
+        if (JSON.stringify(seen) !== JSON.stringify(want))
+          fail(actor, `answered ${show(answer(got))}, expected ${show(want)}`);
       }
     } else if (probe.kind === 'list') {
       const mine = await as('A', probe.req);
       const names = (text: string, id: string) => text.includes(`"${id}"`);
       const missing = probe.own.filter((id) => !names(JSON.stringify(mine.body), id));
-      if (mine.status !== 200 || missing.length > 0) fail('A', `own list does not show ${missing.join(', ')}: ${show(answer(mine))}`);
+      if (mine.status !== 200 || missing.length > 0)
+        fail('A', `own list does not show ${missing.join(', ')}: ${show(answer(mine))}`);
       for (const actor of ['B', 'C'] as const) {
         const got = await as(actor, probe.req);
         const text = JSON.stringify(got.body);
         if (world.scope === 'org' && actor === 'B') {
-          if (probe.own.some((id) => !names(text, id))) fail(actor, `a colleague's list misses the organization's objects: ${show(answer(got))}`);
+          if (probe.own.some((id) => !names(text, id)))
+            fail(actor, `a colleague's list misses the organization's objects: ${show(answer(got))}`);
           continue;
         }
         if (got.status !== 200) fail(actor, `answered ${show(answer(got))}`);
@@ -164,19 +191,27 @@ export async function runMatrix(world: World): Promise<string[]> {
   const after = await Promise.all(world.snapshot.map((r) => as('A', r).then(snapshotOf)));
   world.snapshot.forEach((r, i) => {
     if (JSON.stringify(after[i]) !== JSON.stringify(before[i])) {
-      found.push(`${world.service} A's ${r.method.toUpperCase()} ${r.path} changed while B and C probed: ${show(before[i]!)} → ${show(after[i]!)}`);
+      found.push(
+        `${world.service} A's ${r.method.toUpperCase()} ${r.path} changed while B and C probed: ${show(before[i]!)} → ${show(after[i]!)}`,
+      );
     }
   });
   return found;
 }
 
 /** Mints the keys of A, B and C. */
-export async function mintKeys(mint: (owner: { user_id: string; org_id: string }) => Promise<string>): Promise<Record<Actor, string>> {
+export async function mintKeys(
+  mint: (owner: { user_id: string; org_id: string }) => Promise<string>,
+): Promise<Record<Actor, string>> {
   return { A: await mint(USERS.A), B: await mint(USERS.B), C: await mint(USERS.C) };
 }
 
 /** The id field of a 2xx answer, or an error naming the fixture. */
-export async function idOf(res: Promise<request.Response> | request.Response, field: string, what: string): Promise<string> {
+export async function idOf(
+  res: Promise<request.Response> | request.Response,
+  field: string,
+  what: string,
+): Promise<string> {
   const r = await res;
   if (r.status >= 300) throw new Error(`${what} answered ${r.status}: ${r.text}`);
   const value: unknown = (r.body as Record<string, unknown>)[field];

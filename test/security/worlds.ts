@@ -6,12 +6,14 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
+
+import type { InferenceTaskJob } from '@platform/agent-client';
 import { createQueue, producerConnection, QUEUE_NAMES } from '@platform/queue';
 import { startLocalServer, testInfra, uniqueName, type LocalServer, type TestDatabases } from '@platform/testing';
-import type { InferenceTaskJob } from '@platform/agent-client';
+
+import { bullTaskQueue } from '../../services/agent/src/tasks/task.queue';
 import { startAgentApp } from '../../services/agent/test/helpers';
 import { startGraphStack } from '../../services/graph/test/helpers';
-import { bullTaskQueue } from '../../services/agent/src/tasks/task.queue';
 import { startOcrApp } from '../../services/ocr/test/support/helpers';
 import { textPdf } from '../../services/ocr/test/support/text-fixtures';
 import { ragBody, startRagApp } from '../../services/rag/test/helpers';
@@ -37,8 +39,21 @@ export interface SecurityWorld extends World {
 export const hexId = () => randomBytes(12).toString('hex');
 
 /** An A object's id that names nothing any more: created by A, then deleted. */
-async function deletedId(app: Express, key: string, create: Req, field: string, deletePath: (id: string) => string): Promise<string> {
-  const id = await idOf(request(app)[create.method](create.path).set('x-api-key', key).send(create.body as object), field, `absent ${create.path}`);
+async function deletedId(
+  app: Express,
+  key: string,
+  create: Req,
+  field: string,
+  deletePath: (id: string) => string,
+): Promise<string> {
+  const id = await idOf(
+    request(app)
+      [create.method](create.path)
+      .set('x-api-key', key)
+      .send(create.body as object),
+    field,
+    `absent ${create.path}`,
+  );
   const gone = await request(app).delete(deletePath(id)).set('x-api-key', key);
   if (gone.status !== 204) throw new Error(`deleting ${deletePath(id)} answered ${gone.status}`);
   return id;
@@ -48,7 +63,10 @@ const signed = (app: Express, hook: { id: string; secret_key: string }, body: st
   request(app)
     .post(`/webhook-trigger/${hook.id}`)
     .set('content-type', 'application/json')
-    .set('x-webhook-signature', `sha256=${createHmac('sha256', Buffer.from(hook.secret_key, 'utf8')).update(body).digest('hex')}`)
+    .set(
+      'x-webhook-signature',
+      `sha256=${createHmac('sha256', Buffer.from(hook.secret_key, 'utf8')).update(body).digest('hex')}`,
+    )
     .send(body);
 
 /** Same routes for both kinds of schedules. */
@@ -70,7 +88,11 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
   const t = await startSchedulerApp();
   const keys = await mintKeys(t.dbs.mintKey);
   const { app } = t;
-  const as = (req: Req) => request(app)[req.method](req.path).set('x-api-key', keys.A).send(req.body as object);
+  const as = (req: Req) =>
+    request(app)
+      [req.method](req.path)
+      .set('x-api-key', keys.A)
+      .send(req.body as object);
   const agentId = await t.createAgent(keys.A);
   const absentAgent = await t.createAgent(keys.A);
   await request(t.agentServiceUrl).delete(`/v3/agents/${absentAgent}`).set('x-api-key', keys.A).expect(204);
@@ -78,10 +100,21 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
   const hookRes = await as(post('/agent-webhooks/', { agent_id: agentId, description: 'A hook' }));
   if (hookRes.status !== 201) throw new Error(`webhook: ${hookRes.status} ${hookRes.text}`);
   const hook = hookRes.body as { id: string; secret_key: string };
-  const absentHook = await deletedId(app, keys.A, post('/agent-webhooks/', { agent_id: agentId }), 'id', (id) => `/agent-webhooks/${id}`);
+  const absentHook = await deletedId(
+    app,
+    keys.A,
+    post('/agent-webhooks/', { agent_id: agentId }),
+    'id',
+    (id) => `/agent-webhooks/${id}`,
+  );
   const agentSchedule = post('/schedules/', { agent_id: agentId, cron_expression: '0 9 * * *', message: 'A schedule' });
   const headerSecret = `Bearer a-http-secret-${randomUUID()}`;
-  const httpSchedule = post('/http-schedules/', { name: 'A call', url: 'https://example.com/hook', cron_expression: '0 9 * * *', headers: { authorization: headerSecret } });
+  const httpSchedule = post('/http-schedules/', {
+    name: 'A call',
+    url: 'https://example.com/hook',
+    cron_expression: '0 9 * * *',
+    headers: { authorization: headerSecret },
+  });
   const schedule = await idOf(as(agentSchedule), 'id', 'schedule');
   const absentSchedule = await deletedId(app, keys.A, agentSchedule, 'id', (id) => `/schedules/${id}`);
   const http = await idOf(as(httpSchedule), 'id', 'http schedule');
@@ -93,11 +126,18 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
   const hiddenHook = (req: (id: string) => Req): Probe => ({ kind: 'hidden', req, own: hook.id, absent: absentHook });
   const byAgent = (req: (id: string) => Req): Probe => ({ kind: 'hidden', req, own: agentId, absent: absentAgent });
   const probes: Record<string, Probe> = {
-    'POST /webhook-trigger/{}': { kind: 'exempt', why: 'no API key: the webhook signing secret is the credential (services/scheduler/test/signature.test.ts)' },
+    'POST /webhook-trigger/{}': {
+      kind: 'exempt',
+      why: 'no API key: the webhook signing secret is the credential (services/scheduler/test/signature.test.ts)',
+    },
     'POST /agent-webhooks': byAgent((id) => post('/agent-webhooks/', { agent_id: id, description: 'on A agent' })),
     'GET /agent-webhooks': { kind: 'list', req: get('/agent-webhooks/'), own: [hook.id] },
     'POST /agent-webhooks/pause-bulk': hiddenHook((id) => post('/agent-webhooks/pause-bulk/', [id])),
-    'GET /agent-webhooks/executions/recent': { kind: 'list', req: get('/agent-webhooks/executions/recent?hours=720'), own: [hookRun] },
+    'GET /agent-webhooks/executions/recent': {
+      kind: 'list',
+      req: get('/agent-webhooks/executions/recent?hours=720'),
+      own: [hookRun],
+    },
     'GET /agent-webhooks/{}/executions': hiddenHook((id) => get(`/agent-webhooks/${id}/executions`)),
     'GET /agent-webhooks/{}': hiddenHook((id) => get(`/agent-webhooks/${id}`)),
     'PATCH /agent-webhooks/{}': hiddenHook((id) => patch(`/agent-webhooks/${id}`, { description: 'taken over' })),
@@ -107,14 +147,27 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
     'POST /agent-webhooks/{}/regenerate-secret': hiddenHook((id) => post(`/agent-webhooks/${id}/regenerate-secret`)),
     'POST /schedules': byAgent((id) => post('/schedules/', { agent_id: id, cron_expression: '0 9 * * *' })),
     'GET /schedules': { kind: 'list', req: get('/schedules/'), own: [schedule] },
-    'GET /schedules/executions/recent': { kind: 'list', req: get('/schedules/executions/recent?hours=720'), own: [scheduleRun] },
+    'GET /schedules/executions/recent': {
+      kind: 'list',
+      req: get('/schedules/executions/recent?hours=720'),
+      own: [scheduleRun],
+    },
     ...scheduleProbes('/schedules', schedule, absentSchedule),
     'POST /http-schedules': {
       kind: 'create',
-      req: post('/http-schedules/', { name: 'B call', url: 'https://example.com/b', cron_expression: '0 9 * * *', ...USERS.A }),
+      req: post('/http-schedules/', {
+        name: 'B call',
+        url: 'https://example.com/b',
+        cron_expression: '0 9 * * *',
+        ...USERS.A,
+      }),
     },
     'GET /http-schedules': { kind: 'list', req: get('/http-schedules/'), own: [http] },
-    'GET /http-schedules/executions/recent': { kind: 'list', req: get('/http-schedules/executions/recent?hours=720'), own: [httpRun] },
+    'GET /http-schedules/executions/recent': {
+      kind: 'list',
+      req: get('/http-schedules/executions/recent?hours=720'),
+      own: [httpRun],
+    },
     ...scheduleProbes('/http-schedules', http, absentHttp),
     'GET /schedules/by-agent/{}': byAgent((id) => get(`/schedules/by-agent/${id}`)),
   };
@@ -130,7 +183,15 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
     get(`/http-schedules/${http}/logs`),
     get(`/schedules/by-agent/${agentId}`),
   ];
-  return worldOf(t, { service: 'scheduler', scope: 'owner', keys, probes, snapshot, secrets: [hook.secret_key, headerSecret], shown: [hook.secret_key] });
+  return worldOf(t, {
+    service: 'scheduler',
+    scope: 'owner',
+    keys,
+    probes,
+    snapshot,
+    secrets: [hook.secret_key, headerSecret],
+    shown: [hook.secret_key],
+  });
 }
 
 /** An OpenAPI document of a small API at `baseUrl`, for tool sets. */
@@ -142,14 +203,24 @@ export function petsDocument(baseUrl: string) {
     servers: [{ url: baseUrl }],
     paths: {
       '/pets': { get: { operationId: 'listPets', responses: ok } },
-      '/pets/{petId}': { get: { operationId: 'getPet', parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'string' } }], responses: ok } },
+      '/pets/{petId}': {
+        get: {
+          operationId: 'getPet',
+          parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: ok,
+        },
+      },
     },
   };
 }
 
 export async function startAgentWorld(): Promise<SecurityWorld> {
   const llm = await startLocalServer((req, res) => {
-    const reply = { id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] };
+    const reply = {
+      id: 'c',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+    };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
   });
   const api = await startLocalServer((req, res) => {
@@ -165,40 +236,114 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
   });
   const keys = await mintKeys(t.dbs.mintKey);
   const { app } = t;
-  const as = (req: Req) => request(app)[req.method](req.path).set('x-api-key', keys.A).send(req.body as object);
+  const as = (req: Req) =>
+    request(app)
+      [req.method](req.path)
+      .set('x-api-key', keys.A)
+      .send(req.body as object);
   const providerKey = `sk-a-provider-${randomUUID()}`;
-  const credentialBody = post('/v3/providers/credentials', { name: 'A openai', provider_id: 'openai', credentials: { api_key: providerKey, base_url: `${llm.url}/v1` } });
+  const credentialBody = post('/v3/providers/credentials', {
+    name: 'A openai',
+    provider_id: 'openai',
+    credentials: { api_key: providerKey, base_url: `${llm.url}/v1` },
+  });
   const credential = await idOf(as(credentialBody), 'credential_id', 'credential');
-  const absentCredential = await deletedId(app, keys.A, credentialBody, 'credential_id', (id) => `/v3/providers/credentials/${id}`);
-  const agentBody = post('/v3/agents/', { name: 'tenant-a-agent', provider_id: 'openai', model: 'm', llm_credential_id: credential, system_prompt: 'Be brief.', features: [{ type: 'MEMORY', config: {} }] });
+  const absentCredential = await deletedId(
+    app,
+    keys.A,
+    credentialBody,
+    'credential_id',
+    (id) => `/v3/providers/credentials/${id}`,
+  );
+  const agentBody = post('/v3/agents/', {
+    name: 'tenant-a-agent',
+    provider_id: 'openai',
+    model: 'm',
+    llm_credential_id: credential,
+    system_prompt: 'Be brief.',
+    features: [{ type: 'MEMORY', config: {} }],
+  });
   const agent = await idOf(as(agentBody), 'agent_id', 'agent');
   const absentAgent = await deletedId(app, keys.A, agentBody, 'agent_id', (id) => `/v3/agents/${id}`);
-  const single = await idOf(as(post('/v3/agents/template/single-task', { name: 'tenant-a-single', agent_instructions: 'Summarise.', provider_id: 'openai', model: 'm', llm_credential_id: credential })), 'id', 'single-task agent');
+  const single = await idOf(
+    as(
+      post('/v3/agents/template/single-task', {
+        name: 'tenant-a-single',
+        agent_instructions: 'Summarise.',
+        provider_id: 'openai',
+        model: 'm',
+        llm_credential_id: credential,
+      }),
+    ),
+    'id',
+    'single-task agent',
+  );
   const toolHeader = `a-tool-secret-${randomUUID()}`;
-  const tools = await request(app).post('/v3/tools/').set('x-api-key', keys.A).send({ tool_set_name: 'a_pets', openapi_schema: petsDocument(api.url), default_headers: { 'x-secret': toolHeader } });
+  const tools = await request(app)
+    .post('/v3/tools/')
+    .set('x-api-key', keys.A)
+    .send({
+      tool_set_name: 'a_pets',
+      openapi_schema: petsDocument(api.url),
+      default_headers: { 'x-secret': toolHeader },
+    });
   if (tools.status !== 201) throw new Error(`tools: ${tools.status} ${tools.text}`);
   const tool = (tools.body as { tool_ids: string[] }).tool_ids[0]!;
-  const gone = await request(app).post('/v3/tools/').set('x-api-key', keys.A).send({ tool_set_name: 'a_gone', openapi_schema: petsDocument(api.url) });
+  const gone = await request(app)
+    .post('/v3/tools/')
+    .set('x-api-key', keys.A)
+    .send({ tool_set_name: 'a_gone', openapi_schema: petsDocument(api.url) });
   const absentTool = (gone.body as { tool_ids: string[] }).tool_ids[0]!;
   await request(app).delete(`/v3/tools/${absentTool}`).set('x-api-key', keys.A).expect(204);
   const session = `a-session-${randomUUID()}`;
-  await idOf(as(post('/v3/inference/chat/', { agent_id: agent, session_id: session, message: 'hello from A' })), 'response', 'chat');
-  const task = await idOf(as(post('/v3/inference/task/', { agent_id: agent, session_id: session, message: 'task of A' })), 'task_id', 'task');
+  await idOf(
+    as(post('/v3/inference/chat/', { agent_id: agent, session_id: session, message: 'hello from A' })),
+    'response',
+    'chat',
+  );
+  const task = await idOf(
+    as(post('/v3/inference/task/', { agent_id: agent, session_id: session, message: 'task of A' })),
+    'task_id',
+    'task',
+  );
   const absentTask = randomUUID();
 
-  const hidden = (own: string, absent: string, req: (id: string) => Req): Probe => ({ kind: 'hidden', req, own, absent });
+  const hidden = (own: string, absent: string, req: (id: string) => Req): Probe => ({
+    kind: 'hidden',
+    req,
+    own,
+    absent,
+  });
   const cred = (req: (id: string) => Req) => hidden(credential, absentCredential, req);
   const ag = (req: (id: string) => Req) => hidden(agent, absentAgent, req);
   const tl = (req: (id: string) => Req) => hidden(tool, absentTool, req);
   const chat = (path: string) => ag((id) => post(path, { agent_id: id, session_id: 'b-session', message: 'hi' }));
   const task_ = (req: (id: string) => Req) => hidden(task, absentTask, req);
   const probes: Record<string, Probe> = {
-    'POST /v3/providers/credentials': { kind: 'create', req: post('/v3/providers/credentials', { name: 'own', provider_id: 'openai', credentials: { api_key: 'sk-own' }, ...USERS.A }) },
+    'POST /v3/providers/credentials': {
+      kind: 'create',
+      req: post('/v3/providers/credentials', {
+        name: 'own',
+        provider_id: 'openai',
+        credentials: { api_key: 'sk-own' },
+        ...USERS.A,
+      }),
+    },
     'GET /v3/providers/credentials': { kind: 'list', req: get('/v3/providers/credentials'), own: [credential] },
-    'GET /v3/providers/credentials/type/{}': { kind: 'list', req: get('/v3/providers/credentials/type/llm'), own: [credential] },
-    'GET /v3/providers/credentials/user/{}/{}': { kind: 'list', req: get('/v3/providers/credentials/user/llm/openai'), own: [credential] },
+    'GET /v3/providers/credentials/type/{}': {
+      kind: 'list',
+      req: get('/v3/providers/credentials/type/llm'),
+      own: [credential],
+    },
+    'GET /v3/providers/credentials/user/{}/{}': {
+      kind: 'list',
+      req: get('/v3/providers/credentials/user/llm/openai'),
+      own: [credential],
+    },
     'GET /v3/providers/credentials/{}': cred((id) => get(`/v3/providers/credentials/${id}`)),
-    'PUT /v3/providers/credentials/{}': cred((id) => put(`/v3/providers/credentials/${id}`, { name: 'taken', credentials: { base_url: 'http://evil.example/v1' } })),
+    'PUT /v3/providers/credentials/{}': cred((id) =>
+      put(`/v3/providers/credentials/${id}`, { name: 'taken', credentials: { base_url: 'http://evil.example/v1' } }),
+    ),
     'DELETE /v3/providers/credentials/{}': cred((id) => del(`/v3/providers/credentials/${id}`)),
     // Internal only: to an API key it is the unknown route it is to everyone.
     'POST /v3/providers/credentials/{}/open': cred((id) => post(`/v3/providers/credentials/${id}/open`)),
@@ -209,23 +354,58 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
       run: async (send) => {
         const problems: string[] = [];
         for (const actor of ['B', 'C'] as const) {
-          const made = await send(actor, post('/v3/agents/', { name: `${actor} agent`, provider_id: 'openai', model: 'm', llm_credential_id: credential, system_prompt: 'x', ...USERS.A }));
-          if (made.status !== 201 && made.status !== 404 && made.status !== 422) problems.push(`${actor}: agent with A's credential answered ${made.status}`);
+          const made = await send(
+            actor,
+            post('/v3/agents/', {
+              name: `${actor} agent`,
+              provider_id: 'openai',
+              model: 'm',
+              llm_credential_id: credential,
+              system_prompt: 'x',
+              ...USERS.A,
+            }),
+          );
+          if (made.status !== 201 && made.status !== 404 && made.status !== 422)
+            problems.push(`${actor}: agent with A's credential answered ${made.status}`);
           if (made.status !== 201) continue;
           const before = llm.requests.length;
-          const ran = await send(actor, post('/v3/inference/chat/', { agent_id: String(made.body.agent_id), session_id: 's', message: 'spend A' }));
+          const ran = await send(
+            actor,
+            post('/v3/inference/chat/', { agent_id: String(made.body.agent_id), session_id: 's', message: 'spend A' }),
+          );
           const used = llm.requests.slice(before).some((r) => JSON.stringify(r.headers).includes(providerKey));
-          if (ran.status === 200 || used) problems.push(`${actor}: an agent naming A's credential ran on A's provider key (${ran.status})`);
+          if (ran.status === 200 || used)
+            problems.push(`${actor}: an agent naming A's credential ran on A's provider key (${ran.status})`);
         }
         return problems;
       },
     },
     'GET /v3/agents': { kind: 'list', req: get('/v3/agents/'), own: [agent, single] },
-    'POST /v3/agents/template/single-task': { kind: 'create', req: post('/v3/agents/template/single-task', { name: 'own single', agent_instructions: 'x', provider_id: 'openai', model: 'm', ...USERS.A }) },
-    'PUT /v3/agents/template/single-task/{}': hidden(single, absentAgent, (id) => put(`/v3/agents/template/single-task/${id}`, { name: 'taken', agent_instructions: 'x', provider_id: 'openai', model: 'm' })),
-    'GET /v3/agents/utility/by-name/{}': hidden('tenant-a-agent', 'no-agent-has-this-name', (name) => get(`/v3/agents/utility/by-name/${name}`)),
+    'POST /v3/agents/template/single-task': {
+      kind: 'create',
+      req: post('/v3/agents/template/single-task', {
+        name: 'own single',
+        agent_instructions: 'x',
+        provider_id: 'openai',
+        model: 'm',
+        ...USERS.A,
+      }),
+    },
+    'PUT /v3/agents/template/single-task/{}': hidden(single, absentAgent, (id) =>
+      put(`/v3/agents/template/single-task/${id}`, {
+        name: 'taken',
+        agent_instructions: 'x',
+        provider_id: 'openai',
+        model: 'm',
+      }),
+    ),
+    'GET /v3/agents/utility/by-name/{}': hidden('tenant-a-agent', 'no-agent-has-this-name', (name) =>
+      get(`/v3/agents/utility/by-name/${name}`),
+    ),
     'GET /v3/agents/{}': ag((id) => get(`/v3/agents/${id}`)),
-    'PUT /v3/agents/{}': ag((id) => put(`/v3/agents/${id}`, { name: 'taken', provider_id: 'openai', model: 'm', system_prompt: 'x' })),
+    'PUT /v3/agents/{}': ag((id) =>
+      put(`/v3/agents/${id}`, { name: 'taken', provider_id: 'openai', model: 'm', system_prompt: 'x' }),
+    ),
     'DELETE /v3/agents/{}': ag((id) => del(`/v3/agents/${id}`)),
     'POST /v3/inference/chat': chat('/v3/inference/chat/'),
     'POST /v3/inference/stream': chat('/v3/inference/stream/'),
@@ -233,7 +413,9 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     'GET /v3/inference/task/{}': task_((id) => get(`/v3/inference/task/${id}`)),
     'POST /v3/inference/task/{}/run': task_((id) => post(`/v3/inference/task/${id}/run`, { final: true })),
     'POST /v3/inference/task/{}/fail': task_((id) => post(`/v3/inference/task/${id}/fail`, { error: 'x' })),
-    'GET /v3/inference/sessions/{}/messages': hidden(session, `absent-${randomUUID()}`, (id) => get(`/v3/inference/sessions/${id}/messages`)),
+    'GET /v3/inference/sessions/{}/messages': hidden(session, `absent-${randomUUID()}`, (id) =>
+      get(`/v3/inference/sessions/${id}/messages`),
+    ),
     'POST /v3/tools': {
       kind: 'create',
       // B and C may use a set name A uses: tool ids are per owner.
@@ -247,7 +429,9 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     'GET /v3/tools/openapi/{}': tl((id) => get(`/v3/tools/openapi/${id}`)),
     'POST /v3/tools/openapi/{}/execute': tl((id) => post(`/v3/tools/openapi/${id}/execute?path=/pets&method=GET`)),
     'GET /v3/tools/{}': tl((id) => get(`/v3/tools/${id}`)),
-    'PUT /v3/tools/{}': tl((id) => put(`/v3/tools/${id}`, { description: 'taken', endpoint_defaults: { base_url: 'http://evil.example' } })),
+    'PUT /v3/tools/{}': tl((id) =>
+      put(`/v3/tools/${id}`, { description: 'taken', endpoint_defaults: { base_url: 'http://evil.example' } }),
+    ),
     'PATCH /v3/tools/{}': tl((id) => patch(`/v3/tools/${id}?enabled=false`)),
     'DELETE /v3/tools/{}': tl((id) => del(`/v3/tools/${id}`)),
   };
@@ -285,7 +469,16 @@ function worldOf(
   t: { app: Express; lines: string[]; dbs: TestDatabases; close(): Promise<void> },
   parts: Pick<World, 'service' | 'scope' | 'keys' | 'probes' | 'snapshot'> & Partial<SecurityWorld>,
 ): SecurityWorld {
-  return { lines: t.lines, dbs: [t.dbs], secrets: [], shown: [], stubs: {}, close: () => t.close(), app: t.app, ...parts };
+  return {
+    lines: t.lines,
+    dbs: [t.dbs],
+    secrets: [],
+    shown: [],
+    stubs: {},
+    close: () => t.close(),
+    app: t.app,
+    ...parts,
+  };
 }
 
 export async function startRagWorld(): Promise<SecurityWorld> {
@@ -294,24 +487,55 @@ export async function startRagWorld(): Promise<SecurityWorld> {
   const agentKeyA = await t.agent.dbs.mintKey(USERS.A);
   const credential = await t.credential(agentKeyA);
   const absentCredential = await t.credential(agentKeyA);
-  await request(t.agent.app).delete(`/v3/providers/credentials/${absentCredential}`).set('x-api-key', agentKeyA).expect(204);
+  await request(t.agent.app)
+    .delete(`/v3/providers/credentials/${absentCredential}`)
+    .set('x-api-key', agentKeyA)
+    .expect(204);
   for (const actor of ['B', 'C'] as const) await t.agent.dbs.mintKey(USERS[actor]); // B and C exist in the agent service too
-  const body = (over: Record<string, unknown> = {}) => ragBody({ llm_credential_id: credential, embedding_credential_id: credential, ...over });
-  const create = (name: string) => idOf(request(t.app).post('/v3/rag/').set('x-api-key', keys.A).send(body({ collection_name: name })), 'id', 'rag config');
+  const body = (over: Record<string, unknown> = {}) =>
+    ragBody({ llm_credential_id: credential, embedding_credential_id: credential, ...over });
+  const create = (name: string) =>
+    idOf(
+      request(t.app)
+        .post('/v3/rag/')
+        .set('x-api-key', keys.A)
+        .send(body({ collection_name: name })),
+      'id',
+      'rag config',
+    );
   const config = await create('a_docs');
   const absent = await create('a_gone');
   await request(t.app).delete(`/v3/rag/${absent}/`).set('x-api-key', keys.A).expect(204);
   const cfg = (req: (id: string) => Req): Probe => ({ kind: 'hidden', req, own: config, absent });
   const probes: Record<string, Probe> = {
     // A configuration naming A's credential (in the agent service) is refused to B and C as if it did not exist.
-    'POST /v3/rag': { kind: 'hidden', own: credential, absent: absentCredential, absentStatus: 422, req: (id) => post('/v3/rag/', ragBody({ collection_name: 'b_docs', llm_credential_id: id, embedding_credential_id: id })) },
+    'POST /v3/rag': {
+      kind: 'hidden',
+      own: credential,
+      absent: absentCredential,
+      absentStatus: 422,
+      req: (id) =>
+        post('/v3/rag/', ragBody({ collection_name: 'b_docs', llm_credential_id: id, embedding_credential_id: id })),
+    },
     'GET /v3/rag': { kind: 'list', req: get('/v3/rag/'), own: [config] },
-    'GET /v3/rag/user/{}': { kind: 'hidden', own: USERS.A.user_id, absent: 'nobody-has-this-id', req: (id) => get(`/v3/rag/user/${id}/`) },
+    'GET /v3/rag/user/{}': {
+      kind: 'hidden',
+      own: USERS.A.user_id,
+      absent: 'nobody-has-this-id',
+      req: (id) => get(`/v3/rag/user/${id}/`),
+    },
     'GET /v3/rag/{}': cfg((id) => get(`/v3/rag/${id}/`)),
     'PUT /v3/rag/{}': cfg((id) => put(`/v3/rag/${id}/`, body({ collection_name: 'taken', description: 'taken' }))),
     'DELETE /v3/rag/{}': cfg((id) => del(`/v3/rag/${id}/`)),
   };
-  return worldOf(t, { service: 'rag', scope: 'owner', keys, probes, snapshot: [get(`/v3/rag/${config}/`), get('/v3/rag/')], dbs: [t.dbs, t.agent.dbs] });
+  return worldOf(t, {
+    service: 'rag',
+    scope: 'owner',
+    keys,
+    probes,
+    snapshot: [get(`/v3/rag/${config}/`), get('/v3/rag/')],
+    dbs: [t.dbs, t.agent.dbs],
+  });
 }
 
 export async function startRaiWorld(): Promise<SecurityWorld> {
@@ -328,9 +552,17 @@ export async function startRaiWorld(): Promise<SecurityWorld> {
     'GET /v1/rai/policies/{}': pol((id) => get(`/v1/rai/policies/${id}`)),
     'PUT /v1/rai/policies/{}': pol((id) => put(`/v1/rai/policies/${id}`, { name: 'taken' })),
     'DELETE /v1/rai/policies/{}': pol((id) => del(`/v1/rai/policies/${id}`)),
-    'POST /v1/rai/inference': pol((id) => post('/v1/rai/inference', { policy_id: id, text: 'about codename-a', direction: 'input' })),
+    'POST /v1/rai/inference': pol((id) =>
+      post('/v1/rai/inference', { policy_id: id, text: 'about codename-a', direction: 'input' }),
+    ),
   };
-  return worldOf(t, { service: 'rai', scope: 'owner', keys, probes, snapshot: [get(`/v1/rai/policies/${policy}`), get('/v1/rai/policies')] });
+  return worldOf(t, {
+    service: 'rai',
+    scope: 'owner',
+    keys,
+    probes,
+    snapshot: [get(`/v1/rai/policies/${policy}`), get('/v1/rai/policies')],
+  });
 }
 
 export async function startVoiceWorld(): Promise<SecurityWorld> {
@@ -348,15 +580,30 @@ export async function startVoiceWorld(): Promise<SecurityWorld> {
       run: async (send) => {
         const problems: string[] = [];
         const res = await send('C', post('/v1/transcripts', ingestBody({ sessionId: session, agentId: 'c-agent' })));
-        if (JSON.stringify(res.body).includes(agentId)) problems.push(`C's ingest of A's sessionId answered A's transcript: ${res.status}`);
+        if (JSON.stringify(res.body).includes(agentId))
+          problems.push(`C's ingest of A's sessionId answered A's transcript: ${res.status}`);
         return problems;
       },
     },
     'GET /v1/transcripts': { kind: 'list', req: get('/v1/transcripts'), own: [session] },
-    'GET /v1/transcripts/agent/{}/stats': { kind: 'hidden', own: agentId, absent: `absent-${randomUUID()}`, req: (id) => get(`/v1/transcripts/agent/${id}/stats`) },
-    'GET /v1/transcripts/{}': { kind: 'hidden', own: session, absent: randomUUID(), req: (id) => get(`/v1/transcripts/${id}`) },
+    'GET /v1/transcripts/agent/{}/stats': {
+      kind: 'hidden',
+      own: agentId,
+      absent: `absent-${randomUUID()}`,
+      req: (id) => get(`/v1/transcripts/agent/${id}/stats`),
+    },
+    'GET /v1/transcripts/{}': {
+      kind: 'hidden',
+      own: session,
+      absent: randomUUID(),
+      req: (id) => get(`/v1/transcripts/${id}`),
+    },
   };
-  const snapshot = [get(`/v1/transcripts/${session}`), get('/v1/transcripts'), get(`/v1/transcripts/agent/${agentId}/stats`)];
+  const snapshot = [
+    get(`/v1/transcripts/${session}`),
+    get('/v1/transcripts'),
+    get(`/v1/transcripts/agent/${agentId}/stats`),
+  ];
   return worldOf(t, { service: 'voice', scope: 'org', keys, probes, snapshot });
 }
 
@@ -366,7 +613,11 @@ export async function startOcrWorld(): Promise<SecurityWorld> {
   const pdf = Buffer.from(await textPdf([['Invoice of tenant A']]));
   const file = { field: 'file', bytes: pdf, name: 'a.pdf' };
   const extract = (org: string): Req => ({ method: 'post', path: `/extract?organization_id=${org}`, file });
-  const extraction = await idOf(request(t.app).post(extract(USERS.A.org_id).path).set('x-api-key', keys.A).attach('file', pdf, 'a.pdf'), 'id', 'extraction');
+  const extraction = await idOf(
+    request(t.app).post(extract(USERS.A.org_id).path).set('x-api-key', keys.A).attach('file', pdf, 'a.pdf'),
+    'id',
+    'extraction',
+  );
   const probes: Record<string, Probe> = {
     'POST /extract': { kind: 'hidden', own: USERS.A.org_id, absent: 'no-such-org', req: extract },
     'GET /extract/{}': { kind: 'hidden', own: extraction, absent: hexId(), req: (id) => get(`/extract/${id}`) },
@@ -378,7 +629,9 @@ export async function startOcrWorld(): Promise<SecurityWorld> {
 export function startSite(): Promise<LocalServer> {
   return startLocalServer((req, res) => {
     if (req.url === '/robots.txt') return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body><h1>Ada Lovelace</h1><p>Ada Lovelace worked with Charles Babbage in London.</p></body></html>');
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<html><body><h1>Ada Lovelace</h1><p>Ada Lovelace worked with Charles Babbage in London.</p></body></html>');
   });
 }
 
@@ -390,14 +643,30 @@ export async function startGraphWorld(): Promise<SecurityWorld> {
   const absent = await g.createRag(keys.A);
   await request(g.ragApp).delete(`/v3/rag/${absent}/`).set('x-api-key', keys.A).expect(204);
   const body = { urls: [`${site.url}/`], max_crawl_pages: 1 };
-  const trained = await request(g.app).post(`/v4/knowledge_graph/website/?rag_id=${rag}`).set('x-api-key', keys.A).send(body);
+  const trained = await request(g.app)
+    .post(`/v4/knowledge_graph/website/?rag_id=${rag}`)
+    .set('x-api-key', keys.A)
+    .send(body);
   if (trained.status !== 200) throw new Error(`train: ${trained.status} ${trained.text}`);
-  const task = await idOf(request(g.app).post(`/v4/knowledge_graph/website/?rag_id=${rag}&async=true`).set('x-api-key', keys.A).send(body), 'task_id', 'training task');
+  const task = await idOf(
+    request(g.app).post(`/v4/knowledge_graph/website/?rag_id=${rag}&async=true`).set('x-api-key', keys.A).send(body),
+    'task_id',
+    'training task',
+  );
   const byRag = (req: (id: string) => Req): Probe => ({ kind: 'hidden', req, own: rag, absent });
   const probes: Record<string, Probe> = {
-    'POST /v4/knowledge_graph/neo4j/website': byRag((id) => post(`/v4/knowledge_graph/neo4j/website/?rag_id=${id}`, body)),
-    'POST /v4/knowledge_graph/website': byRag((id) => post(`/v4/knowledge_graph/website/?rag_id=${id}&async=true`, body)),
-    'GET /v4/knowledge_graph/task/{}': { kind: 'hidden', own: task, absent: hexId(), req: (id) => get(`/v4/knowledge_graph/task/${id}`) },
+    'POST /v4/knowledge_graph/neo4j/website': byRag((id) =>
+      post(`/v4/knowledge_graph/neo4j/website/?rag_id=${id}`, body),
+    ),
+    'POST /v4/knowledge_graph/website': byRag((id) =>
+      post(`/v4/knowledge_graph/website/?rag_id=${id}&async=true`, body),
+    ),
+    'GET /v4/knowledge_graph/task/{}': {
+      kind: 'hidden',
+      own: task,
+      absent: hexId(),
+      req: (id) => get(`/v4/knowledge_graph/task/${id}`),
+    },
     'GET /v4/knowledge_graph/graph': byRag((id) => get(`/v4/knowledge_graph/graph/?rag_id=${id}`)),
     'GET /v4/knowledge_graph/retrieve': byRag((id) => get(`/v4/knowledge_graph/retrieve/?rag_id=${id}&query=Ada`)),
   };

@@ -8,5 +8,8 @@ export default function globalTeardown(): void {
   const dir = process.env[CHILDREN_DIR_ENV];
   if (!dir) return;
   const killed = killRecordedChildren(dir);
-  if (killed.length > 0) process.stderr.write(`global teardown: killed ${killed.length} process(es) a test left running: ${killed.join(', ')}\n`);
+  if (killed.length > 0)
+    process.stderr.write(
+      `global teardown: killed ${killed.length} process(es) a test left running: ${killed.join(', ')}\n`,
+    );
 }

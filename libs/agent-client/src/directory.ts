@@ -1,6 +1,7 @@
 import { NotFoundError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+
 import { failureCode } from './http';
 import { agentServiceClient } from './service-client';
 
@@ -27,7 +28,12 @@ export interface AgentDirectoryOptions {
  * so the agent service applies its ownership rule and answers 404 for another owner's agent.
  */
 export function createAgentDirectory(opts: AgentDirectoryOptions): AgentDirectory {
-  const agents = agentServiceClient({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, outbound: opts.outbound, maxResponseBytes: 1024 * 1024 });
+  const agents = agentServiceClient({
+    baseUrl: opts.baseUrl,
+    timeoutMs: opts.timeoutMs,
+    outbound: opts.outbound,
+    maxResponseBytes: 1024 * 1024,
+  });
   return {
     async assertOwnedAgent(apiKey, agentId) {
       let status: number;

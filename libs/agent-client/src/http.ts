@@ -1,5 +1,6 @@
-import { currentRequestId } from '@platform/logger';
 import axios, { type AxiosInstance, type CreateAxiosDefaults } from 'axios';
+
+import { currentRequestId } from '@platform/logger';
 
 export interface AgentServiceHttpOptions {
   /** The agent service's base URL, e.g. http://agent:3002 (trailing slashes ignored). */
@@ -11,7 +12,12 @@ export interface AgentServiceHttpOptions {
 
 /** An axios instance for the agent service: every status is an answer (the callers read it), never a throw. */
 export function agentServiceHttp(opts: AgentServiceHttpOptions): AxiosInstance {
-  return axios.create({ baseURL: opts.baseUrl.replace(/\/+$/, ''), timeout: opts.timeoutMs, validateStatus: () => true, ...opts.extra });
+  return axios.create({
+    baseURL: opts.baseUrl.replace(/\/+$/, ''),
+    timeout: opts.timeoutMs,
+    validateStatus: () => true,
+    ...opts.extra,
+  });
 }
 
 /** The error code of a request that got no answer (ECONNREFUSED, ECONNABORTED, …); never the request, which holds keys. */

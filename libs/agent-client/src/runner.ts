@@ -1,5 +1,6 @@
 import { internalCallHeaders } from '@platform/auth';
 import type { OutboundClient } from '@platform/outbound';
+
 import { failureCode } from './http';
 import { agentServiceClient } from './service-client';
 
@@ -20,7 +21,15 @@ export type AgentRunResult =
   | { ok: false; transient: boolean; unavailable: boolean; status: number | null; error: string };
 
 /** Connection failures that mean the request never reached the agent service (so nothing ran). */
-export const NOT_REACHED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'EPIPE']);
+export const NOT_REACHED = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'EPIPE',
+]);
 
 export interface AgentRunnerOptions {
   baseUrl: string;
@@ -34,9 +43,10 @@ export interface AgentRunnerOptions {
 /** The `detail` of an error body as one line. */
 export function detailOf(data: unknown): string {
   if (data && typeof data === 'object' && 'detail' in data) {
-    const d = (data).detail;
+    const d = data.detail;
     if (typeof d === 'string') return d;
-    if (Array.isArray(d)) return d.map((e: { msg?: unknown }) => (typeof e?.msg === 'string' ? e.msg : JSON.stringify(e))).join('; ');
+    if (Array.isArray(d))
+      return d.map((e: { msg?: unknown }) => (typeof e?.msg === 'string' ? e.msg : JSON.stringify(e))).join('; ');
     return JSON.stringify(d);
   }
   return typeof data === 'string' ? data.slice(0, 500) : JSON.stringify(data ?? '').slice(0, 500);
@@ -47,21 +57,41 @@ export function createAgentRunner(opts: AgentRunnerOptions) {
   const agents = agentServiceClient({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, outbound: opts.outbound });
   return async (req: AgentRunRequest): Promise<AgentRunResult> => {
     try {
-      const { response: res, data, error } = await agents.POST('/v3/inference/chat/', {
+      const {
+        response: res,
+        data,
+        error,
+      } = await agents.POST('/v3/inference/chat/', {
         body: { agent_id: req.agent_id, session_id: req.session_id, message: req.message },
         headers: internalCallHeaders(opts.internalSecret, req.owner),
       });
       if (res.ok) {
         // The document says a string; anything else (an older or newer agent service) is kept as its JSON.
         const response: unknown = data?.response;
-        return { ok: true, status: res.status, output: typeof response === 'string' ? response : JSON.stringify(response ?? null) };
+        return {
+          ok: true,
+          status: res.status,
+          output: typeof response === 'string' ? response : JSON.stringify(response ?? null),
+        };
       }
-      return { ok: false, transient: res.status >= 500 || res.status === 429, unavailable: res.status === 503, status: res.status, error: detailOf(error) };
+      return {
+        ok: false,
+        transient: res.status >= 500 || res.status === 429,
+        unavailable: res.status === 503,
+        status: res.status,
+        error: detailOf(error),
+      };
     } catch (err) {
       const code = failureCode(err);
       const reached = !(code && NOT_REACHED.has(code));
       const what = code ?? (err as { message?: string } | null)?.message ?? 'error';
-      return { ok: false, transient: true, unavailable: !reached, status: null, error: `agent service ${reached ? 'call failed' : 'unreachable'}: ${what}` };
+      return {
+        ok: false,
+        transient: true,
+        unavailable: !reached,
+        status: null,
+        error: `agent service ${reached ? 'call failed' : 'unreachable'}: ${what}`,
+      };
     }
   };
 }

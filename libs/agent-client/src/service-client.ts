@@ -1,5 +1,6 @@
 import { createOutboundClient, type OutboundClient } from '@platform/outbound';
 import { createAgentServiceClient } from '@platform/sdk';
+
 import { requestIdHeader } from './http';
 
 export interface AgentServiceClientOptions {
@@ -20,8 +21,19 @@ export interface AgentServiceClientOptions {
 export function agentServiceClient(opts: AgentServiceClientOptions) {
   const outbound =
     opts.outbound ??
-    createOutboundClient({ allowHosts: new URL(opts.baseUrl).host, timeoutMs: opts.timeoutMs, maxRedirects: 0, maxResponseBytes: opts.maxResponseBytes });
-  const client = createAgentServiceClient({ baseUrl: opts.baseUrl, outbound, timeoutMs: opts.timeoutMs, maxResponseBytes: opts.maxResponseBytes, maxRedirects: 0 });
+    createOutboundClient({
+      allowHosts: new URL(opts.baseUrl).host,
+      timeoutMs: opts.timeoutMs,
+      maxRedirects: 0,
+      maxResponseBytes: opts.maxResponseBytes,
+    });
+  const client = createAgentServiceClient({
+    baseUrl: opts.baseUrl,
+    outbound,
+    timeoutMs: opts.timeoutMs,
+    maxResponseBytes: opts.maxResponseBytes,
+    maxRedirects: 0,
+  });
   client.use({
     onRequest: ({ request }) => {
       for (const [name, value] of Object.entries(requestIdHeader())) request.headers.set(name, value);

@@ -1,7 +1,9 @@
 import type { AxiosInstance } from 'axios';
+
 import { internalCallHeaders } from '@platform/auth';
+
 import { agentServiceHttp, failureCode } from './http';
-import { NOT_REACHED, detailOf } from './runner';
+import { detailOf, NOT_REACHED } from './runner';
 
 /** A job of the `inference-tasks` queue: the task lives in the agent service's database, the job only names it. */
 export interface InferenceTaskJob {
@@ -30,7 +32,8 @@ export interface TaskClientOptions {
 export function createTaskClient(opts: TaskClientOptions) {
   const http = opts.http ?? agentServiceHttp({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs });
   const headers = (job: InferenceTaskJob) => internalCallHeaders(opts.internalSecret, job);
-  const path = (job: InferenceTaskJob, action: 'run' | 'fail') => `/v3/inference/task/${encodeURIComponent(job.task_id)}/${action}`;
+  const path = (job: InferenceTaskJob, action: 'run' | 'fail') =>
+    `/v3/inference/task/${encodeURIComponent(job.task_id)}/${action}`;
 
   async function call(job: InferenceTaskJob, action: 'run' | 'fail', body: object): Promise<TaskAttemptResult> {
     try {
@@ -40,11 +43,21 @@ export function createTaskClient(opts: TaskClientOptions) {
         const status = (res.data as { status?: unknown })?.status;
         return { ok: true, status: status === 'completed' ? 'completed' : 'failed' };
       }
-      return { ok: false, transient: res.status >= 500 || res.status === 429, unavailable: res.status === 503, error: detailOf(res.data) };
+      return {
+        ok: false,
+        transient: res.status >= 500 || res.status === 429,
+        unavailable: res.status === 503,
+        error: detailOf(res.data),
+      };
     } catch (err) {
       const code = failureCode(err);
       const reached = !(code && NOT_REACHED.has(code));
-      return { ok: false, transient: true, unavailable: !reached, error: `agent service ${reached ? 'call failed' : 'unreachable'}: ${code ?? 'error'}` };
+      return {
+        ok: false,
+        transient: true,
+        unavailable: !reached,
+        error: `agent service ${reached ? 'call failed' : 'unreachable'}: ${code ?? 'error'}`,
+      };
     }
   }
 

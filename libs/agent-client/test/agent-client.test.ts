@@ -2,6 +2,7 @@ import { NotFoundError, ServiceUnavailableError } from '@platform/errors';
 import { withLogContext } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
 import { captureLogger, freePort, startLocalServer, type LocalServer } from '@platform/testing';
+
 import { createAgentDirectory, createAgentRunner, isAgentId } from '../src';
 
 let agentService: LocalServer;
@@ -18,14 +19,15 @@ const lastRequest = () => agentService.requests.at(-1)!;
 
 test('agent ids are decimal integers below 2^53', () => {
   for (const ok of ['1', '42', String(Number.MAX_SAFE_INTEGER)]) expect(isAgentId(ok)).toBe(true);
-  for (const bad of ['0', '01', '-1', '1.5', 'abc', '', '9007199254740992', '1'.repeat(17)]) expect(isAgentId(bad)).toBe(false);
+  for (const bad of ['0', '01', '-1', '1.5', 'abc', '', '9007199254740992', '1'.repeat(17)])
+    expect(isAgentId(bad)).toBe(false);
 });
 
 describe('the agent directory', () => {
   const { logger, lines } = captureLogger();
   const directory = () => createAgentDirectory({ baseUrl: `${agentService.url}//`, timeoutMs: 2_000, logger });
 
-  test('asks GET /v3/agents/{id} with the caller\'s key; 200 resolves', async () => {
+  test("asks GET /v3/agents/{id} with the caller's key; 200 resolves", async () => {
     answer = { status: 200, body: { agent_id: 7 } };
     await expect(directory().assertOwnedAgent('sk_caller', '7')).resolves.toBeUndefined();
     expect(lastRequest()).toMatchObject({ method: 'GET', url: '/v3/agents/7' });
@@ -50,22 +52,37 @@ describe('the agent directory', () => {
 });
 
 describe('the agent runner', () => {
-  const runner = () => createAgentRunner({ baseUrl: agentService.url, internalSecret: 's'.repeat(32), timeoutMs: 2_000 });
+  const runner = () =>
+    createAgentRunner({ baseUrl: agentService.url, internalSecret: 's'.repeat(32), timeoutMs: 2_000 });
   const run = { owner: { user_id: 'u1', org_id: 'o1' }, agent_id: '7', session_id: 'execution-1', message: 'hello' };
 
-  test('posts the message on the owner\'s behalf; a 2xx is the agent\'s response', async () => {
+  test("posts the message on the owner's behalf; a 2xx is the agent's response", async () => {
     answer = { status: 200, body: { response: 'hi there' } };
     await expect(runner()(run)).resolves.toEqual({ ok: true, status: 200, output: 'hi there' });
     const req = lastRequest();
-    expect(req).toMatchObject({ method: 'POST', url: '/v3/inference/chat/', json: { agent_id: '7', session_id: 'execution-1', message: 'hello' } });
-    expect(req.headers).toMatchObject({ 'x-internal-secret': 's'.repeat(32), 'x-on-behalf-of-user': 'u1', 'x-on-behalf-of-org': 'o1' });
+    expect(req).toMatchObject({
+      method: 'POST',
+      url: '/v3/inference/chat/',
+      json: { agent_id: '7', session_id: 'execution-1', message: 'hello' },
+    });
+    expect(req.headers).toMatchObject({
+      'x-internal-secret': 's'.repeat(32),
+      'x-on-behalf-of-user': 'u1',
+      'x-on-behalf-of-org': 'o1',
+    });
     answer = { status: 200, body: { response: { structured: true } } };
     await expect(runner()(run)).resolves.toMatchObject({ ok: true, output: '{"structured":true}' });
   });
 
   test('a 4xx is final, a 5xx or 429 transient, a 503 also unavailable; the detail becomes the error', async () => {
     answer = { status: 404, body: { detail: 'Agent not found' } };
-    await expect(runner()(run)).resolves.toEqual({ ok: false, transient: false, unavailable: false, status: 404, error: 'Agent not found' });
+    await expect(runner()(run)).resolves.toEqual({
+      ok: false,
+      transient: false,
+      unavailable: false,
+      status: 404,
+      error: 'Agent not found',
+    });
     answer = { status: 422, body: { detail: [{ loc: ['body', 'message'], msg: 'required', type: 'missing' }] } };
     await expect(runner()(run)).resolves.toMatchObject({ transient: false, error: 'required' });
     answer = { status: 429, body: 'slow down' };
@@ -75,8 +92,18 @@ describe('the agent runner', () => {
   });
 
   test('an agent service that cannot be reached is unavailable (nothing ran)', async () => {
-    const gone = createAgentRunner({ baseUrl: `http://127.0.0.1:${await freePort()}`, internalSecret: 'x', timeoutMs: 2_000 });
-    await expect(gone(run)).resolves.toMatchObject({ ok: false, transient: true, unavailable: true, status: null, error: 'agent service unreachable: ECONNREFUSED' });
+    const gone = createAgentRunner({
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
+      internalSecret: 'x',
+      timeoutMs: 2_000,
+    });
+    await expect(gone(run)).resolves.toMatchObject({
+      ok: false,
+      transient: true,
+      unavailable: true,
+      status: null,
+      error: 'agent service unreachable: ECONNREFUSED',
+    });
   });
 });
 
@@ -89,7 +116,9 @@ describe('through the typed client (@platform/sdk over @platform/outbound)', () 
     await withLogContext({ requestId: 'req-from-caller-1' }, () => directory.assertOwnedAgent('k', '7'));
     expect(lastRequest().headers['x-request-id']).toBe('req-from-caller-1');
     const runner = createAgentRunner({ baseUrl: agentService.url, internalSecret: 's'.repeat(32), timeoutMs: 2_000 });
-    await withLogContext({ requestId: 'req-from-caller-2' }, () => runner({ owner: { user_id: 'u', org_id: 'o' }, agent_id: '7', session_id: 's', message: 'm' }));
+    await withLogContext({ requestId: 'req-from-caller-2' }, () =>
+      runner({ owner: { user_id: 'u', org_id: 'o' }, agent_id: '7', session_id: 's', message: 'm' }),
+    );
     expect(lastRequest().headers['x-request-id']).toBe('req-from-caller-2');
   });
 
@@ -98,14 +127,23 @@ describe('through the typed client (@platform/sdk over @platform/outbound)', () 
     const before = agentService.requests.length;
     const directory = createAgentDirectory({ baseUrl: agentService.url, timeoutMs: 2_000, logger, outbound });
     await expect(directory.assertOwnedAgent('k', '7')).rejects.toBeInstanceOf(ServiceUnavailableError);
-    const runner = createAgentRunner({ baseUrl: agentService.url, internalSecret: 's'.repeat(32), timeoutMs: 2_000, outbound });
-    await expect(runner({ owner: { user_id: 'u', org_id: 'o' }, agent_id: '7', session_id: 's', message: 'm' })).resolves.toMatchObject({ ok: false, status: null });
+    const runner = createAgentRunner({
+      baseUrl: agentService.url,
+      internalSecret: 's'.repeat(32),
+      timeoutMs: 2_000,
+      outbound,
+    });
+    await expect(
+      runner({ owner: { user_id: 'u', org_id: 'o' }, agent_id: '7', session_id: 's', message: 'm' }),
+    ).resolves.toMatchObject({ ok: false, status: null });
     expect(agentService.requests.length).toBe(before);
     outbound.close();
   });
 
   test('an answer over 1 MiB to the ownership check is refused (503), not read', async () => {
     answer = { status: 200, body: { pad: 'x'.repeat(1024 * 1024 + 10) } };
-    await expect(createAgentDirectory({ baseUrl: agentService.url, timeoutMs: 2_000, logger }).assertOwnedAgent('k', '7')).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(
+      createAgentDirectory({ baseUrl: agentService.url, timeoutMs: 2_000, logger }).assertOwnedAgent('k', '7'),
+    ).rejects.toBeInstanceOf(ServiceUnavailableError);
   });
 });

@@ -1,4 +1,5 @@
 import { modelFor, mongoose, type Connection, type Owner } from '@platform/db';
+
 import { generateApiKey } from './api-key';
 
 /** Who a key acts for: the owner of whatever the request touches. */

@@ -1,5 +1,7 @@
 import type { Request, RequestHandler } from 'express';
+
 import { ForbiddenError } from '@platform/errors';
+
 import { hashApiKey, isWellFormedApiKey } from './api-key';
 import type { Principal } from './api-key.repository';
 

@@ -1,7 +1,9 @@
 /* API key CLI: `pnpm apikey create --user <id> --org <id> [--name <label>]`, `revoke <prefix>`, `list`. */
 import Joi from 'joi';
-import { loadConfigOrExit, commonEnv } from '@platform/config';
+
+import { commonEnv, loadConfigOrExit } from '@platform/config';
 import { connectMongo } from '@platform/db';
+
 import { createApiKeyRepository } from './api-key.repository';
 
 const USAGE = `usage:
@@ -24,7 +26,10 @@ const ID = /^[A-Za-z0-9._@:-]{1,128}$/;
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit(
-    Joi.object<{ MONGODB_URI: string; AUTH_DB: string }>({ MONGODB_URI: commonEnv.MONGODB_URI, AUTH_DB: commonEnv.AUTH_DB }),
+    Joi.object<{ MONGODB_URI: string; AUTH_DB: string }>({
+      MONGODB_URI: commonEnv.MONGODB_URI,
+      AUTH_DB: commonEnv.AUTH_DB,
+    }),
     process.env,
     'apikey',
   );
@@ -42,7 +47,9 @@ async function main(): Promise<void> {
       if (!user || !ID.test(user)) fail('--user <user_id> is required (letters, digits, . _ @ : -)');
       if (!org || !ID.test(org)) fail('--org <org_id> is required (letters, digits, . _ @ : -)');
       const { key, record } = await repo.create({ user_id: user, org_id: org }, flag(args, 'name'));
-      process.stdout.write(`created key ${record.prefix}… for user ${user} in org ${org}; it is shown only once:\n${key}\n`);
+      process.stdout.write(
+        `created key ${record.prefix}… for user ${user} in org ${org}; it is shown only once:\n${key}\n`,
+      );
     } else if (command === 'revoke') {
       const prefix = args[0];
       if (!prefix) fail('revoke needs the key prefix');

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
+
 import { ForbiddenError, ValidationError, type FieldError } from '@platform/errors';
 import { currentRequestId, type Logger } from '@platform/logger';
 
@@ -34,13 +35,21 @@ export function withOnBehalfOf(opts: OnBehalfAuthOptions): RequestHandler {
     const user = req.get(INTERNAL_HEADERS.user);
     const org = req.get(INTERNAL_HEADERS.org);
     if (given === undefined && user === undefined && org === undefined) return opts.apiKey(req, res, next);
-    if (!expected || given === undefined || !timingSafeEqual(digest(given), expected)) throw new ForbiddenError('Invalid Permission');
+    if (!expected || given === undefined || !timingSafeEqual(digest(given), expected))
+      throw new ForbiddenError('Invalid Permission');
     const problems: FieldError[] = [];
-    if (!user || !OWNER_ID.test(user)) problems.push({ loc: ['header', INTERNAL_HEADERS.user], msg: 'A user id is required', type: 'missing' });
-    if (!org || !OWNER_ID.test(org)) problems.push({ loc: ['header', INTERNAL_HEADERS.org], msg: 'An org id is required', type: 'missing' });
+    if (!user || !OWNER_ID.test(user))
+      problems.push({ loc: ['header', INTERNAL_HEADERS.user], msg: 'A user id is required', type: 'missing' });
+    if (!org || !OWNER_ID.test(org))
+      problems.push({ loc: ['header', INTERNAL_HEADERS.org], msg: 'An org id is required', type: 'missing' });
     if (problems.length > 0) throw new ValidationError(problems);
     req.principal = { user_id: user!, org_id: org! };
-    opts.logger?.info('internal call on behalf of an owner', { user_id: user, org_id: org, method: req.method, path: req.path });
+    opts.logger?.info('internal call on behalf of an owner', {
+      user_id: user,
+      org_id: org,
+      method: req.method,
+      path: req.path,
+    });
     next();
   };
 }
@@ -57,7 +66,10 @@ export function isInternalCall(req: Request): boolean {
  * Headers of a call on the internal path: the shared secret, the owner acted for, and the current request's id, so
  * the called service logs the call under the id of the request that caused it.
  */
-export function internalCallHeaders(secret: string, owner: { user_id: string; org_id: string }): Record<string, string> {
+export function internalCallHeaders(
+  secret: string,
+  owner: { user_id: string; org_id: string },
+): Record<string, string> {
   const requestId = currentRequestId();
   return {
     [INTERNAL_HEADERS.secret]: secret,

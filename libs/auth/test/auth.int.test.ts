@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import express, { type Express } from 'express';
 import request from 'supertest';
+
 import {
-  PREFIX_LENGTH,
   createApiKeyAuth,
   createApiKeyRepository,
   generateApiKey,
   hashApiKey,
   isWellFormedApiKey,
+  PREFIX_LENGTH,
   principalOf,
   type ApiKeyRepository,
   type KeyLookup,
@@ -68,7 +69,16 @@ describe('api keys', () => {
 
   test('isWellFormedApiKey accepts only the issued shape', () => {
     expect(isWellFormedApiKey(generateApiKey().key)).toBe(true);
-    for (const bad of ['', 'sk_', 'sk_short', `pk_${'a'.repeat(40)}`, `sk_${'a'.repeat(39)}`, `sk_${'a'.repeat(41)}`, `sk_${'a'.repeat(39)}-`, ` sk_${'a'.repeat(40)}`]) {
+    for (const bad of [
+      '',
+      'sk_',
+      'sk_short',
+      `pk_${'a'.repeat(40)}`,
+      `sk_${'a'.repeat(39)}`,
+      `sk_${'a'.repeat(41)}`,
+      `sk_${'a'.repeat(39)}-`,
+      ` sk_${'a'.repeat(40)}`,
+    ]) {
       expect(isWellFormedApiKey(bad)).toBe(false);
     }
   });
@@ -114,7 +124,16 @@ describe('api keys', () => {
       expect(doc).toBeDefined();
       expect(doc!.prefix).toBe(key.slice(0, PREFIX_LENGTH));
       expect(doc!.key_hash).toMatch(/^[0-9a-f]{64}$/);
-      expect(Object.keys(doc!).sort()).toEqual(['_id', 'created_at', 'key_hash', 'name', 'org_id', 'prefix', 'revoked_at', 'user_id']);
+      expect(Object.keys(doc!).sort()).toEqual([
+        '_id',
+        'created_at',
+        'key_hash',
+        'name',
+        'org_id',
+        'prefix',
+        'revoked_at',
+        'user_id',
+      ]);
     }
   });
 
@@ -122,10 +141,24 @@ describe('api keys', () => {
     const key = await dbs.mintKey({ user_id: 'u-uniq', org_id: 'o-uniq' });
     const raw = dbs.authConn.db!.collection('api_keys');
     await expect(
-      raw.insertOne({ key_hash: hashApiKey(key), prefix: 'sk_different', user_id: 'x', org_id: 'y', created_at: new Date(), revoked_at: null }),
+      raw.insertOne({
+        key_hash: hashApiKey(key),
+        prefix: 'sk_different',
+        user_id: 'x',
+        org_id: 'y',
+        created_at: new Date(),
+        revoked_at: null,
+      }),
     ).rejects.toMatchObject({ code: 11000 });
     await expect(
-      raw.insertOne({ key_hash: 'f'.repeat(64), prefix: key.slice(0, PREFIX_LENGTH), user_id: 'x', org_id: 'y', created_at: new Date(), revoked_at: null }),
+      raw.insertOne({
+        key_hash: 'f'.repeat(64),
+        prefix: key.slice(0, PREFIX_LENGTH),
+        user_id: 'x',
+        org_id: 'y',
+        created_at: new Date(),
+        revoked_at: null,
+      }),
     ).rejects.toMatchObject({ code: 11000 });
   });
 

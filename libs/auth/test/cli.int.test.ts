@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+
 import { createApiKeyAuth, createApiKeyRepository, hashApiKey, type ApiKeyRepository } from '@platform/auth';
 import { connectMongo, type Connection } from '@platform/db';
 import { freePort, testInfra, uniqueName } from '@platform/testing';
@@ -53,7 +54,12 @@ let repo: ApiKeyRepository;
 
 beforeAll(async () => {
   // scripts/test.sh builds everything first; a local run with edited sources rebuilds the CLI and its libraries.
-  if (distIsStale()) execFileSync('pnpm', ['--filter', '@platform/auth...', 'run', 'build'], { cwd: ROOT, stdio: 'ignore', timeout: 120_000 });
+  if (distIsStale())
+    execFileSync('pnpm', ['--filter', '@platform/auth...', 'run', 'build'], {
+      cwd: ROOT,
+      stdio: 'ignore',
+      timeout: 120_000,
+    });
   authDb = uniqueName('authcli');
   conn = await connectMongo({ uri: testInfra.mongoUri, dbName: authDb, serverSelectionTimeoutMS: 5000 });
   repo = createApiKeyRepository(conn);
@@ -91,7 +97,13 @@ describe('apikey CLI', () => {
     const docs = await conn.db!.collection('api_keys').find({}).toArray();
     expect(docs).toHaveLength(1);
     expect(JSON.stringify(docs)).not.toContain(key);
-    expect(docs[0]).toMatchObject({ prefix: key.slice(0, 12), key_hash: hashApiKey(key), user_id: 'u1', org_id: 'o1', name: 'x' });
+    expect(docs[0]).toMatchObject({
+      prefix: key.slice(0, 12),
+      key_hash: hashApiKey(key),
+      user_id: 'u1',
+      org_id: 'o1',
+      name: 'x',
+    });
   });
 
   test('list shows the prefix, owner and name, and never the key', async () => {

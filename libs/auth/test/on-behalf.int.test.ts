@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import request from 'supertest';
+
 import { createApiKeyAuth, createApiKeyRepository, principalOf, withOnBehalfOf } from '@platform/auth';
 import { createHttpApp } from '@platform/http';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
@@ -17,7 +18,10 @@ function appWith(secret: string | null): Express {
   routes.get('/me', (req, res) => {
     res.json(principalOf(req));
   });
-  const protect = { paths: ['/me'], middleware: withOnBehalfOf({ apiKey: auth.middleware, secret, logger: captured.logger }) };
+  const protect = {
+    paths: ['/me'],
+    middleware: withOnBehalfOf({ apiKey: auth.middleware, secret, logger: captured.logger }),
+  };
   return createHttpApp({ service: 'on-behalf-test', logger: captured.logger, routes, protect }).app;
 }
 
@@ -42,8 +46,19 @@ describe('with the internal secret configured', () => {
     ['on-behalf headers alone', { 'x-on-behalf-of-user': 'alice', 'x-on-behalf-of-org': 'acme' }],
     ['on-behalf user with a valid key', { 'x-api-key': '<bob>', 'x-on-behalf-of-user': 'alice' }],
     ['on-behalf org with a valid key', { 'x-api-key': '<bob>', 'x-on-behalf-of-org': 'globex' }],
-    ['a wrong secret', { 'x-api-key': '<bob>', 'x-internal-secret': 'guess', 'x-on-behalf-of-user': 'alice', 'x-on-behalf-of-org': 'acme' }],
-    ['the secret with one character changed', { 'x-internal-secret': SECRET.slice(0, -1) + 'X', 'x-on-behalf-of-user': 'alice', 'x-on-behalf-of-org': 'acme' }],
+    [
+      'a wrong secret',
+      {
+        'x-api-key': '<bob>',
+        'x-internal-secret': 'guess',
+        'x-on-behalf-of-user': 'alice',
+        'x-on-behalf-of-org': 'acme',
+      },
+    ],
+    [
+      'the secret with one character changed',
+      { 'x-internal-secret': SECRET.slice(0, -1) + 'X', 'x-on-behalf-of-user': 'alice', 'x-on-behalf-of-org': 'acme' },
+    ],
     ['an empty secret', { 'x-internal-secret': '', 'x-on-behalf-of-user': 'alice', 'x-on-behalf-of-org': 'acme' }],
   ];
   it.each(attempts)('%s → 403 Invalid Permission', async (_name, headers) => {
@@ -56,7 +71,11 @@ describe('with the internal secret configured', () => {
 
   it('the right secret acts as the named owner, with or without a key of someone else', async () => {
     for (const key of [undefined, bobKey]) {
-      const req = request(app).get('/me').set('x-internal-secret', SECRET).set('x-on-behalf-of-user', 'alice').set('x-on-behalf-of-org', 'acme');
+      const req = request(app)
+        .get('/me')
+        .set('x-internal-secret', SECRET)
+        .set('x-on-behalf-of-user', 'alice')
+        .set('x-on-behalf-of-org', 'acme');
       if (key) req.set('x-api-key', key);
       const res = await req;
       expect(res.status).toBe(200);
@@ -69,14 +88,20 @@ describe('with the internal secret configured', () => {
   it('the right secret without both owner headers → 422 naming the header', async () => {
     const res = await request(app).get('/me').set('x-internal-secret', SECRET).set('x-on-behalf-of-user', 'alice');
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ loc: ['header', 'x-on-behalf-of-org'], msg: expect.any(String), type: 'missing' }]);
+    expect(res.body.detail).toEqual([
+      { loc: ['header', 'x-on-behalf-of-org'], msg: expect.any(String), type: 'missing' },
+    ]);
   });
 });
 
 it('without a configured secret the internal path is off: even a plausible secret is refused', async () => {
   const app = appWith(null);
   for (const secret of [SECRET, '', 'undefined']) {
-    const res = await request(app).get('/me').set('x-internal-secret', secret).set('x-on-behalf-of-user', 'alice').set('x-on-behalf-of-org', 'acme');
+    const res = await request(app)
+      .get('/me')
+      .set('x-internal-secret', secret)
+      .set('x-on-behalf-of-user', 'alice')
+      .set('x-on-behalf-of-org', 'acme');
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ detail: 'Invalid Permission' });
   }

@@ -13,11 +13,16 @@ export class ConfigError extends Error {
  * `.description()`: it is what `describeConfig` prints and what the README's env tables are made from.
  * Unknown variables are ignored; defaults and conversions apply.
  */
-export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv | Record<string, string | undefined>): T {
+export function loadConfig<T>(
+  schema: Joi.ObjectSchema<T>,
+  env: NodeJS.ProcessEnv | Record<string, string | undefined>,
+): T {
   const result = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
   const { error } = result;
   if (error) {
-    throw new ConfigError(error.details.map((d) => `${String(d.path.join('.'))}: ${d.message.replace(/^"[^"]*" /, '')}`));
+    throw new ConfigError(
+      error.details.map((d) => `${String(d.path.join('.'))}: ${d.message.replace(/^"[^"]*" /, '')}`),
+    );
   }
   return result.value;
 }
@@ -44,7 +49,8 @@ export function describeConfig(schema: Joi.ObjectSchema): ConfigVariable[] {
 /** Renders `describeConfig` as a markdown table. */
 export function configTable(schema: Joi.ObjectSchema): string {
   const rows = describeConfig(schema).map(
-    (v) => `| \`${v.name}\` | ${v.required ? 'yes' : 'no'} | ${v.default === undefined ? '' : `\`${typeof v.default === 'string' ? v.default : JSON.stringify(v.default)}\``} | ${v.description} |`,
+    (v) =>
+      `| \`${v.name}\` | ${v.required ? 'yes' : 'no'} | ${v.default === undefined ? '' : `\`${typeof v.default === 'string' ? v.default : JSON.stringify(v.default)}\``} | ${v.description} |`,
   );
   return ['| Variable | Required | Default | Description |', '|---|---|---|---|', ...rows].join('\n');
 }
@@ -68,7 +74,10 @@ export function loadConfigOrExit<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.Pro
 /** Reusable variable definitions shared by every service. */
 export const commonEnv = {
   NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development').description('Runtime mode.'),
-  LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'debug').default('info').description('Minimum log level.'),
+  LOG_LEVEL: Joi.string()
+    .valid('error', 'warn', 'info', 'http', 'debug')
+    .default('info')
+    .description('Minimum log level.'),
   MONGODB_URI: Joi.string()
     .uri({ scheme: ['mongodb', 'mongodb+srv'] })
     .default('mongodb://127.0.0.1:27017')
@@ -87,22 +96,32 @@ export const commonEnv = {
     .default(3000)
     .description('How long a database call waits for a reachable server before answering 503.'),
   JSON_BODY_LIMIT: Joi.string().default('1mb').description('Largest JSON request body accepted (larger → 413).'),
-  SHUTDOWN_GRACE_MS: Joi.number().integer().min(0).default(10000).description('How long SIGTERM waits for in-flight requests.'),
+  SHUTDOWN_GRACE_MS: Joi.number()
+    .integer()
+    .min(0)
+    .default(10000)
+    .description('How long SIGTERM waits for in-flight requests.'),
   RATE_LIMIT_PER_KEY_PER_MIN: Joi.number()
     .integer()
     .min(0)
     .default(1200)
-    .description('Requests one API key may make per minute on this service (over → 429 with Retry-After); 0 turns the limit off.'),
+    .description(
+      'Requests one API key may make per minute on this service (over → 429 with Retry-After); 0 turns the limit off.',
+    ),
   RATE_LIMIT_PER_WEBHOOK_PER_MIN: Joi.number()
     .integer()
     .min(0)
     .default(600)
-    .description('Trigger calls one webhook accepts per minute (scheduler; over → 429 with Retry-After); 0 turns the limit off.'),
+    .description(
+      'Trigger calls one webhook accepts per minute (scheduler; over → 429 with Retry-After); 0 turns the limit off.',
+    ),
   RATE_LIMIT_REDIS_URL: Joi.string()
     .uri({ scheme: ['redis', 'rediss'] })
     .allow('')
     .default('')
-    .description('Redis holding the rate-limit counters, shared by replicas; empty: the service\'s REDIS_URL if it has one, else counted per process. Redis away: requests pass (fail open).'),
+    .description(
+      "Redis holding the rate-limit counters, shared by replicas; empty: the service's REDIS_URL if it has one, else counted per process. Redis away: requests pass (fail open).",
+    ),
 } as const;
 
 /** The values `commonEnv` yields, for a service's config interface to extend. */

@@ -3,7 +3,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { transformSync } from '@swc/core';
-import { ConfigError, Joi, commonEnv, configTable, describeConfig, loadConfig, loadConfigOrExit } from '@platform/config';
+
+import {
+  commonEnv,
+  ConfigError,
+  configTable,
+  describeConfig,
+  Joi,
+  loadConfig,
+  loadConfigOrExit,
+} from '@platform/config';
 
 const schema = Joi.object({
   NODE_ENV: commonEnv.NODE_ENV,
@@ -61,7 +70,13 @@ describe('loadConfig', () => {
   });
 
   test('converts strings to numbers and booleans', () => {
-    const cfg = loadConfig<Cfg>(schema, { ...required, PORT: '8080', API_KEY_CACHE_TTL_MS: '1500', FEATURE_X: 'true', NODE_ENV: 'test' });
+    const cfg = loadConfig<Cfg>(schema, {
+      ...required,
+      PORT: '8080',
+      API_KEY_CACHE_TTL_MS: '1500',
+      FEATURE_X: 'true',
+      NODE_ENV: 'test',
+    });
     expect(cfg.PORT).toBe(8080);
     expect(cfg.API_KEY_CACHE_TTL_MS).toBe(1500);
     expect(cfg.FEATURE_X).toBe(true);
@@ -117,7 +132,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig(s, { API_KEY_CACHE_TTL_MS: '30001' })).toThrow(ConfigError);
     expect(() => loadConfig(s, { DB_SERVER_SELECTION_TIMEOUT_MS: '5001' })).toThrow(ConfigError);
     const cfg = loadConfig<Record<string, unknown>>(s, {});
-    expect(cfg).toMatchObject({ AUTH_DB: 'auth', API_KEY_CACHE_TTL_MS: 30000, DB_SERVER_SELECTION_TIMEOUT_MS: 3000, SHUTDOWN_GRACE_MS: 10000 });
+    expect(cfg).toMatchObject({
+      AUTH_DB: 'auth',
+      API_KEY_CACHE_TTL_MS: 30000,
+      DB_SERVER_SELECTION_TIMEOUT_MS: 3000,
+      SHUTDOWN_GRACE_MS: 10000,
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import mongoose, { type Connection, type Model, type UpdateQuery } from 'mongoose';
-import { ensureLookupIndexes } from './ferretdb-indexes';
+
 import { isDuplicateKeyError } from './duplicate-key';
+import { ensureLookupIndexes } from './ferretdb-indexes';
 import { insertEach } from './group-commit';
 import { atomicStrategy } from './server-kind';
 
@@ -24,7 +25,6 @@ interface ClaimDoc {
 
 const claimSchema = new mongoose.Schema<ClaimDoc>({ _id: String, at: Date }, { versionKey: false });
 const STALE_CLAIM_MS = 30_000;
-
 
 /** The revision claims of a connection; its `_id` lookups get their FerretDB GIN index once (development only). */
 function claimsModel(conn: Connection): Model<ClaimDoc> {
@@ -67,11 +67,15 @@ export async function atomicUpdateOne<T>(
   const conn = model.db;
   if ((await atomicStrategy(conn)) === 'native') {
     return model
-      .findOneAndUpdate(filter, { ...update, $inc: { ...(update.$inc ?? {}), _rev: 1 } }, {
-        returnDocument: 'after',
-        upsert: opts.upsert ?? false,
-        strict: false,
-      })
+      .findOneAndUpdate(
+        filter,
+        { ...update, $inc: { ...(update.$inc ?? {}), _rev: 1 } },
+        {
+          returnDocument: 'after',
+          upsert: opts.upsert ?? false,
+          strict: false,
+        },
+      )
       .lean<T>();
   }
   const Claims = claimsModel(conn);
@@ -109,10 +113,14 @@ export async function atomicUpdateOne<T>(
     let updated: T | null;
     try {
       updated = await model
-        .findOneAndUpdate({ _id: doc._id, _rev: current } as Record<string, unknown>, { ...update, $inc: inc }, {
-          returnDocument: 'after',
-          strict: false,
-        })
+        .findOneAndUpdate(
+          { _id: doc._id, _rev: current } as Record<string, unknown>,
+          { ...update, $inc: inc },
+          {
+            returnDocument: 'after',
+            strict: false,
+          },
+        )
         .lean<T>();
     } catch (err) {
       // The store went away between the claim and the write: free the claim as soon as it is back, so that a retry
@@ -179,9 +187,17 @@ const nearKey = (near: Record<string, unknown> | undefined) => (near ? JSON.stri
  * holds tries again in the next round. Every update of the collection must go through the claims (this,
  * `atomicUpdateOne` or `updateUnderLease`).
  */
-export async function atomicUpdateEach<T>(model: Model<T>, items: AtomicItem<T>[], opts: AtomicEachOptions = {}): Promise<(T | null | Error)[]> {
+export async function atomicUpdateEach<T>(
+  model: Model<T>,
+  items: AtomicItem<T>[],
+  opts: AtomicEachOptions = {},
+): Promise<(T | null | Error)[]> {
   if ((await atomicStrategy(model.db)) === 'native') {
-    return Promise.all(items.map((it) => atomicUpdateOne(model, { ...it.filter, _id: it.id }, it.update).catch((err: unknown) => asError(err))));
+    return Promise.all(
+      items.map((it) =>
+        atomicUpdateOne(model, { ...it.filter, _id: it.id }, it.update).catch((err: unknown) => asError(err)),
+      ),
+    );
   }
   const Claims = claimsModel(model.db);
   const claim = insertEach(Claims);
@@ -193,7 +209,11 @@ export async function atomicUpdateEach<T>(model: Model<T>, items: AtomicItem<T>[
   for (let round = 0; todo.length > 0 && round < attempts; round++) {
     const contended = round > 0 && todo.some((i) => !guessing.has(i));
     if (contended) await sleep(Math.random() * Math.min(2 + round, 20));
-    const revs = await readRevisions(model, items, todo.filter((i) => !guessing.has(i)));
+    const revs = await readRevisions(
+      model,
+      items,
+      todo.filter((i) => !guessing.has(i)),
+    );
     // One item per document a round: a second update of the same document waits for the next.
     const taking = new Map<string, Taken>();
     const later: number[] = [];
@@ -221,7 +241,9 @@ export async function atomicUpdateEach<T>(model: Model<T>, items: AtomicItem<T>[
     // With `hold`, the lease on the new revision is claimed in the same insert: nobody else can claim it before
     // the document reaches it.
     const per = opts.hold ? 2 : 1;
-    const claimDocs = claims.flatMap((c) => [c.rev, c.next].slice(0, per).map((rev) => ({ _id: claimIdOf(c.key, rev), at: new Date() })));
+    const claimDocs = claims.flatMap((c) =>
+      [c.rev, c.next].slice(0, per).map((rev) => ({ _id: claimIdOf(c.key, rev), at: new Date() })),
+    );
     const claimed = await claim(claimDocs);
     const won: Taken[] = [];
     const release: string[] = [];
@@ -248,10 +270,14 @@ export async function atomicUpdateEach<T>(model: Model<T>, items: AtomicItem<T>[
           continue;
         }
         release.push(claimIdOf(c.key, c.rev), ...(opts.hold ? [claimIdOf(c.key, c.next)] : []));
-        if (w === 'unchanged') results[c.i] = null; // its filter no longer matches
+        if (w === 'unchanged')
+          results[c.i] = null; // its filter no longer matches
         else if (w === 'moved') later.push(c.i); // another writer moved it before this claim: read it again
       }
-      if (release.length > 0) await Claims.deleteMany({ _id: { $in: release } }).catch(() => release.forEach((id) => releaseWhenPossible(Claims, id)));
+      if (release.length > 0)
+        await Claims.deleteMany({ _id: { $in: release } }).catch(() =>
+          release.forEach((id) => releaseWhenPossible(Claims, id)),
+        );
     }
     await Promise.all(contested.map((id) => releaseIfStale(Claims, id)));
     if (Math.random() < 0.001) void sweepClaims(Claims);
@@ -267,7 +293,11 @@ const newRevision = () => Math.floor(Math.random() * 2 ** 52) + 1;
 const groupKey = <T>(it: AtomicItem<T>, rev: number) => JSON.stringify([rev, it.near ?? null, it.filter, it.update]);
 
 /** The current revisions of the items' documents: one read per scope (`near`), one by `_id` for items without. */
-async function readRevisions<T>(model: Model<T>, items: AtomicItem<T>[], which: number[]): Promise<Map<string, number>> {
+async function readRevisions<T>(
+  model: Model<T>,
+  items: AtomicItem<T>[],
+  which: number[],
+): Promise<Map<string, number>> {
   const scopes = new Map<string, number[]>();
   for (const i of which) {
     const k = nearKey(items[i]!.near);
@@ -276,7 +306,8 @@ async function readRevisions<T>(model: Model<T>, items: AtomicItem<T>[], which: 
   const revs = new Map<string, number>();
   const reads: Promise<void>[] = [];
   const read = async (filter: Record<string, unknown>) => {
-    for (const d of await model.find(filter, { _rev: 1 }).lean<{ _id: unknown; _rev?: number }[]>()) revs.set(String(d._id), d._rev ?? 0);
+    for (const d of await model.find(filter, { _rev: 1 }).lean<{ _id: unknown; _rev?: number }[]>())
+      revs.set(String(d._id), d._rev ?? 0);
   };
   for (const [k, group] of scopes) {
     if (k === '') reads.push(...group.map((i) => read({ _id: items[i]!.id })));
@@ -302,7 +333,11 @@ type Written<T> = T | 'unchanged' | 'moved';
  * and one read back, others one `findOneAndUpdate` each (and a read of the revision when it matched nothing). Each
  * is conditioned on the claimed revision, as in `atomicUpdateOne`, and sets the group's new revision.
  */
-async function writeClaimed<T>(model: Model<T>, items: AtomicItem<T>[], won: Taken[]): Promise<Map<number, Written<T>>> {
+async function writeClaimed<T>(
+  model: Model<T>,
+  items: AtomicItem<T>[],
+  won: Taken[],
+): Promise<Map<number, Written<T>>> {
   const out = new Map<number, Written<T>>();
   const groups = new Map<string, Taken[]>();
   for (const c of won) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
@@ -317,16 +352,40 @@ async function writeClaimed<T>(model: Model<T>, items: AtomicItem<T>[], won: Tak
         await Promise.all(
           group.map(async (c) => {
             const id = items[c.i]!.id;
-            const d = await model.findOneAndUpdate({ ...filter, _id: id, _rev: revisionIs(rev) } as Record<string, unknown>, write, { returnDocument: 'after', strict: false }).lean<T>();
+            const d = await model
+              .findOneAndUpdate({ ...filter, _id: id, _rev: revisionIs(rev) } as Record<string, unknown>, write, {
+                returnDocument: 'after',
+                strict: false,
+              })
+              .lean<T>();
             // Nothing matched: its filter, or its revision (it moved before the claim)? The claim keeps it still.
-            out.set(c.i, judge(c, d ?? (await model.findOne({ _id: id } as Record<string, unknown>, { _rev: 1 }).lean<{ _rev?: number }>()) ?? { _rev: -1 }));
+            out.set(
+              c.i,
+              judge(
+                c,
+                d ??
+                  (await model
+                    .findOne({ _id: id } as Record<string, unknown>, { _rev: 1 })
+                    .lean<{ _rev?: number }>()) ?? { _rev: -1 },
+              ),
+            );
           }),
         );
         return;
       }
       const ids = group.map((c) => items[c.i]!.id);
-      await model.updateMany({ ...filter, ...near, _id: { $in: ids }, _rev: revisionIs(rev) } as Record<string, unknown>, write, { strict: false });
-      const after = new Map((await model.find({ ...near, _id: { $in: ids } } as Record<string, unknown>).lean<(T & { _id: unknown; _rev?: number })[]>()).map((d) => [String(d._id), d]));
+      await model.updateMany(
+        { ...filter, ...near, _id: { $in: ids }, _rev: revisionIs(rev) } as Record<string, unknown>,
+        write,
+        { strict: false },
+      );
+      const after = new Map(
+        (
+          await model
+            .find({ ...near, _id: { $in: ids } } as Record<string, unknown>)
+            .lean<(T & { _id: unknown; _rev?: number })[]>()
+        ).map((d) => [String(d._id), d]),
+      );
       for (const c of group) out.set(c.i, judge(c, after.get(c.key) ?? { _rev: -1 }));
     }),
   );
@@ -339,15 +398,25 @@ async function writeClaimed<T>(model: Model<T>, items: AtomicItem<T>[], won: Tak
  * lease went stale and another writer took it). `filter` is what the holder knows of the document since its lease
  * (checked on MongoDB, where this is a plain atomic update).
  */
-export async function updateUnderLease<T>(model: Model<T>, id: unknown, rev: number, filter: Record<string, unknown>, update: UpdateQuery<T>): Promise<T | null> {
+export async function updateUnderLease<T>(
+  model: Model<T>,
+  id: unknown,
+  rev: number,
+  filter: Record<string, unknown>,
+  update: UpdateQuery<T>,
+): Promise<T | null> {
   if ((await atomicStrategy(model.db)) === 'native') return atomicUpdateOne(model, { ...filter, _id: id }, update);
   // At the leased revision the document is as the lease's own write left it (no one else wrote since), so `filter`
   // holds by construction; left out, it cannot steer FerretDB's PostgreSQL to a less selective index (a status's).
   const doc = await model
-    .findOneAndUpdate({ _id: id, _rev: revisionIs(rev) } as Record<string, unknown>, { ...update, $inc: { ...((update.$inc as Record<string, number>) ?? {}), _rev: 1 } }, {
-      returnDocument: 'after',
-      strict: false,
-    })
+    .findOneAndUpdate(
+      { _id: id, _rev: revisionIs(rev) } as Record<string, unknown>,
+      { ...update, $inc: { ...((update.$inc as Record<string, number>) ?? {}), _rev: 1 } },
+      {
+        returnDocument: 'after',
+        strict: false,
+      },
+    )
     .lean<T>();
   const lease = `${model.collection.name}:${String(id)}:${rev}`;
   // Moved on: the lease is stale and goes in the background. Not moved (the filter failed): it goes now.
@@ -363,7 +432,6 @@ export async function releaseLease<T>(model: Model<T>, id: unknown, rev: number)
   const lease = `${model.collection.name}:${String(id)}:${rev}`;
   await Claims.deleteOne({ _id: lease }).catch(() => releaseWhenPossible(Claims, lease));
 }
-
 
 /** Claims of revisions their documents have left, deleted together a moment later (they block nobody). */
 const retiring = new WeakMap<Model<ClaimDoc>, { ids: Set<string>; timer: NodeJS.Timeout | null }>();
@@ -414,7 +482,8 @@ function releaseWhenPossible(Claims: Model<ClaimDoc>, claimId: string): void {
 function insertDocFor(filter: Record<string, unknown>, update: UpdateQuery<unknown>): Record<string, unknown> {
   const doc: Record<string, unknown> = { _rev: 0 };
   for (const [k, v] of Object.entries(filter)) {
-    const isOperator = v !== null && typeof v === 'object' && !(v instanceof Date) && Object.keys(v).some((x) => x.startsWith('$'));
+    const isOperator =
+      v !== null && typeof v === 'object' && !(v instanceof Date) && Object.keys(v).some((x) => x.startsWith('$'));
     if (!k.startsWith('$') && !isOperator) doc[k] = v;
   }
   for (const [op, fields] of Object.entries(update)) {

@@ -6,5 +6,7 @@
  */
 export function isDuplicateKeyError(err: unknown): boolean {
   if ((err as { code?: unknown } | null)?.code === 11000) return true;
-  return err instanceof Error && /E11000|duplicate key value violates unique constraint|SQLSTATE 23505/.test(err.message);
+  return (
+    err instanceof Error && /E11000|duplicate key value violates unique constraint|SQLSTATE 23505/.test(err.message)
+  );
 }

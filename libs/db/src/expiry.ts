@@ -1,4 +1,5 @@
 import type { Model } from 'mongoose';
+
 import { atomicStrategy } from './server-kind';
 
 export interface Expiry {
@@ -19,7 +20,8 @@ export function createExpiry<T>(model: Model<T>, field: string, everyMs = 3_600_
   return {
     ensure() {
       ensured ??= (async () => {
-        if ((await atomicStrategy(model.db)) === 'native') await model.collection.createIndex({ [field]: 1 }, { expireAfterSeconds: 0 });
+        if ((await atomicStrategy(model.db)) === 'native')
+          await model.collection.createIndex({ [field]: 1 }, { expireAfterSeconds: 0 });
       })().catch((err: unknown) => {
         ensured = undefined;
         throw err;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Client } from 'pg';
 import type { Connection } from 'mongoose';
+import { Client } from 'pg';
+
 import { atomicStrategy } from './server-kind';
 
 /**
@@ -120,13 +121,19 @@ async function withoutPendingList(client: Client, dbName: string, index: string)
  * against what the tables now hold (after seeding a benchmark or a test; autovacuum does it in its own time).
  * Does nothing where `ensureLookupIndexes` does nothing.
  */
-export async function analyzeLookupTables(conn: Connection, url = process.env[FERRETDB_POSTGRESQL_URL_ENV]): Promise<void> {
+export async function analyzeLookupTables(
+  conn: Connection,
+  url = process.env[FERRETDB_POSTGRESQL_URL_ENV],
+): Promise<void> {
   if (!url || (await atomicStrategy(conn)) !== 'claims') return;
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   await client.connect();
   try {
-    const tables = await client.query<{ tablename: string }>('SELECT tablename FROM pg_tables WHERE schemaname = $1', [conn.name]);
-    for (const { tablename } of tables.rows) await client.query(`ANALYZE ${quoteIdent(conn.name)}.${quoteIdent(tablename)}`);
+    const tables = await client.query<{ tablename: string }>('SELECT tablename FROM pg_tables WHERE schemaname = $1', [
+      conn.name,
+    ]);
+    for (const { tablename } of tables.rows)
+      await client.query(`ANALYZE ${quoteIdent(conn.name)}.${quoteIdent(tablename)}`);
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -157,7 +164,8 @@ interface PgPlanNode {
 /** Rows a plan's scans read: what each returned, and what each read and dropped. */
 function rowsRead(p: PgPlanNode): number {
   const own = (p['Node Type'] ?? '').includes('Scan')
-    ? ((p['Actual Rows'] ?? 0) + (p['Rows Removed by Filter'] ?? 0) + (p['Rows Removed by Index Recheck'] ?? 0)) * (p['Actual Loops'] ?? 1)
+    ? ((p['Actual Rows'] ?? 0) + (p['Rows Removed by Filter'] ?? 0) + (p['Rows Removed by Index Recheck'] ?? 0)) *
+      (p['Actual Loops'] ?? 1)
     : 0;
   return own + (p.Plans ?? []).reduce((s, c) => s + rowsRead(c), 0);
 }
@@ -168,20 +176,34 @@ function rowsRead(p: PgPlanNode): number {
  * names the table and the conditions it pushes down) run under PostgreSQL's EXPLAIN ANALYZE in the database at `url`:
  * rows its scans read, and shared buffers it touched, which also counts index entries read past (a GIN pending list).
  */
-export async function readCostOf(conn: Connection, collection: string, filter: Record<string, unknown>, url = process.env[FERRETDB_POSTGRESQL_URL_ENV]): Promise<ReadCost> {
+export async function readCostOf(
+  conn: Connection,
+  collection: string,
+  filter: Record<string, unknown>,
+  url = process.env[FERRETDB_POSTGRESQL_URL_ENV],
+): Promise<ReadCost> {
   if ((await atomicStrategy(conn)) !== 'claims') {
     const out = (await conn.db!.command({ explain: { find: collection, filter }, verbosity: 'executionStats' })) as {
       executionStats: { totalKeysExamined: number; totalDocsExamined: number };
     };
     return { rows: out.executionStats.totalKeysExamined + out.executionStats.totalDocsExamined, blocks: 0 };
   }
-  if (!url) throw new Error(`${FERRETDB_POSTGRESQL_URL_ENV} is not set: the read cost of a FerretDB query is measured in its PostgreSQL`);
-  const out = (await conn.db!.command({ explain: { find: collection, filter }, verbosity: 'queryPlanner' })) as { queryPlanner: { Plan: PgPlanNode } };
+  if (!url)
+    throw new Error(
+      `${FERRETDB_POSTGRESQL_URL_ENV} is not set: the read cost of a FerretDB query is measured in its PostgreSQL`,
+    );
+  const out = (await conn.db!.command({ explain: { find: collection, filter }, verbosity: 'queryPlanner' })) as {
+    queryPlanner: { Plan: PgPlanNode };
+  };
   let scan = out.queryPlanner.Plan;
   while (!scan['Relation Name'] && scan.Plans?.length === 1) scan = scan.Plans[0]!;
-  if (!scan['Relation Name'] || !scan.Schema) throw new Error(`no table in FerretDB's plan of ${collection} ${JSON.stringify(filter)}`);
+  if (!scan['Relation Name'] || !scan.Schema)
+    throw new Error(`no table in FerretDB's plan of ${collection} ${JSON.stringify(filter)}`);
   // A bitmap heap scan rechecks every condition its index scans used; an index scan names its own.
-  const conds = [scan['Recheck Cond'] ?? (scan['Node Type'] === 'Bitmap Heap Scan' ? undefined : scan['Index Cond']), scan.Filter].filter((c): c is string => !!c);
+  const conds = [
+    scan['Recheck Cond'] ?? (scan['Node Type'] === 'Bitmap Heap Scan' ? undefined : scan['Index Cond']),
+    scan.Filter,
+  ].filter((c): c is string => !!c);
   const sql = `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) SELECT _jsonb FROM ${quoteIdent(scan.Schema)}.${quoteIdent(scan['Relation Name'])}${conds.length ? ` WHERE ${conds.join(' AND ')}` : ''}`;
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   await client.connect();

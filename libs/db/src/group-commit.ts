@@ -21,7 +21,10 @@ export interface GroupCommitOptions {
  * one outcome per item (an error: that item failed; anything else: its result, e.g. null for "written" or the
  * updated document), or throws to fail every item of the batch.
  */
-export function createGroupCommit<T, R = null>(write: (items: T[]) => Promise<(Error | R)[]>, opts: GroupCommitOptions = {}) {
+export function createGroupCommit<T, R = null>(
+  write: (items: T[]) => Promise<(Error | R)[]>,
+  opts: GroupCommitOptions = {},
+) {
   const maxBatch = Math.max(1, opts.maxBatch ?? 64);
   const maxParallel = Math.max(1, opts.maxParallel ?? 4);
   const gatherMs = Math.max(0, opts.gatherMs ?? 0);

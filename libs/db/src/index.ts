@@ -1,11 +1,35 @@
 import mongoose, { type Connection, type Model } from 'mongoose';
+
 import type { Logger } from '@platform/logger';
 
-export { mongoose };
-export { AtomicConflictError, atomicUpdateEach, atomicUpdateOne, atomicStrategy, prepareAtomicUpdates, releaseLease, updateUnderLease, type AtomicEachOptions, type AtomicItem, type AtomicStrategy, type AtomicUpdateOptions } from './atomic';
 import { atomicUpdateOne, prepareAtomicUpdates } from './atomic';
 import { ensureLookupIndexes } from './ferretdb-indexes';
-export { analyzeLookupTables, ensureLookupIndexes, ginIndexName, lookupFieldsOf, readCostOf, FERRETDB_POSTGRESQL_URL_ENV, type LookupModel, type ReadCost } from './ferretdb-indexes';
+
+export { mongoose };
+export {
+  AtomicConflictError,
+  atomicUpdateEach,
+  atomicUpdateOne,
+  atomicStrategy,
+  prepareAtomicUpdates,
+  releaseLease,
+  updateUnderLease,
+  type AtomicEachOptions,
+  type AtomicItem,
+  type AtomicStrategy,
+  type AtomicUpdateOptions,
+} from './atomic';
+
+export {
+  analyzeLookupTables,
+  ensureLookupIndexes,
+  ginIndexName,
+  lookupFieldsOf,
+  readCostOf,
+  FERRETDB_POSTGRESQL_URL_ENV,
+  type LookupModel,
+  type ReadCost,
+} from './ferretdb-indexes';
 export type { Connection, Model };
 export type { UpdateQuery } from 'mongoose';
 export { isDuplicateKeyError } from './duplicate-key';
@@ -69,10 +93,13 @@ export async function syncIndexes(conn: Connection): Promise<void> {
 export async function pingMongo(conn: Connection, timeoutMs = 2000): Promise<boolean> {
   const db = conn.db;
   if (!db) return false;
-  const ping = db.admin().command({ ping: 1 }).then(
-    () => true,
-    () => false,
-  );
+  const ping = db
+    .admin()
+    .command({ ping: 1 })
+    .then(
+      () => true,
+      () => false,
+    );
   const timer = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
   return Promise.race([ping, timer]);
 }
@@ -106,7 +133,10 @@ interface CounterDoc {
   seq: number;
 }
 
-const counterSchema = new mongoose.Schema<CounterDoc>({ _id: String, seq: { type: Number, required: true } }, { versionKey: false });
+const counterSchema = new mongoose.Schema<CounterDoc>(
+  { _id: String, seq: { type: Number, required: true } },
+  { versionKey: false },
+);
 
 /**
  * A monotonically increasing integer sequence stored in the `counters` collection. Uses `atomicUpdateOne`
@@ -148,7 +178,9 @@ export interface Owner {
 }
 
 /** The equality filter that scopes a query to `owner`. */
-export const ownerFilter = (owner: Owner): { user_id: string; org_id: string } => ({ user_id: owner.user_id, org_id: owner.org_id });
+export const ownerFilter = (owner: Owner): { user_id: string; org_id: string } => ({
+  user_id: owner.user_id,
+  org_id: owner.org_id,
+});
 /** The owner as one string (a cache's scope): equal exactly when `ownerFilter` is. */
 export const ownerKey = (owner: Owner): string => `${owner.user_id}\u0000${owner.org_id}`;
-

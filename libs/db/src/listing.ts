@@ -24,7 +24,12 @@ export function listEqualities(f: Omit<ListFilter, keyof Page>): Record<string, 
  * One page of `filter`'s documents, newest first (`created_at`, then `_id`, descending), and how many match in all;
  * the page and the count are read at once.
  */
-export async function findPage<D, R>(model: Model<D>, filter: Record<string, unknown>, page: Page, toRecord: (d: D) => R): Promise<{ items: R[]; total: number }> {
+export async function findPage<D, R>(
+  model: Model<D>,
+  filter: Record<string, unknown>,
+  page: Page,
+  toRecord: (d: D) => R,
+): Promise<{ items: R[]; total: number }> {
   const [docs, total] = await Promise.all([
     model.find(filter).sort({ created_at: -1, _id: -1 }).skip(page.skip).limit(page.limit).lean<D[]>(),
     model.countDocuments(filter),

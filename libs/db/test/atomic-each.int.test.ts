@@ -1,4 +1,14 @@
-import { atomicStrategy, atomicUpdateEach, atomicUpdateOne, connectMongo, modelFor, mongoose, releaseLease, updateUnderLease, type Connection } from '@platform/db';
+import {
+  atomicStrategy,
+  atomicUpdateEach,
+  atomicUpdateOne,
+  connectMongo,
+  modelFor,
+  mongoose,
+  releaseLease,
+  updateUnderLease,
+  type Connection,
+} from '@platform/db';
 import { testInfra, uniqueName } from '@platform/testing';
 
 // atomicUpdateEach and leases on the real server: every update atomic per document however the items are batched,
@@ -19,7 +29,11 @@ const claims = () => conn.collection('_revision_claims');
 
 beforeAll(async () => {
   conn = await connectMongo({ uri: testInfra.mongoUri, dbName: uniqueName('atomiceach'), monitorCommands: true });
-  conn.getClient().on('commandStarted', (e: mongoose.mongo.CommandStartedEvent) => commands.push({ name: e.commandName, command: e.command as Record<string, unknown> }));
+  conn
+    .getClient()
+    .on('commandStarted', (e: mongoose.mongo.CommandStartedEvent) =>
+      commands.push({ name: e.commandName, command: e.command as Record<string, unknown> }),
+    );
   await Run().init();
   await conn.createCollection('_revision_claims').catch(() => undefined);
 });
@@ -38,7 +52,12 @@ async function seed(batch: string, n: number, status = 'queued'): Promise<mongoo
 const revOf = (d: unknown): number => (d as { _rev: number })._rev;
 
 const start = (ids: mongoose.Types.ObjectId[], batch?: string) =>
-  ids.map((id) => ({ id, near: batch ? { batch } : undefined, filter: { status: 'queued' }, update: { $set: { status: 'running' }, $inc: { n: 1 } } }));
+  ids.map((id) => ({
+    id,
+    near: batch ? { batch } : undefined,
+    filter: { status: 'queued' },
+    update: { $set: { status: 'running' }, $inc: { n: 1 } },
+  }));
 
 test('updates each document whose filter matches, null for the others and for missing ones', async () => {
   const ids = await seed('b1', 6);
@@ -62,15 +81,20 @@ test('a batch of one scope is a handful of commands, and never reads `_id: {$in}
   if ((await atomicStrategy(conn)) === 'claims') expect(onRuns.map((c) => c.name)).toEqual(['find', 'update', 'find']);
   else expect(onRuns.length).toBe(32);
   for (const c of onRuns) {
-    const filter = (c.command.filter ?? (c.command.updates as { q: unknown }[] | undefined)?.[0]?.q) as Record<string, unknown> | undefined;
-    if (filter && typeof filter._id === 'object' && filter._id !== null && '$in' in filter._id) expect(filter.batch).toBe('b2');
+    const filter = (c.command.filter ?? (c.command.updates as { q: unknown }[] | undefined)?.[0]?.q) as
+      Record<string, unknown> | undefined;
+    if (filter && typeof filter._id === 'object' && filter._id !== null && '$in' in filter._id)
+      expect(filter.batch).toBe('b2');
   }
 });
 
 test('a known revision is tried without a read; a wrong guess falls back to reading it', async () => {
   const ids = await seed('b3', 4);
   await Run().updateOne({ _id: ids[0] }, { $set: { _rev: 3 } }, { strict: false });
-  const out = await atomicUpdateEach(Run(), start(ids, 'b3').map((it) => ({ ...it, rev: 0 })));
+  const out = await atomicUpdateEach(
+    Run(),
+    start(ids, 'b3').map((it) => ({ ...it, rev: 0 })),
+  );
   expect(out.map((d) => (d as Run).n)).toEqual([1, 1, 1, 1]);
 });
 
@@ -80,7 +104,10 @@ test('concurrent batches and single updates of the same documents lose no increm
   const outs = await Promise.all([
     ...Array.from({ length: 4 }, () => atomicUpdateEach(Run(), bump)),
     ...ids.map((id) => atomicUpdateOne(Run(), { _id: id }, { $inc: { n: 1 } }).then((d) => [d])),
-    atomicUpdateEach(Run(), ids.map((id) => ({ id, filter: {}, update: { $inc: { n: 1 } } }))),
+    atomicUpdateEach(
+      Run(),
+      ids.map((id) => ({ id, filter: {}, update: { $inc: { n: 1 } } })),
+    ),
   ]);
   expect(outs.flat().filter((o) => o === null || o instanceof Error)).toEqual([]);
   const stored = await Run().find({ batch: 'b4' }).lean();
@@ -100,15 +127,21 @@ test('a held lease lets its holder write once and keeps other writers out until 
   const [held] = await atomicUpdateEach(Run(), start([id!], 'b6'), { hold: true });
   const rev = revOf(held);
   // Another writer cannot take the document while the lease is held.
-  await expect(atomicUpdateOne(Run(), { _id: id }, { $inc: { n: 10 } }, { attempts: 3 })).rejects.toThrow('kept conflicting');
+  await expect(atomicUpdateOne(Run(), { _id: id }, { $inc: { n: 10 } }, { attempts: 3 })).rejects.toThrow(
+    'kept conflicting',
+  );
   const done = await updateUnderLease(Run(), id, rev, { status: 'running' }, { $set: { status: 'done' } });
   expect(done).toMatchObject({ status: 'done', n: 1 });
   // The holder's write moved the document on: the next writer needs no release.
-  await expect(atomicUpdateOne(Run(), { _id: id }, { $inc: { n: 10 } }, { attempts: 3 })).resolves.toMatchObject({ n: 11 });
+  await expect(atomicUpdateOne(Run(), { _id: id }, { $inc: { n: 10 } }, { attempts: 3 })).resolves.toMatchObject({
+    n: 11,
+  });
   // A lease given up without writing frees the document at once.
   const [again] = await atomicUpdateEach(Run(), [{ id: id!, filter: {}, update: { $inc: { n: 1 } } }], { hold: true });
   await releaseLease(Run(), id, revOf(again));
-  await expect(atomicUpdateOne(Run(), { _id: id }, { $inc: { n: 1 } }, { attempts: 3 })).resolves.toMatchObject({ n: 13 });
+  await expect(atomicUpdateOne(Run(), { _id: id }, { $inc: { n: 1 } }, { attempts: 3 })).resolves.toMatchObject({
+    n: 13,
+  });
 });
 
 test('a lease left by a dead holder is taken once it is stale', async () => {
@@ -117,9 +150,13 @@ test('a lease left by a dead holder is taken once it is stale', async () => {
   const [held] = await atomicUpdateEach(Run(), start([id!], 'b7'), { hold: true });
   const lease = `runs:${String(id)}:${revOf(held)}`;
   await claims().updateOne({ _id: lease as never }, { $set: { at: new Date(Date.now() - 60_000) } });
-  await expect(atomicUpdateOne(Run(), { _id: id }, { $set: { status: 'queued' } })).resolves.toMatchObject({ status: 'queued' });
+  await expect(atomicUpdateOne(Run(), { _id: id }, { $set: { status: 'queued' } })).resolves.toMatchObject({
+    status: 'queued',
+  });
   // The dead holder's late write finds the document moved on and writes nothing.
-  expect(await updateUnderLease(Run(), id, revOf(held), { status: 'running' }, { $set: { status: 'done' } })).toBeNull();
+  expect(
+    await updateUnderLease(Run(), id, revOf(held), { status: 'running' }, { $set: { status: 'done' } }),
+  ).toBeNull();
   expect(await Run().findById(id).lean()).toMatchObject({ status: 'queued' });
 });
 
@@ -127,7 +164,8 @@ test('claims of updated documents are gone shortly after (released in the backgr
   const ids = await seed('b8', 8);
   await atomicUpdateEach(Run(), start(ids, 'b8'));
   const prefix = ids.map((id) => `runs:${String(id)}:`);
-  const left = async () => (await claims().find({}).toArray()).filter((c) => prefix.some((p) => String(c._id).startsWith(p))).length;
+  const left = async () =>
+    (await claims().find({}).toArray()).filter((c) => prefix.some((p) => String(c._id).startsWith(p))).length;
   const deadline = Date.now() + 5_000;
   while ((await left()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   expect(await left()).toBe(0);

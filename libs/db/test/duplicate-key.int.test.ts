@@ -1,5 +1,6 @@
-import { insertEach, isDuplicateKeyError, modelFor, mongoose, syncIndexes } from '../src';
 import { createTestDatabases, type TestDatabases } from '@platform/testing';
+
+import { insertEach, isDuplicateKeyError, modelFor, mongoose, syncIndexes } from '../src';
 
 interface Doc {
   name: string;
@@ -18,8 +19,14 @@ it('recognises a unique index refusing an insert and an update, on the real serv
   await syncIndexes(dbs.conn);
   await M.create({ name: 'a' });
   const other = await M.create({ name: 'b' });
-  const onInsert = await M.create({ name: 'a' }).then(() => null, (err: unknown) => err);
-  const onUpdate = await M.findOneAndUpdate({ _id: other._id }, { $set: { name: 'a' } }).then(() => null, (err: unknown) => err);
+  const onInsert = await M.create({ name: 'a' }).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  const onUpdate = await M.findOneAndUpdate({ _id: other._id }, { $set: { name: 'a' } }).then(
+    () => null,
+    (err: unknown) => err,
+  );
   expect([isDuplicateKeyError(onInsert), isDuplicateKeyError(onUpdate)]).toEqual([true, true]);
   expect(isDuplicateKeyError(new Error('connection refused'))).toBe(false);
 });
@@ -32,13 +39,27 @@ it('insertEach writes a batch in one insert and refuses only the duplicates, eac
   await M.create({ name: 'taken' });
   const docs = ['x', 'taken', 'y', 'y', 'z'].map((name) => new M({ name }).toObject());
   const outcomes = await insertEach(M)(docs);
-  expect(outcomes.map((o) => (o === null ? 'ok' : isDuplicateKeyError(o) ? 'duplicate' : o.message))).toEqual(['ok', 'duplicate', 'ok', 'duplicate', 'ok']);
-  expect((await M.find({}, { name: 1, _id: 0 }).sort({ name: 1 }).lean()).map((d) => d.name)).toEqual(['taken', 'x', 'y', 'z']);
+  expect(outcomes.map((o) => (o === null ? 'ok' : isDuplicateKeyError(o) ? 'duplicate' : o.message))).toEqual([
+    'ok',
+    'duplicate',
+    'ok',
+    'duplicate',
+    'ok',
+  ]);
+  expect((await M.find({}, { name: 1, _id: 0 }).sort({ name: 1 }).lean()).map((d) => d.name)).toEqual([
+    'taken',
+    'x',
+    'y',
+    'z',
+  ]);
 });
 
 it('insertEach fails the whole batch when the write itself fails', async () => {
   const schema = new mongoose.Schema<Doc>({ name: { type: String, required: true } });
-  const conn = mongoose.createConnection('mongodb://127.0.0.1:9/none', { serverSelectionTimeoutMS: 300, bufferCommands: false });
+  const conn = mongoose.createConnection('mongodb://127.0.0.1:9/none', {
+    serverSelectionTimeoutMS: 300,
+    bufferCommands: false,
+  });
   const M = conn.model<Doc>('Unreachable', schema);
   await expect(insertEach(M)([{ name: 'a' }, { name: 'b' }])).rejects.toThrow();
   await conn.close();

@@ -55,12 +55,20 @@ test('countDocuments with a filter, sort/skip/limit', async () => {
 
 test('findOneAndUpdate: conditional update, upsert, $inc', async () => {
   await Thing().create({ name: 'f', owner: 'u3', n: 1 });
-  const miss = await Thing().findOneAndUpdate({ name: 'f', owner: 'u3', n: 99 }, { $set: { n: 2 } }, { returnDocument: 'after' }).lean();
+  const miss = await Thing()
+    .findOneAndUpdate({ name: 'f', owner: 'u3', n: 99 }, { $set: { n: 2 } }, { returnDocument: 'after' })
+    .lean();
   expect(miss).toBeNull();
-  const hit = await Thing().findOneAndUpdate({ name: 'f', owner: 'u3', n: 1 }, { $inc: { n: 10 } }, { returnDocument: 'after' }).lean();
+  const hit = await Thing()
+    .findOneAndUpdate({ name: 'f', owner: 'u3', n: 1 }, { $inc: { n: 10 } }, { returnDocument: 'after' })
+    .lean();
   expect(hit?.n).toBe(11);
   const up = await Thing()
-    .findOneAndUpdate({ name: 'new', owner: 'u3' }, { $setOnInsert: { n: 7 } }, { upsert: true, returnDocument: 'after' })
+    .findOneAndUpdate(
+      { name: 'new', owner: 'u3' },
+      { $setOnInsert: { n: 7 } },
+      { upsert: true, returnDocument: 'after' },
+    )
     .lean();
   expect(up?.n).toBe(7);
 });
@@ -74,7 +82,9 @@ test('an integer sequence is atomic under concurrency', async () => {
 });
 
 test('concurrent inserts into a unique index: exactly one succeeds', async () => {
-  const results = await Promise.allSettled(Array.from({ length: 10 }, () => Thing().create({ name: 'race', owner: 'u9' })));
+  const results = await Promise.allSettled(
+    Array.from({ length: 10 }, () => Thing().create({ name: 'race', owner: 'u9' })),
+  );
   expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   expect(await Thing().countDocuments({ name: 'race', owner: 'u9' })).toBe(1);
 });
@@ -102,7 +112,11 @@ test('atomicUpdateOne leaves no revision claims behind (they are released after 
   const doc = await Thing().create({ name: 'claims', owner: 'claims' });
   await Promise.all(Array.from({ length: 20 }, () => atomicUpdateOne(Thing(), { _id: doc._id }, { $inc: { n: 1 } })));
   expect((await Thing().findById(doc._id).lean())?.n).toBe(20);
-  expect(await conn.db!.collection('_revision_claims').countDocuments({ _id: { $regex: `^things:${String(doc._id)}:` } } as Record<string, unknown>)).toBe(0);
+  expect(
+    await conn
+      .db!.collection('_revision_claims')
+      .countDocuments({ _id: { $regex: `^things:${String(doc._id)}:` } } as Record<string, unknown>),
+  ).toBe(0);
 });
 
 test('atomicUpdateOne returns null when nothing matches', async () => {

@@ -17,7 +17,10 @@ export class AppError extends Error {
     readonly detail: unknown,
     options?: { cause?: unknown; headers?: Record<string, string> },
   ) {
-    super(typeof detail === 'string' ? detail : `HTTP ${status}`, options?.cause ? { cause: options.cause } : undefined);
+    super(
+      typeof detail === 'string' ? detail : `HTTP ${status}`,
+      options?.cause ? { cause: options.cause } : undefined,
+    );
     this.name = new.target.name;
     this.headers = options?.headers ?? {};
   }
@@ -79,7 +82,10 @@ export class RateLimitedError extends AppError {
 
 /** 502: an upstream outside the product (LLM provider, tool API) failed. */
 export class BadGatewayError extends AppError {
-  constructor(detail: string, readonly upstreamStatus?: number) {
+  constructor(
+    detail: string,
+    readonly upstreamStatus?: number,
+  ) {
     super(502, detail);
   }
 }

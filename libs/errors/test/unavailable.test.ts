@@ -1,6 +1,7 @@
 import { AppError, isUnavailableError, NotFoundError, ServiceUnavailableError, toAppError } from '@platform/errors';
 
-const named = (name: string, message: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(message), { name, ...extra });
+const named = (name: string, message: string, extra: Record<string, unknown> = {}) =>
+  Object.assign(new Error(message), { name, ...extra });
 
 describe('isUnavailableError: a store that cannot serve now, not a bad request or a bug', () => {
   test.each([
@@ -11,14 +12,42 @@ describe('isUnavailableError: a store that cannot serve now, not a bad request o
     ['ioredis: closed connection', new Error('Connection is closed.')],
     ['MongoDB: primary stepped down', named('MongoServerError', 'not primary', { code: 10107 })],
     ['MongoDB: shutting down', named('MongoServerError', 'interrupted at shutdown', { code: 11600 })],
-    ['MongoDB: retryable write label', named('MongoServerError', 'x', { code: 999, errorLabelSet: new Set(['RetryableWriteError']) })],
-    ['FerretDB: PostgreSQL unreachable', named('MongoServerError', '[collection.go:109] failed to connect to `user=postgres`: dial error', { code: 1 })],
-    ['FerretDB: PostgreSQL connection cut', named('MongoServerError', '[msg_insert.go:168] unexpected EOF', { code: 1 })],
-    ['FerretDB: an insertMany while PostgreSQL is away', named('MongoBulkWriteError', '[msg_insert.go:168] failed to connect to `user=postgres`', { code: 1 })],
-    ['FerretDB: PostgreSQL still starting', named('MongoServerError', 'FATAL: the database system is not yet accepting connections (SQLSTATE 57P03)', { code: 1 })],
-    ['FerretDB: PostgreSQL connection reset', named('MongoServerError', '[query_iterator.go:92] read tcp: connection reset by peer', { code: 1 })],
-    ['FerretDB: PostgreSQL shut down by its operator', named('MongoServerError', 'FATAL: terminating connection due to administrator command (SQLSTATE 57P01)', { code: 1 })],
-    ['FerretDB: PostgreSQL connection failure class', named('MongoServerError', 'ERROR: connection failure (SQLSTATE 08006)', { code: 1 })],
+    [
+      'MongoDB: retryable write label',
+      named('MongoServerError', 'x', { code: 999, errorLabelSet: new Set(['RetryableWriteError']) }),
+    ],
+    [
+      'FerretDB: PostgreSQL unreachable',
+      named('MongoServerError', '[collection.go:109] failed to connect to `user=postgres`: dial error', { code: 1 }),
+    ],
+    [
+      'FerretDB: PostgreSQL connection cut',
+      named('MongoServerError', '[msg_insert.go:168] unexpected EOF', { code: 1 }),
+    ],
+    [
+      'FerretDB: an insertMany while PostgreSQL is away',
+      named('MongoBulkWriteError', '[msg_insert.go:168] failed to connect to `user=postgres`', { code: 1 }),
+    ],
+    [
+      'FerretDB: PostgreSQL still starting',
+      named('MongoServerError', 'FATAL: the database system is not yet accepting connections (SQLSTATE 57P03)', {
+        code: 1,
+      }),
+    ],
+    [
+      'FerretDB: PostgreSQL connection reset',
+      named('MongoServerError', '[query_iterator.go:92] read tcp: connection reset by peer', { code: 1 }),
+    ],
+    [
+      'FerretDB: PostgreSQL shut down by its operator',
+      named('MongoServerError', 'FATAL: terminating connection due to administrator command (SQLSTATE 57P01)', {
+        code: 1,
+      }),
+    ],
+    [
+      'FerretDB: PostgreSQL connection failure class',
+      named('MongoServerError', 'ERROR: connection failure (SQLSTATE 08006)', { code: 1 }),
+    ],
     ['ours: 503 already', new ServiceUnavailableError()],
   ])('%s', (_name, err) => {
     expect(isUnavailableError(err)).toBe(true);
@@ -28,7 +57,10 @@ describe('isUnavailableError: a store that cannot serve now, not a bad request o
   test.each([
     ['duplicate key', named('MongoServerError', 'E11000 duplicate key error', { code: 11000 })],
     ['bad update', named('MongoServerError', 'Modifiers operate on fields but we found type string', { code: 9 })],
-    ['an internal error that is not the store being away', named('MongoServerError', 'unsupported operator $where', { code: 1 })],
+    [
+      'an internal error that is not the store being away',
+      named('MongoServerError', 'unsupported operator $where', { code: 1 }),
+    ],
     ['a bug', new TypeError('x is undefined')],
     ['not an error', 'boom'],
   ])('%s is not', (_name, err) => {

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Express, type RequestHandler, type Router } from 'express';
 import helmet from 'helmet';
-import swaggerUi from 'swagger-ui-express';
 import type { Registry } from 'prom-client';
+import swaggerUi from 'swagger-ui-express';
+
 import { withLogContext, type Logger } from '@platform/logger';
+
 import { errorHandler, notFoundHandler } from './error-handler';
 import { jsonBodyParser, rejectBadJson, rejectBadUrl, requireJsonContentType } from './input-guards';
 import { createMetrics } from './metrics';
@@ -75,12 +77,24 @@ export function createHttpApp(opts: HttpAppOptions): { app: Express; registry: R
   app.use(rejectBadUrl);
 
   app.get('/healthz', async (_req, res) => {
-    const alive = opts.liveness ? await Promise.resolve().then(opts.liveness).catch(() => false) : true;
+    const alive = opts.liveness
+      ? await Promise.resolve()
+          .then(opts.liveness)
+          .catch(() => false)
+      : true;
     res.status(alive ? 200 : 503).json({ status: alive ? 'ok' : 'unhealthy' });
   });
   app.get('/readyz', async (_req, res) => {
     const entries = await Promise.all(
-      Object.entries(opts.readiness ?? {}).map(async ([name, check]) => [name, await Promise.resolve().then(check).catch(() => false)] as const),
+      Object.entries(opts.readiness ?? {}).map(
+        async ([name, check]) =>
+          [
+            name,
+            await Promise.resolve()
+              .then(check)
+              .catch(() => false),
+          ] as const,
+      ),
     );
     const checks = Object.fromEntries(entries.map(([n, ok]) => [n, ok ? 'ok' : 'unavailable']));
     const ready = entries.every(([, ok]) => ok);

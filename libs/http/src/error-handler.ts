@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, PayloadTooLargeError, ValidationError, toAppError } from '@platform/errors';
+
+import { AppError, PayloadTooLargeError, toAppError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 
 interface BodyParserError extends Error {
@@ -26,7 +27,10 @@ function fromBodyParser(err: BodyParserError): AppError | undefined {
       // Any other client error of the body reader (e.g. a gzip body that does not inflate) is the client's, not
       // ours: keep its 4xx with a generic detail, since its message may quote internals.
       if (err.expose === true && typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
-        return new AppError(err.status, err.status === 400 ? 'Request body could not be read' : (STATUS_CODES[err.status] ?? 'Bad request'));
+        return new AppError(
+          err.status,
+          err.status === 400 ? 'Request body could not be read' : (STATUS_CODES[err.status] ?? 'Bad request'),
+        );
       }
       return undefined;
   }

@@ -25,4 +25,11 @@ export {
   requireContentType,
   requireJsonContentType,
 } from './input-guards';
-export { MAX_INPUT_ERRORS, MAX_JSON_DEPTH, inspectInput, parseJsonBytes, stringFault, type StringFault } from './input-inspect';
+export {
+  MAX_INPUT_ERRORS,
+  MAX_JSON_DEPTH,
+  inspectInput,
+  parseJsonBytes,
+  stringFault,
+  type StringFault,
+} from './input-inspect';

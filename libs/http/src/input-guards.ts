@@ -1,5 +1,7 @@
 import express, { type Request, type RequestHandler } from 'express';
+
 import { AppError, ValidationError } from '@platform/errors';
+
 import { inspectInput, stringFault } from './input-inspect';
 
 /** Media types a JSON route reads: `application/json` and any `application/*+json`. */

@@ -1,4 +1,5 @@
 import { ValidationError, type FieldError } from '@platform/errors';
+
 import type { Location } from './location';
 
 /** Deepest nesting of objects and arrays a JSON body may have; deeper → 422 `json_too_deep`. */
@@ -50,7 +51,9 @@ function pathOf(node: Node | undefined): (string | number)[] {
 }
 
 function tooDeep(location: Location): FieldError[] {
-  return [{ loc: [location], msg: `JSON nesting should be at most ${MAX_JSON_DEPTH} levels deep`, type: 'json_too_deep' }];
+  return [
+    { loc: [location], msg: `JSON nesting should be at most ${MAX_JSON_DEPTH} levels deep`, type: 'json_too_deep' },
+  ];
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { RequestHandler, Request } from 'express';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Request, RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** A per-app registry with process metrics and HTTP request count/latency by route and status. */
 export function createMetrics(

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
 import { RateLimitedError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 
@@ -46,7 +47,13 @@ export function createRateLimit(opts: RateLimitOptions): RateLimit {
     opts.points <= 0
       ? null
       : opts.redis
-        ? new RateLimiterRedis({ storeClient: opts.redis, points: opts.points, duration, keyPrefix, rejectIfRedisNotReady: true })
+        ? new RateLimiterRedis({
+            storeClient: opts.redis,
+            points: opts.points,
+            duration,
+            keyPrefix,
+            rejectIfRedisNotReady: true,
+          })
         : new RateLimiterMemory({ points: opts.points, duration, keyPrefix });
   const timeoutMs = opts.storeTimeoutMs ?? 500;
   let storeDown = false;
@@ -65,7 +72,11 @@ export function createRateLimit(opts: RateLimitOptions): RateLimit {
       storeDown = false;
     } catch (err) {
       if (err instanceof RateLimiterRes) throw new RateLimitedError(err.msBeforeNext / 1000);
-      if (!storeDown) opts.logger.warn('rate limit store unreachable: letting requests through', { limit: opts.name, message: (err as Error).message });
+      if (!storeDown)
+        opts.logger.warn('rate limit store unreachable: letting requests through', {
+          limit: opts.name,
+          message: (err as Error).message,
+        });
       storeDown = true;
     } finally {
       clearTimeout(timer);

@@ -1,6 +1,7 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
+
 import type { Logger } from '@platform/logger';
 
 export interface RunningServer {

@@ -1,7 +1,8 @@
 import type Joi from 'joi';
-import { ValidationError, type FieldError } from '@platform/errors';
-import { MAX_INPUT_ERRORS } from './input-inspect';
 
+import { ValidationError, type FieldError } from '@platform/errors';
+
+import { MAX_INPUT_ERRORS } from './input-inspect';
 import type { Location } from './location';
 
 export type { Location };
@@ -38,7 +39,8 @@ const TYPE_MAP: Record<string, string> = {
 /** Longest `msg` of a 422 entry: messages that quote the value sent must not echo a megabyte back. */
 export const MAX_ERROR_MESSAGE_CHARS = 500;
 
-const clip = (msg: string) => (msg.length > MAX_ERROR_MESSAGE_CHARS ? `${msg.slice(0, MAX_ERROR_MESSAGE_CHARS - 1)}…` : msg);
+const clip = (msg: string) =>
+  msg.length > MAX_ERROR_MESSAGE_CHARS ? `${msg.slice(0, MAX_ERROR_MESSAGE_CHARS - 1)}…` : msg;
 
 /**
  * Turns a joi error into FastAPI-style field errors under `location`: at most MAX_INPUT_ERRORS of them (an array of

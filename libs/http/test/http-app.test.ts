@@ -1,6 +1,7 @@
 import express, { type Express, type Router } from 'express';
 import Joi from 'joi';
 import request from 'supertest';
+
 import {
   ConflictError,
   ForbiddenError,
@@ -74,7 +75,13 @@ function testRoutes(logger: ReturnType<typeof captureLogger>['logger']): Router 
   return r;
 }
 
-function build(opts: { readiness?: Record<string, ReadinessCheck>; openapi?: Record<string, unknown>; jsonLimit?: string | number } = {}) {
+function build(
+  opts: {
+    readiness?: Record<string, ReadinessCheck>;
+    openapi?: Record<string, unknown>;
+    jsonLimit?: string | number;
+  } = {},
+) {
   const cap = captureLogger('http-test');
   const raw = express.Router();
   raw.post('/raw', express.text({ type: '*/*' }), (req, res) => {
@@ -113,7 +120,9 @@ describe('createHttpApp: body parsing', () => {
   });
 
   test('valid JSON within the limit is parsed', async () => {
-    const res = await request(app).post('/echo').send({ a: 1, b: ['x'] });
+    const res = await request(app)
+      .post('/echo')
+      .send({ a: 1, b: ['x'] });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: { a: 1, b: ['x'] } });
   });
@@ -421,7 +430,9 @@ describe('createHttpApp: ops endpoints', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.text).toContain('# TYPE http_requests_total counter');
-    const line = res.text.split('\n').find((l) => l.startsWith('http_requests_total{') && l.includes('route="/things/:id"'));
+    const line = res.text
+      .split('\n')
+      .find((l) => l.startsWith('http_requests_total{') && l.includes('route="/things/:id"'));
     expect(line).toBeDefined();
     expect(line).toContain('method="GET"');
     expect(line).toContain('status="200"');
@@ -435,7 +446,11 @@ describe('createHttpApp: ops endpoints', () => {
   });
 
   test('/openapi.json returns the given document', async () => {
-    const doc = { openapi: '3.0.3', info: { title: 'Things API', version: '9.9.9' }, paths: { '/things': { get: { responses: { 200: { description: 'ok' } } } } } };
+    const doc = {
+      openapi: '3.0.3',
+      info: { title: 'Things API', version: '9.9.9' },
+      paths: { '/things': { get: { responses: { 200: { description: 'ok' } } } } },
+    };
     const { app } = build({ openapi: doc });
     const res = await request(app).get('/openapi.json');
     expect(res.status).toBe(200);

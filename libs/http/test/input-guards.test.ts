@@ -1,8 +1,9 @@
 import express, { type Express, type RequestHandler } from 'express';
 import Joi from 'joi';
 import request from 'supertest';
+
 import { ForbiddenError } from '@platform/errors';
-import { MAX_INPUT_ERRORS, MAX_JSON_DEPTH, UNSUPPORTED_MEDIA_TYPE, createHttpApp, validate } from '@platform/http';
+import { createHttpApp, MAX_INPUT_ERRORS, MAX_JSON_DEPTH, UNSUPPORTED_MEDIA_TYPE, validate } from '@platform/http';
 import { captureLogger } from '@platform/testing';
 
 const thing = Joi.object({ name: Joi.string().required(), tags: Joi.array().items(Joi.string()) });
@@ -67,7 +68,11 @@ describe('Content-Type of JSON routes', () => {
     ['not a media type', '{"name":"x"}'],
   ])('a %s body → 415 and no handler runs', async (type, body) => {
     for (const method of ['post', 'put'] as const) {
-      const res = await request(app)[method](method === 'post' ? '/things' : '/things/1').set('x-api-key', 'good').set('content-type', type).send(body);
+      const res = await request(app)
+        [method](method === 'post' ? '/things' : '/things/1')
+        .set('x-api-key', 'good')
+        .set('content-type', type)
+        .send(body);
       expect(res.status).toBe(415);
       expect(res.body).toEqual({ detail: UNSUPPORTED_MEDIA_TYPE });
     }
@@ -80,14 +85,16 @@ describe('Content-Type of JSON routes', () => {
     expect(res.body).toEqual({ detail: UNSUPPORTED_MEDIA_TYPE });
   });
 
-  test.each(['application/json', 'application/json; charset=utf-8', 'application/vnd.api+json', 'application/merge-patch+json'])(
-    '%s is read as JSON',
-    async (type) => {
-      const res = await post(app, '/things').set('content-type', type).send('{"name":"x"}');
-      expect(res.status).toBe(201);
-      expect(res.body).toEqual({ name: 'x' });
-    },
-  );
+  test.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/vnd.api+json',
+    'application/merge-patch+json',
+  ])('%s is read as JSON', async (type) => {
+    const res = await post(app, '/things').set('content-type', type).send('{"name":"x"}');
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ name: 'x' });
+  });
 
   test('no body and no Content-Type: the route sees a missing body (422 missing where one is required)', async () => {
     const res = await post(app, '/things');
@@ -123,7 +130,10 @@ describe('Content-Type of JSON routes', () => {
   });
 
   test('a gzip body that does not inflate → 400 with a detail, not a 500', async () => {
-    const res = await post(app).set('content-type', 'application/json').set('content-encoding', 'gzip').send(Buffer.from('not gzip at all'));
+    const res = await post(app)
+      .set('content-type', 'application/json')
+      .set('content-encoding', 'gzip')
+      .send(Buffer.from('not gzip at all'));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'Request body could not be read' });
   });
@@ -140,7 +150,9 @@ describe('U+0000 and lone surrogates', () => {
   test('U+0000 in a body string → 422 string_nul at its field', async () => {
     const res = await json('{"name":"a\\u0000b"}');
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ detail: [{ loc: ['body', 'name'], msg: expect.stringContaining('U+0000'), type: 'string_nul' }] });
+    expect(res.body).toEqual({
+      detail: [{ loc: ['body', 'name'], msg: expect.stringContaining('U+0000'), type: 'string_nul' }],
+    });
     expect(calls).toEqual([]);
   });
 
@@ -210,7 +222,9 @@ describe('U+0000 and lone surrogates', () => {
 
   test('a lone surrogate in the query (from a parser that can make one) → 422 string_unicode', async () => {
     // Node's own query parsing turns bad UTF-8 into U+FFFD; a parser that honours the legacy %uXXXX escape makes one.
-    app.set('query parser', (qs: string) => Object.fromEntries(qs.split('&').map((pair) => pair.split('=').map((s) => unescape(s)))));
+    app.set('query parser', (qs: string) =>
+      Object.fromEntries(qs.split('&').map((pair) => pair.split('=').map((s) => unescape(s)))),
+    );
     const res = await request(app).get('/things/1?q=%uD800').set('x-api-key', 'good');
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ detail: [{ loc: ['query', 'q'], msg: expect.any(String), type: 'string_unicode' }] });
@@ -224,7 +238,9 @@ describe('U+0000 and lone surrogates', () => {
     ['an encoded lone surrogate (CESU-8)', '/things/%ED%A0%80'],
     ['U+0000 in a raw route', '/raw/%00'],
   ])('%s in the path → 404 {"detail":"Not Found"} before any route', async (_name, path) => {
-    const res = await (path.startsWith('/raw') ? request(app).post(path).send('x') : request(app).get(path).set('x-api-key', 'good'));
+    const res = await (path.startsWith('/raw')
+      ? request(app).post(path).send('x')
+      : request(app).get(path).set('x-api-key', 'good'));
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: 'Not Found' });
     expect(calls).toEqual([]);
@@ -248,7 +264,9 @@ describe('depth and size', () => {
     expect((await json(nest(MAX_JSON_DEPTH))).status).toBe(200);
     const res = await json(nest(MAX_JSON_DEPTH + 1));
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ detail: [{ loc: ['body'], msg: expect.stringContaining(String(MAX_JSON_DEPTH)), type: 'json_too_deep' }] });
+    expect(res.body).toEqual({
+      detail: [{ loc: ['body'], msg: expect.stringContaining(String(MAX_JSON_DEPTH)), type: 'json_too_deep' }],
+    });
   });
 
   test('objects count as levels too', async () => {

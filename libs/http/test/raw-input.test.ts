@@ -1,15 +1,16 @@
 import { connect } from 'node:net';
 import express from 'express';
 import Joi from 'joi';
+
 import { ValidationError } from '@platform/errors';
 import {
+  createHttpApp,
+  listen,
   MAX_ERROR_MESSAGE_CHARS,
   MAX_INPUT_ERRORS,
   MAX_JSON_DEPTH,
-  UNSUPPORTED_MEDIA_TYPE,
-  createHttpApp,
-  listen,
   parseJsonBytes,
+  UNSUPPORTED_MEDIA_TYPE,
   validate,
   type RunningServer,
 } from '@platform/http';
@@ -50,7 +51,10 @@ describe('requests Node cannot parse get a detail too (listen)', () => {
   afterAll(() => server.close(100));
 
   test('headers over the server limit → 431 with a JSON detail', async () => {
-    const reply = await exchange(server.port, `GET /echo HTTP/1.1\r\nHost: x\r\nx-api-key: ${'k'.repeat(20_000)}\r\n\r\n`);
+    const reply = await exchange(
+      server.port,
+      `GET /echo HTTP/1.1\r\nHost: x\r\nx-api-key: ${'k'.repeat(20_000)}\r\n\r\n`,
+    );
     expect(reply).toMatch(/^HTTP\/1\.1 431 /);
     expect(reply).toMatch(/content-type: application\/json/i);
     expect(reply.endsWith('{"detail":"Request header fields too large"}')).toBe(true);
@@ -77,13 +81,19 @@ describe('requests Node cannot parse get a detail too (listen)', () => {
   });
 
   test('a body without any Content-Type header → 415', async () => {
-    const reply = await exchange(server.port, 'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{"a":1}');
+    const reply = await exchange(
+      server.port,
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\nConnection: close\r\n\r\n{"a":1}',
+    );
     expect(reply).toMatch(/^HTTP\/1\.1 415 /);
     expect(reply.endsWith(JSON.stringify({ detail: UNSUPPORTED_MEDIA_TYPE }))).toBe(true);
   });
 
   test('a chunked JSON body is read like any other', async () => {
-    const reply = await exchange(server.port, 'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n7\r\n{"a":1}\r\n0\r\n\r\n');
+    const reply = await exchange(
+      server.port,
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n7\r\n{"a":1}\r\n0\r\n\r\n',
+    );
     expect(reply).toMatch(/^HTTP\/1\.1 200 /);
     expect(reply).toContain('{"received":{"a":1},"type":"application/json"}');
   });
@@ -96,12 +106,18 @@ describe('parseJsonBytes (routes that read raw bytes first)', () => {
   });
 
   test.each([[''], ['{"a":'], ['not json'], ['\u0000']])('%j → 422 json_invalid', (raw) => {
-    expect(fieldErrors(() => parseJsonBytes(Buffer.from(raw)))).toEqual([{ loc: ['body'], msg: 'Body must be valid JSON', type: 'json_invalid' }]);
+    expect(fieldErrors(() => parseJsonBytes(Buffer.from(raw)))).toEqual([
+      { loc: ['body'], msg: 'Body must be valid JSON', type: 'json_invalid' },
+    ]);
   });
 
   test('U+0000, lone surrogates and depth get the same 422s as JSON routes', () => {
-    expect(fieldErrors(() => parseJsonBytes(Buffer.from('{"m":"a\\u0000"}')))).toEqual([{ loc: ['body', 'm'], msg: expect.any(String), type: 'string_nul' }]);
-    expect(fieldErrors(() => parseJsonBytes(Buffer.from('"\\ud800"')))).toEqual([{ loc: ['body'], msg: expect.any(String), type: 'string_unicode' }]);
+    expect(fieldErrors(() => parseJsonBytes(Buffer.from('{"m":"a\\u0000"}')))).toEqual([
+      { loc: ['body', 'm'], msg: expect.any(String), type: 'string_nul' },
+    ]);
+    expect(fieldErrors(() => parseJsonBytes(Buffer.from('"\\ud800"')))).toEqual([
+      { loc: ['body'], msg: expect.any(String), type: 'string_unicode' },
+    ]);
     const deep = '['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1);
     expect(fieldErrors(() => parseJsonBytes(Buffer.from(deep)))[0]!.type).toBe('json_too_deep');
   });
@@ -109,7 +125,13 @@ describe('parseJsonBytes (routes that read raw bytes first)', () => {
 
 describe('validate keeps a 422 bounded', () => {
   test(`50,000 wrong items → the first MAX_INPUT_ERRORS (${MAX_INPUT_ERRORS}) entries`, () => {
-    const errors = fieldErrors(() => validate(Joi.array().items(Joi.string()), Array.from({ length: 50_000 }, (_v, i) => i), 'body'));
+    const errors = fieldErrors(() =>
+      validate(
+        Joi.array().items(Joi.string()),
+        Array.from({ length: 50_000 }, (_v, i) => i),
+        'body',
+      ),
+    );
     expect(errors).toHaveLength(MAX_INPUT_ERRORS);
     expect(errors[0]).toEqual({ loc: ['body', 0], msg: expect.any(String), type: 'string_type' });
   });

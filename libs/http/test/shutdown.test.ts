@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import express from 'express';
+
 import { createHttpApp, listen, type RunningServer } from '@platform/http';
 import { captureLogger } from '@platform/testing';
 
@@ -66,7 +67,9 @@ describe('listen() / close()', () => {
     const res = await get(running.port, '/fast');
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toEqual({ ok: true });
-    const listening = serverLog.lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.message === 'listening');
+    const listening = serverLog.lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.message === 'listening');
     expect(listening?.port).toBe(running.port);
     expect(lines.some((l) => (JSON.parse(l) as { path?: string }).path === '/fast')).toBe(true);
   });

@@ -29,7 +29,8 @@ export interface LoggerOptions {
   silent?: boolean;
 }
 
-const SECRET_KEY = /(api[-_]?key|secret|password|passwd|token|authorization|credential|cookie|signature|private[-_]?key)/i;
+const SECRET_KEY =
+  /(api[-_]?key|secret|password|passwd|token|authorization|credential|cookie|signature|private[-_]?key)/i;
 const KEY_LIKE_VALUE = /\b(sk|whsec|pk|rk)_[A-Za-z0-9+/=_-]{8,}/g;
 const REDACTED = '[REDACTED]';
 
@@ -44,7 +45,10 @@ export function redact(value: unknown, depth = 0): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[k] = SECRET_KEY.test(k) && (typeof v === 'string' || (typeof v === 'object' && v !== null)) ? REDACTED : redact(v, depth + 1);
+      out[k] =
+        SECRET_KEY.test(k) && (typeof v === 'string' || (typeof v === 'object' && v !== null))
+          ? REDACTED
+          : redact(v, depth + 1);
     }
     return out;
   }

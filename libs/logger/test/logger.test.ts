@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+
 import { createLogger, currentRequestId, redact, withLogContext, type Logger } from '@platform/logger';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -8,7 +9,11 @@ function fakeKey(seed: number): string {
   return `sk_${body}`;
 }
 
-function capture(opts: { level?: string; service?: string } = {}): { logger: Logger; raw: string[]; lines: () => Record<string, unknown>[] } {
+function capture(opts: { level?: string; service?: string } = {}): {
+  logger: Logger;
+  raw: string[];
+  lines: () => Record<string, unknown>[];
+} {
   const raw: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -70,17 +75,25 @@ describe('createLogger', () => {
     expect(raw).toEqual([]);
   });
 
-  test.each(['api_key', 'secret_key', 'password', 'authorization', 'credentials', 'apiKey', 'x-api-key', 'Authorization', 'access_token', 'cookie'])(
-    'a field named %s is redacted',
-    async (field) => {
-      const { logger, raw, lines } = capture();
-      const value = `the-value-of-${field}-7f3a9c`;
-      logger.info('with secret', { [field]: value });
-      await flush();
-      expect(raw.join('')).not.toContain(value);
-      expect(lines()[0]![field]).toBe('[REDACTED]');
-    },
-  );
+  test.each([
+    'api_key',
+    'secret_key',
+    'password',
+    'authorization',
+    'credentials',
+    'apiKey',
+    'x-api-key',
+    'Authorization',
+    'access_token',
+    'cookie',
+  ])('a field named %s is redacted', async (field) => {
+    const { logger, raw, lines } = capture();
+    const value = `the-value-of-${field}-7f3a9c`;
+    logger.info('with secret', { [field]: value });
+    await flush();
+    expect(raw.join('')).not.toContain(value);
+    expect(lines()[0]![field]).toBe('[REDACTED]');
+  });
 
   test('secret fields nested in objects and arrays are redacted; siblings are kept', async () => {
     const { logger, raw, lines } = capture();
@@ -149,16 +162,42 @@ describe('createLogger', () => {
 
   test('numeric fields such as prompt_tokens are kept, even when their name mentions a secret word', async () => {
     const { logger, lines } = capture();
-    logger.info('usage', { prompt_tokens: 12, completion_tokens: 34, total_tokens: 46, max_tokens: 1000, status: 200, ok: true });
+    logger.info('usage', {
+      prompt_tokens: 12,
+      completion_tokens: 34,
+      total_tokens: 46,
+      max_tokens: 1000,
+      status: 200,
+      ok: true,
+    });
     await flush();
-    expect(lines()[0]).toMatchObject({ prompt_tokens: 12, completion_tokens: 34, total_tokens: 46, max_tokens: 1000, status: 200, ok: true });
+    expect(lines()[0]).toMatchObject({
+      prompt_tokens: 12,
+      completion_tokens: 34,
+      total_tokens: 46,
+      max_tokens: 1000,
+      status: 200,
+      ok: true,
+    });
   });
 
   test('ordinary strings and ids are not touched', async () => {
     const { logger, lines } = capture();
-    logger.info('ordinary', { user_id: 'u_123', agent_id: 42, path: '/v3/agents/42', skip: 'task_done', risky: 'ask_me' });
+    logger.info('ordinary', {
+      user_id: 'u_123',
+      agent_id: 42,
+      path: '/v3/agents/42',
+      skip: 'task_done',
+      risky: 'ask_me',
+    });
     await flush();
-    expect(lines()[0]).toMatchObject({ user_id: 'u_123', agent_id: 42, path: '/v3/agents/42', skip: 'task_done', risky: 'ask_me' });
+    expect(lines()[0]).toMatchObject({
+      user_id: 'u_123',
+      agent_id: 42,
+      path: '/v3/agents/42',
+      skip: 'task_done',
+      risky: 'ask_me',
+    });
   });
 
   test('withLogContext puts requestId on every line, through awaits, and nests', async () => {
@@ -214,7 +253,12 @@ describe('createLogger', () => {
     await flush();
     const byMsg = Object.fromEntries(lines().map((l) => [l.message, l]));
     expect(byMsg['from child']).toMatchObject({ module: 'scheduler', service: 'logger-test' });
-    expect(byMsg['from grandchild']).toMatchObject({ module: 'scheduler', job: 'tick', service: 'logger-test', level: 'warn' });
+    expect(byMsg['from grandchild']).toMatchObject({
+      module: 'scheduler',
+      job: 'tick',
+      service: 'logger-test',
+      level: 'warn',
+    });
     expect(byMsg['child in request']).toMatchObject({ module: 'scheduler', requestId: 'req-child' });
     expect(byMsg['from parent']!.module).toBeUndefined();
   });

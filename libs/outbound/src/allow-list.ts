@@ -20,7 +20,8 @@ export function parseAllowHosts(raw: string | string[] | undefined): AllowEntry[
     const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/@\s]+)(?::(\d{1,5}))?$/.exec(item);
     if (!m?.[1]) throw new Error(`OUTBOUND_ALLOW_HOSTS: "${item}" is not a host or host:port`);
     const port = m[2] === undefined ? undefined : Number(m[2]);
-    if (port !== undefined && (port < 1 || port > 65535)) throw new Error(`OUTBOUND_ALLOW_HOSTS: bad port in "${item}"`);
+    if (port !== undefined && (port < 1 || port > 65535))
+      throw new Error(`OUTBOUND_ALLOW_HOSTS: bad port in "${item}"`);
     return port === undefined ? { host: normaliseHost(m[1]) } : { host: normaliseHost(m[1]), port };
   });
 }

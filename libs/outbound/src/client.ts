@@ -1,13 +1,20 @@
 import type { Readable } from 'node:stream';
 import axios, { type AxiosResponse } from 'axios';
+
 import { blockedReason, isIpLiteral } from './address';
 import { isAllowed, parseAllowHosts, type AllowEntry } from './allow-list';
+import {
+  OutboundBlockedError,
+  OutboundError,
+  OutboundNetworkError,
+  OutboundTimeoutError,
+  OutboundTooLargeError,
+} from './errors';
 import { createGuardedAgents } from './guard';
 import { streamResponse } from './stream';
 import type { OutboundRequest, OutboundStreamRequest, OutboundStreamResponse } from './types';
 
 export type { OutboundRequest };
-import { OutboundBlockedError, OutboundError, OutboundNetworkError, OutboundTimeoutError, OutboundTooLargeError } from './errors';
 
 export interface OutboundClientOptions {
   /** Hosts (or host:port pairs) that may be reached even though they are loopback or private: parsed entries or the raw env value. */
@@ -20,7 +27,6 @@ export interface OutboundClientOptions {
   maxRedirects?: number;
   userAgent?: string;
 }
-
 
 /** Any status is a response (callers decide what a 4xx or 5xx means); failures to get one throw an OutboundError. */
 export interface OutboundResponse {
@@ -51,7 +57,8 @@ const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'coo
 
 /** Refuses a URL before any socket exists: wrong scheme, or a literal address that is not public and not allowed. */
 function checkUrl(url: URL, allow: AllowEntry[]): void {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundBlockedError(url.host, `scheme ${url.protocol} is not allowed`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new OutboundBlockedError(url.host, `scheme ${url.protocol} is not allowed`);
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
   if (isAllowed(allow, url.hostname, port) || !isIpLiteral(url.hostname)) return;
   const reason = blockedReason(url.hostname);
@@ -80,7 +87,8 @@ function toError(err: unknown, timeoutMs: number, cap: number): Error {
 function plainHeaders(res: AxiosResponse): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers as Record<string, unknown>)) {
-    if (v !== undefined && v !== null) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : typeof v === 'string' ? v : JSON.stringify(v);
+    if (v !== undefined && v !== null)
+      out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : typeof v === 'string' ? v : JSON.stringify(v);
   }
   return out;
 }
@@ -117,7 +125,10 @@ function nextHop(status: number, from: URL, to: URL, method: string, headers: Re
  * address guard, and every call has a time limit (redirects included) and a response size cap.
  */
 export function createOutboundClient(opts: OutboundClientOptions = {}): OutboundClient {
-  const allow = typeof opts.allowHosts === 'string' || opts.allowHosts === undefined ? parseAllowHosts(opts.allowHosts) : opts.allowHosts;
+  const allow =
+    typeof opts.allowHosts === 'string' || opts.allowHosts === undefined
+      ? parseAllowHosts(opts.allowHosts)
+      : opts.allowHosts;
   const agents = createGuardedAgents(allow);
   const instance = axios.create({
     httpAgent: agents.http,
@@ -131,21 +142,36 @@ export function createOutboundClient(opts: OutboundClientOptions = {}): Outbound
   });
 
   /** The call, redirects followed (each hop checked); the last response is raw axios, its body of `responseType`. */
-  async function send(req: OutboundRequest, responseType: 'arraybuffer' | 'stream', signal: AbortSignal, timeoutMs: number, cap: number) {
+  async function send(
+    req: OutboundRequest,
+    responseType: 'arraybuffer' | 'stream',
+    signal: AbortSignal,
+    timeoutMs: number,
+    cap: number,
+  ) {
     const maxRedirects = req.maxRedirects ?? opts.maxRedirects ?? 5;
     let url = parseUrl(req.url);
     let hop = { method: (req.method ?? 'GET').toUpperCase(), headers: { ...req.headers }, body: req.body };
     for (let redirects = 0; ; redirects++) {
       checkUrl(url, allow);
       const res = await instance
-        .request({ url: url.href, method: hop.method, headers: hop.headers, data: hop.body, signal, maxContentLength: responseType === 'stream' ? -1 : cap, responseType })
+        .request({
+          url: url.href,
+          method: hop.method,
+          headers: hop.headers,
+          data: hop.body,
+          signal,
+          maxContentLength: responseType === 'stream' ? -1 : cap,
+          responseType,
+        })
         .catch((err: unknown) => {
           throw toError(err, timeoutMs, cap);
         });
       const location = res.headers.location as string | undefined;
       if (!REDIRECTS.has(res.status) || !location) return { res, url };
       if (responseType === 'stream') (res.data as Readable).destroy();
-      if (redirects >= maxRedirects) throw new OutboundNetworkError(`more than ${maxRedirects} redirects`, 'TOO_MANY_REDIRECTS');
+      if (redirects >= maxRedirects)
+        throw new OutboundNetworkError(`more than ${maxRedirects} redirects`, 'TOO_MANY_REDIRECTS');
       const next = parseUrl(location, url);
       hop = nextHop(res.status, url, next, hop.method, hop.headers, hop.body);
       url = next;
@@ -165,9 +191,16 @@ export function createOutboundClient(opts: OutboundClientOptions = {}): Outbound
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
     const { res, url } = await send(req, 'stream', signal, timeoutMs, cap).catch((err: unknown) => {
-      throw req.signal?.aborted && !timeout.aborted ? new OutboundNetworkError('aborted by the caller', 'ABORTED') : err;
+      throw req.signal?.aborted && !timeout.aborted
+        ? new OutboundNetworkError('aborted by the caller', 'ABORTED')
+        : err;
     });
-    return streamResponse(res.status, plainHeaders(res), url.href, res.data as Readable, { signal, timeout, timeoutMs, cap });
+    return streamResponse(res.status, plainHeaders(res), url.href, res.data as Readable, {
+      signal,
+      timeout,
+      timeoutMs,
+      cap,
+    });
   }
 
   return {

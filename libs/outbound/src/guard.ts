@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
+
 import { blockedReason, isIpLiteral } from './address';
 import { isAllowed, type AllowEntry } from './allow-list';
 import { OutboundBlockedError } from './errors';

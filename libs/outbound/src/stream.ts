@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
-import type { OutboundStreamResponse } from './types';
+
 import { OutboundError, OutboundNetworkError, OutboundTimeoutError, OutboundTooLargeError } from './errors';
+import type { OutboundStreamResponse } from './types';
 
 interface StreamLimits {
   /** The call's signal: its time limit and the caller's abort together. */
@@ -21,7 +22,13 @@ function readError(err: unknown, limits: StreamLimits): OutboundError {
 }
 
 /** Wraps a streamed body: the size cap, the time limit and the caller's abort apply to every chunk read. */
-export function streamResponse(status: number, headers: Record<string, string>, url: string, source: Readable, limits: StreamLimits): OutboundStreamResponse {
+export function streamResponse(
+  status: number,
+  headers: Record<string, string>,
+  url: string,
+  source: Readable,
+  limits: StreamLimits,
+): OutboundStreamResponse {
   const stop = () => source.destroy();
   limits.signal.addEventListener('abort', stop, { once: true });
   async function* body(): AsyncGenerator<Buffer> {

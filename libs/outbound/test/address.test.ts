@@ -40,12 +40,17 @@ describe('blockedReason', () => {
     expect(blockedReason(address)).toBe(reason);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '169.253.255.255', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
-    '%s is public',
-    (address) => {
-      expect(blockedReason(address)).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '100.128.0.1',
+    '169.253.255.255',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+  ])('%s is public', (address) => {
+    expect(blockedReason(address)).toBeNull();
+  });
 
   it.each(['localhost', '2130706433', '0x7f000001', '127.1', '0177.0.0.1', 'example.com', ''])(
     '%s is not an address, so it is refused rather than guessed at',

@@ -1,7 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { startLocalServer, type LocalServer } from '@platform/testing';
+
 import {
   createGuardedAgents,
   createOutboundClient,
@@ -10,6 +10,7 @@ import {
   parseAllowHosts,
   type OutboundClient,
 } from '@platform/outbound';
+import { startLocalServer, type LocalServer } from '@platform/testing';
 
 // Every refused target must be refused before a connection exists. The canaries listen on the loopback addresses the
 // loopback-shaped targets lead to and must see no connection at all. Non-loopback targets are refused before a socket
@@ -26,7 +27,8 @@ beforeAll(async () => {
   canary6 = await startLocalServer((_req, res) => res.end('canary reached'), '::1').catch(() => undefined);
   allowed = await startLocalServer((req, res) => {
     if (req.url === '/to-canary') res.writeHead(302, { location: `http://127.0.0.1:${canary.port}/` }).end();
-    else if (req.url === '/to-canary-by-name') res.writeHead(301, { location: `http://localhost:${canary.port}/x` }).end();
+    else if (req.url === '/to-canary-by-name')
+      res.writeHead(301, { location: `http://localhost:${canary.port}/x` }).end();
     else if (req.url === '/loop') res.writeHead(302, { location: '/loop' }).end();
     else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, path: req.url }));
   });
@@ -129,26 +131,44 @@ describe('allowed targets', () => {
     const res = await byName.request({ url: `http://localhost:${allowed.port}/named` });
     expect(res.data).toEqual({ ok: true, path: '/named' });
     // the same name on another port is not allowed
-    await expect(byName.request({ url: `http://localhost:${canary.port}/` })).rejects.toBeInstanceOf(OutboundBlockedError);
+    await expect(byName.request({ url: `http://localhost:${canary.port}/` })).rejects.toBeInstanceOf(
+      OutboundBlockedError,
+    );
     expect(canaryConnections()).toBe(0);
     byName.close();
   });
 
   it('follows redirects between allowed origins; credentials do not cross origins; 303 becomes GET', async () => {
     const other = await startLocalServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null }));
     });
     const hop = await startLocalServer((req, res) => {
       if (req.url === '/same') res.writeHead(307, { location: '/final' }).end();
       else if (req.url === '/cross') res.writeHead(307, { location: `${other.url}/x` }).end();
       else if (req.url === '/see-other') res.writeHead(303, { location: `${other.url}/y` }).end();
-      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null }));
+      else
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null }));
     });
-    const c = createOutboundClient({ allowHosts: [...parseAllowHosts(`127.0.0.1:${other.port}`), ...parseAllowHosts(`127.0.0.1:${hop.port}`)] });
+    const c = createOutboundClient({
+      allowHosts: [...parseAllowHosts(`127.0.0.1:${other.port}`), ...parseAllowHosts(`127.0.0.1:${hop.port}`)],
+    });
     const headers = { authorization: 'Bearer secret-token' };
-    expect((await c.request({ url: `${hop.url}/same`, method: 'POST', headers, body: {} })).data).toEqual({ method: 'POST', auth: 'Bearer secret-token' });
-    expect((await c.request({ url: `${hop.url}/cross`, method: 'POST', headers, body: {} })).data).toEqual({ method: 'POST', auth: null });
-    expect((await c.request({ url: `${hop.url}/see-other`, method: 'POST', headers, body: {} })).data).toEqual({ method: 'GET', auth: null });
+    expect((await c.request({ url: `${hop.url}/same`, method: 'POST', headers, body: {} })).data).toEqual({
+      method: 'POST',
+      auth: 'Bearer secret-token',
+    });
+    expect((await c.request({ url: `${hop.url}/cross`, method: 'POST', headers, body: {} })).data).toEqual({
+      method: 'POST',
+      auth: null,
+    });
+    expect((await c.request({ url: `${hop.url}/see-other`, method: 'POST', headers, body: {} })).data).toEqual({
+      method: 'GET',
+      auth: null,
+    });
     c.close();
     await Promise.all([other.close(), hop.close()]);
   });

@@ -1,5 +1,10 @@
+import {
+  createOutboundClient,
+  OutboundNetworkError,
+  OutboundTimeoutError,
+  OutboundTooLargeError,
+} from '@platform/outbound';
 import { startLocalServer, type LocalServer } from '@platform/testing';
-import { createOutboundClient, OutboundNetworkError, OutboundTimeoutError, OutboundTooLargeError } from '@platform/outbound';
 
 describe('limits', () => {
   let slow: LocalServer;
@@ -31,7 +36,9 @@ describe('limits', () => {
 
   it('a body over the cap → OutboundTooLargeError; under it, the whole body', async () => {
     const c = local();
-    await expect(c.request({ url: `${slow.url}/big`, maxResponseBytes: 1024 * 1024 })).rejects.toBeInstanceOf(OutboundTooLargeError);
+    await expect(c.request({ url: `${slow.url}/big`, maxResponseBytes: 1024 * 1024 })).rejects.toBeInstanceOf(
+      OutboundTooLargeError,
+    );
     const res = await c.request({ url: `${slow.url}/big`, maxResponseBytes: 3 * 1024 * 1024 });
     expect(res.body.length).toBe(2 * 1024 * 1024);
     c.close();

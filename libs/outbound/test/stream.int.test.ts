@@ -1,5 +1,11 @@
+import {
+  createOutboundClient,
+  OutboundBlockedError,
+  OutboundNetworkError,
+  OutboundTimeoutError,
+  OutboundTooLargeError,
+} from '@platform/outbound';
 import { startLocalServer, type LocalServer } from '@platform/testing';
-import { createOutboundClient, OutboundBlockedError, OutboundNetworkError, OutboundTimeoutError, OutboundTooLargeError } from '@platform/outbound';
 
 /** Reads a streamed body to its end, or to the error it fails with. */
 async function drain(body: AsyncIterable<Buffer>): Promise<{ text: string; err?: unknown }> {

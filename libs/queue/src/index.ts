@@ -1,13 +1,28 @@
-import { DelayedError, Queue, Worker, type JobsOptions, type Processor, type RepeatStrategy, type WorkerOptions } from 'bullmq';
+import {
+  DelayedError,
+  Queue,
+  Worker,
+  type JobsOptions,
+  type Processor,
+  type RepeatStrategy,
+  type WorkerOptions,
+} from 'bullmq';
 import IORedis from 'ioredis';
-import { redisChangeBus, type ChangeBus } from './change-bus';
+
 import { currentRequestId } from '@platform/logger';
+
+import { redisChangeBus, type ChangeBus } from './change-bus';
 
 export { DelayedError, Queue, Worker, IORedis };
 export type { Job, JobsOptions, JobSchedulerJson, Processor, RepeatOptions, RepeatStrategy } from 'bullmq';
 
 /** The queues to the worker: runs and fires from the scheduler, inference tasks from the agent service. */
-export const QUEUE_NAMES = { agentRuns: 'agent-runs', httpCalls: 'http-calls', scheduleFires: 'schedule-fires', inferenceTasks: 'inference-tasks' } as const;
+export const QUEUE_NAMES = {
+  agentRuns: 'agent-runs',
+  httpCalls: 'http-calls',
+  scheduleFires: 'schedule-fires',
+  inferenceTasks: 'inference-tasks',
+} as const;
 
 const retryStrategy = (attempt: number) => Math.min(attempt * 200, 2_000);
 
@@ -16,7 +31,13 @@ const retryStrategy = (attempt: number) => Math.min(attempt * 200, 2_000);
  * so a request never hangs on Redis and the caller can fall back, e.g. leave an execution queued for a sweeper.
  */
 export function producerConnection(url: string): IORedis {
-  return new IORedis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000, retryStrategy, lazyConnect: false });
+  return new IORedis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: 2_000,
+    retryStrategy,
+    lazyConnect: false,
+  });
 }
 
 /** A connection for workers: BullMQ needs `maxRetriesPerRequest: null` so blocking commands survive reconnects. */
@@ -63,7 +84,12 @@ export interface WorkerSettings {
 }
 
 /** A BullMQ worker with production settings: stalled-job detection and bounded retention. */
-export function createWorker<T>(name: string, processor: Processor<T>, connection: IORedis, s: WorkerSettings = {}): Worker<T> {
+export function createWorker<T>(
+  name: string,
+  processor: Processor<T>,
+  connection: IORedis,
+  s: WorkerSettings = {},
+): Worker<T> {
   const opts: WorkerOptions = {
     connection,
     prefix: s.prefix ?? DEFAULT_PREFIX,
@@ -112,12 +138,19 @@ export interface TracedJob {
 /** `data` with the current request's id (when there is one and the data is an object that names none). */
 export function traced<T>(data: T): T {
   const requestId = currentRequestId();
-  if (!requestId || data === null || typeof data !== 'object' || Array.isArray(data) || 'request_id' in data) return data;
+  if (!requestId || data === null || typeof data !== 'object' || Array.isArray(data) || 'request_id' in data)
+    return data;
   return { ...data, request_id: requestId };
 }
 
 /** Adds a job, carrying the current request id (`traced`), or fails within `ms` (see `within`); the job id. */
-export async function addWithin<T>(queue: Queue<T>, ms: number, name: string, data: T, opts?: JobsOptions): Promise<string> {
+export async function addWithin<T>(
+  queue: Queue<T>,
+  ms: number,
+  name: string,
+  data: T,
+  opts?: JobsOptions,
+): Promise<string> {
   const job = await within(ms, (queue as unknown as Queue<unknown>).add(name, traced(data), opts));
   return String(job.id);
 }
@@ -138,7 +171,13 @@ export async function closeWithin(ms: number, ...closers: (() => Promise<unknown
 /** True when Redis answers PING within `timeoutMs`. For readiness checks. */
 export async function pingRedis(conn: IORedis, timeoutMs = 1_000): Promise<boolean> {
   const timer = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
-  return Promise.race([conn.ping().then((r) => r === 'PONG', () => false), timer]);
+  return Promise.race([
+    conn.ping().then(
+      (r) => r === 'PONG',
+      () => false,
+    ),
+    timer,
+  ]);
 }
 
 /** Drops the connection and resolves once it has ended (or after `timeoutMs`), so callers see `status === 'end'`. */
@@ -155,14 +194,25 @@ export async function disconnectRedis(conn: IORedis, timeoutMs = 2_000): Promise
   conn.disconnect();
   await ended;
 }
-export { localChangeBus, localChangeBusOf, redisChangeBus, type ChangeBus, type RedisChangeBusOptions } from './change-bus';
+export {
+  localChangeBus,
+  localChangeBusOf,
+  redisChangeBus,
+  type ChangeBus,
+  type RedisChangeBusOptions,
+} from './change-bus';
 
 /**
  * A change bus over Redis pub/sub with a subscriber connection of its own (subscriber mode), disconnected when the
  * bus is closed. Its errors are left to the publisher's connection to report; a change not announced goes to
  * `onError`.
  */
-export function openRedisChangeBus(opts: { url: string; publisher: IORedis; channel: string; onError?: (err: Error) => void }): ChangeBus {
+export function openRedisChangeBus(opts: {
+  url: string;
+  publisher: IORedis;
+  channel: string;
+  onError?: (err: Error) => void;
+}): ChangeBus {
   const subscriber = workerConnection(opts.url);
   subscriber.on('error', () => undefined); // the publisher's connection reports outages
   const bus = redisChangeBus({ publisher: opts.publisher, subscriber, channel: opts.channel, onError: opts.onError });

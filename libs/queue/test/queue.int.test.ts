@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+
 import {
   addWithin,
   closeWithin,
-  EnqueueTimeoutError,
   createQueue,
   createWorker,
+  EnqueueTimeoutError,
   pingRedis,
   producerConnection,
   workerConnection,
@@ -40,7 +41,13 @@ test('a job added by a producer is processed once by a worker, and retention is 
   expect(seen.sort()).toEqual([1, 2, 3]);
   expect(queue.defaultJobOptions.removeOnComplete).toEqual({ count: 1000, age: 86400 });
   expect(worker.opts.maxStalledCount).toBe(1);
-  expect(await closeWithin(5_000, () => worker.close(), () => queue.close())).toBe(true);
+  expect(
+    await closeWithin(
+      5_000,
+      () => worker.close(),
+      () => queue.close(),
+    ),
+  ).toBe(true);
   await queue.obliterate({ force: true }).catch(() => undefined);
 });
 

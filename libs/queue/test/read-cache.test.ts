@@ -65,7 +65,9 @@ describe('createReadCache', () => {
     expect(await cache.changed('1', Promise.resolve(true))).toBe(true);
     expect(await cache.get('1', '', src.load('1'))).toBe('two');
     store.set('1', 'three');
-    await expect(cache.changed('1', Promise.reject(new Error('timeout after the write was sent')))).rejects.toThrow('timeout');
+    await expect(cache.changed('1', Promise.reject(new Error('timeout after the write was sent')))).rejects.toThrow(
+      'timeout',
+    );
     expect(await cache.get('1', '', src.load('1'))).toBe('three');
   });
 

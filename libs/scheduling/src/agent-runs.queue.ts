@@ -1,4 +1,5 @@
 import { addWithin, QUEUE_NAMES, type Queue } from '@platform/queue';
+
 import type { AgentRunJob, ExecutionKind, ExecutionRecord } from './execution.types';
 import type { RunJobs, RunJobState } from './run-recovery';
 
@@ -19,28 +20,53 @@ export interface RunQueues {
  * Puts an execution on `agent-runs`. The job id is the execution id, so adding the same execution twice (a sweeper
  * racing a slow add) yields one job; the payload is the id alone.
  */
-export function enqueueAgentRun(queue: Queue<AgentRunJob>, exec: ExecutionRecord, opts: EnqueueOptions, jobId = exec.id): Promise<string> {
-  return addWithin(queue, opts.timeoutMs, 'run', { execution_id: exec.id, ...(exec.batch ? { batch: exec.batch } : {}) }, {
-    jobId,
-    attempts: Math.max(1, exec.max_attempts),
-    backoff: exec.retry_delay_ms !== null ? { type: 'fixed', delay: exec.retry_delay_ms } : { type: 'exponential', delay: opts.backoffMs },
-  });
+export function enqueueAgentRun(
+  queue: Queue<AgentRunJob>,
+  exec: ExecutionRecord,
+  opts: EnqueueOptions,
+  jobId = exec.id,
+): Promise<string> {
+  return addWithin(
+    queue,
+    opts.timeoutMs,
+    'run',
+    { execution_id: exec.id, ...(exec.batch ? { batch: exec.batch } : {}) },
+    {
+      jobId,
+      attempts: Math.max(1, exec.max_attempts),
+      backoff:
+        exec.retry_delay_ms !== null
+          ? { type: 'fixed', delay: exec.retry_delay_ms }
+          : { type: 'exponential', delay: opts.backoffMs },
+    },
+  );
 }
 
 /** The queue that carries runs of a kind: HTTP schedules' calls, or agent runs (webhooks, agent schedules). */
-export const runQueueOf = (kind: ExecutionKind): string => (kind === 'http_schedule' ? QUEUE_NAMES.httpCalls : QUEUE_NAMES.agentRuns);
+export const runQueueOf = (kind: ExecutionKind): string =>
+  kind === 'http_schedule' ? QUEUE_NAMES.httpCalls : QUEUE_NAMES.agentRuns;
 
-const queueOf = (queues: RunQueues, name: string) => (name === QUEUE_NAMES.httpCalls ? queues.httpCalls : queues.agentRuns);
+const queueOf = (queues: RunQueues, name: string) =>
+  name === QUEUE_NAMES.httpCalls ? queues.httpCalls : queues.agentRuns;
 
 /** Puts an execution on the queue of its kind (see `enqueueAgentRun`), under `jobId` (its own id by default). */
-export function enqueueRun(queues: RunQueues, exec: ExecutionRecord, opts: EnqueueOptions, jobId = exec.id): Promise<string> {
+export function enqueueRun(
+  queues: RunQueues,
+  exec: ExecutionRecord,
+  opts: EnqueueOptions,
+  jobId = exec.id,
+): Promise<string> {
   return enqueueAgentRun(queueOf(queues, runQueueOf(exec.kind)), exec, opts, jobId);
 }
 
 const ALIVE = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
 
 /** The run queues as the recovery rule sees them (run-recovery.ts); `load` reads a run to enqueue it. */
-export function executionJobs(queues: RunQueues, opts: EnqueueOptions, load: (id: string) => Promise<ExecutionRecord | null>): RunJobs {
+export function executionJobs(
+  queues: RunQueues,
+  opts: EnqueueOptions,
+  load: (id: string) => Promise<ExecutionRecord | null>,
+): RunJobs {
   return {
     async state(queue, jobId): Promise<RunJobState> {
       const state = await queueOf(queues, queue).getJobState(jobId);

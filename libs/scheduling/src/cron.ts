@@ -1,4 +1,5 @@
 import { CronExpressionParser, type CronExpression } from 'cron-parser';
+
 import { endOfGap, instantsOfWall, transitionBetween, wallOf } from './zoned-time';
 
 /**
@@ -28,7 +29,8 @@ const parsed = new Map<string, CronExpression>();
 export function cronError(expr: unknown): string | null {
   if (typeof expr !== 'string') return 'must be a string';
   const fields = expr.trim().split(/\s+/);
-  if (fields.length !== 5) return `must have 5 fields (minute hour day-of-month month day-of-week), got ${fields[0] === '' ? 0 : fields.length}`;
+  if (fields.length !== 5)
+    return `must have 5 fields (minute hour day-of-month month day-of-week), got ${fields[0] === '' ? 0 : fields.length}`;
   for (const [i, f] of FIELDS.entries()) {
     if (!f.re.test(fields[i] ?? '')) return `invalid ${f.name} field "${fields[i]}"`;
   }

@@ -1,6 +1,16 @@
 import { atomicUpdateOne, isDuplicateKeyError, mongoose, type Model } from '@platform/db';
+
 import type { ExecutionDoc } from './execution.model';
-import { BUCKET_SIZE, bucketKey, compareKeys, keyOf, readBucket, slotKey, topBucket, type Key } from './execution.series';
+import {
+  BUCKET_SIZE,
+  bucketKey,
+  compareKeys,
+  keyOf,
+  readBucket,
+  slotKey,
+  topBucket,
+  type Key,
+} from './execution.series';
 import { markTombstones, type BucketSummaryDoc, type SeriesRootDoc } from './execution.summaries';
 
 /** Buckets of slack below the top before one is filled: inserts in flight there are still landing. */
@@ -25,7 +35,11 @@ const maxKey = (a: Key | null, b: Key | null) => (!a ? b : !b ? a : compareKeys(
  * root moves past it with one atomic update conditioned on where it was (a concurrent filler's work is the same and
  * harmless). Lists then count a final bucket as B minus its tombstones and read it only when a page needs it.
  */
-export function createFiller(Execution: Model<ExecutionDoc>, Roots: Model<SeriesRootDoc>, Buckets: Model<BucketSummaryDoc>) {
+export function createFiller(
+  Execution: Model<ExecutionDoc>,
+  Roots: Model<SeriesRootDoc>,
+  Buckets: Model<BucketSummaryDoc>,
+) {
   const running = new Map<string, Promise<void>>();
   const again = new Set<string>();
 
@@ -153,7 +167,11 @@ export type Filler = ReturnType<typeof createFiller>;
 const fillers = new WeakMap<Model<ExecutionDoc>, Filler>();
 
 /** One filler per connection's executions model, shared by every repository on it (one fill per series at a time). */
-export function fillerFor(Execution: Model<ExecutionDoc>, Roots: Model<SeriesRootDoc>, Buckets: Model<BucketSummaryDoc>): Filler {
+export function fillerFor(
+  Execution: Model<ExecutionDoc>,
+  Roots: Model<SeriesRootDoc>,
+  Buckets: Model<BucketSummaryDoc>,
+): Filler {
   let f = fillers.get(Execution);
   if (!f) {
     f = createFiller(Execution, Roots, Buckets);

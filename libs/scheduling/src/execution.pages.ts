@@ -1,11 +1,12 @@
 import type { Model } from '@platform/db';
+
 import type { Filler } from './execution.filler';
 import type { ExecutionDoc } from './execution.model';
 import { BUCKET_SIZE, bucketIndexOf, byKeyDesc, readBucket, type Key } from './execution.series';
-import { pageOfWindow } from './execution.window';
 import { readStatusSide } from './execution.status-sides';
 import type { BucketSummaryDoc, SeriesRootDoc } from './execution.summaries';
 import { EXECUTION_STATUSES, type ExecutionStatus } from './execution.types';
+import { pageOfWindow } from './execution.window';
 
 export interface SeriesFilter {
   /** Wanted statuses; undefined: all. */
@@ -112,7 +113,9 @@ export function createSeriesReader(deps: {
       const others = EXECUTION_STATUSES.filter((s) => !wanted.includes(s));
       // The latest runs tell which side is smaller; without enough of them, succeeded runs are taken as the many.
       const guessIn = live.length >= 10 ? liveIn <= live.length - liveIn : !wanted.includes('succeeded');
-      const side = guessIn ? await readStatusSide(Execution, series, 'in', wanted) : await readStatusSide(Execution, series, 'out', others);
+      const side = guessIn
+        ? await readStatusSide(Execution, series, 'in', wanted)
+        : await readStatusSide(Execution, series, 'out', others);
       if (side.side === 'in') {
         const all = side.docs.filter(inTime).sort(byKeyDesc);
         return { items: all.slice(skip, skip + limit), total: all.length };
@@ -160,7 +163,8 @@ export function createSeriesReader(deps: {
     for (let m = 0; m <= top; m++) {
       const runs = read.get(m);
       if (runs) counts[m] = runs.filter(matches).length;
-      else if (m < filled && classOf(m) === 'in') counts[m] = BUCKET_SIZE - (tombsIn.get(m) ?? 0) - (outPer?.get(m) ?? 0);
+      else if (m < filled && classOf(m) === 'in')
+        counts[m] = BUCKET_SIZE - (tombsIn.get(m) ?? 0) - (outPer?.get(m) ?? 0);
     }
     let total = 0;
     for (const c of counts) total += c;
@@ -180,7 +184,10 @@ export function createSeriesReader(deps: {
       const batch = await Promise.all(Array.from({ length: PROBE }, (_, i) => readBucket(Execution, series, k + i)));
       batch.forEach((docs, i) => {
         if (docs.length === 0) return;
-        read.set(k + i, docs.filter((d) => !d.tomb));
+        read.set(
+          k + i,
+          docs.filter((d) => !d.tomb),
+        );
         top = k + i;
       });
     }
@@ -191,7 +198,12 @@ export function createSeriesReader(deps: {
     for (let i = 0; i < ks.length; i += PROBE) {
       const part = ks.slice(i, i + PROBE);
       const docs = await Promise.all(part.map((k) => readBucket(Execution, series, k)));
-      part.forEach((k, j) => read.set(k, (docs[j] ?? []).filter((d) => !d.tomb)));
+      part.forEach((k, j) =>
+        read.set(
+          k,
+          (docs[j] ?? []).filter((d) => !d.tomb),
+        ),
+      );
     }
   }
 }

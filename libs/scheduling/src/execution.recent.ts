@@ -1,4 +1,5 @@
 import type { Model, Owner } from '@platform/db';
+
 import type { ExecutionDoc } from './execution.model';
 import type { Page } from './execution.pages';
 import { byKeyDesc } from './execution.series';
@@ -31,12 +32,20 @@ export interface RecentFilter {
  * so the cost follows the runs of those days, never the owner's whole history. A single wanted status is part of
  * the lookup (both equalities are pushed down); several are filtered here.
  */
-export async function readRecent(Execution: Model<ExecutionDoc>, owner: Owner, f: RecentFilter, now: Date, skip: number, limit: number): Promise<Page> {
+export async function readRecent(
+  Execution: Model<ExecutionDoc>,
+  owner: Owner,
+  f: RecentFilter,
+  now: Date,
+  skip: number,
+  limit: number,
+): Promise<Page> {
   if (f.statuses?.length === 0) return { items: [], total: 0 };
   const last = Math.min(f.to ? f.to.getTime() - 1 : now.getTime() + DAY_MS, now.getTime() + DAY_MS);
   const firstDay = Math.floor(f.from.getTime() / DAY_MS);
   const lastDay = Math.floor(last / DAY_MS);
-  if (lastDay - firstDay + 1 > MAX_RECENT_DAYS) throw new RangeError(`recent lists span at most ${MAX_RECENT_DAYS} days`);
+  if (lastDay - firstDay + 1 > MAX_RECENT_DAYS)
+    throw new RangeError(`recent lists span at most ${MAX_RECENT_DAYS} days`);
   const keys: string[] = [];
   for (const kind of f.kinds) {
     for (let day = firstDay; day <= lastDay; day++) {
@@ -47,7 +56,9 @@ export async function readRecent(Execution: Model<ExecutionDoc>, owner: Owner, f
   const one = f.statuses?.length === 1 ? { status: f.statuses[0] } : {};
   const found: ExecutionDoc[] = [];
   for (let i = 0; i < keys.length; i += PARALLEL) {
-    const parts = await Promise.all(keys.slice(i, i + PARALLEL).map((key) => Execution.find({ day_keys: key, ...one }).lean<ExecutionDoc[]>()));
+    const parts = await Promise.all(
+      keys.slice(i, i + PARALLEL).map((key) => Execution.find({ day_keys: key, ...one }).lean<ExecutionDoc[]>()),
+    );
     found.push(...parts.flat());
   }
   const matches = found

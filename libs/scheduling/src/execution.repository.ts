@@ -1,13 +1,42 @@
-import { atomicUpdateEach, atomicUpdateOne, createGroupCommit, prepareAtomicUpdates, releaseLease, updateUnderLease, type UpdateQuery, ensureLookupIndexes, insertEach, fromJsonText, isDuplicateKeyError, isObjectIdHex, iso, newObjectId, toJsonText, type Connection, type GroupCommit, type Model, type Owner } from '@platform/db';
+import {
+  atomicUpdateEach,
+  atomicUpdateOne,
+  createGroupCommit,
+  ensureLookupIndexes,
+  fromJsonText,
+  insertEach,
+  isDuplicateKeyError,
+  iso,
+  isObjectIdHex,
+  newObjectId,
+  prepareAtomicUpdates,
+  releaseLease,
+  toJsonText,
+  updateUnderLease,
+  type Connection,
+  type GroupCommit,
+  type Model,
+  type Owner,
+  type UpdateQuery,
+} from '@platform/db';
+
+import { runQueueOf } from './agent-runs.queue';
 import { fillerFor } from './execution.filler';
 import { executionModel, type ExecutionDoc } from './execution.model';
 import { createSeriesReader } from './execution.pages';
 import { dayKeysOf, readRecent } from './execution.recent';
 import { BUCKET_SIZE, bucketIndexOf, bucketKey, positionAllocatorFor, seriesKeyOf, slotKey } from './execution.series';
 import { bucketSummaryModel, markTombstones, seriesRootModel } from './execution.summaries';
-import { runQueueOf } from './agent-runs.queue';
+import {
+  capUtf8,
+  EXECUTION_STATUSES,
+  type ExecutionKind,
+  type ExecutionRecord,
+  type ExecutionStatus,
+  type NewExecution,
+  type RunOutcome,
+} from './execution.types';
 import type { UnfinishedRun } from './run-recovery';
-import { capUtf8, EXECUTION_STATUSES, type ExecutionKind, type ExecutionRecord, type ExecutionStatus, type NewExecution, type RunOutcome } from './execution.types';
 
 function toRecord(d: ExecutionDoc): ExecutionRecord {
   return {
@@ -103,7 +132,11 @@ function insertsFor(conn: Connection, Execution: Model<ExecutionDoc>): GroupInse
     };
     g = {
       now: createGroupCommit(write, { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL }),
-      gathered: createGroupCommit(write, { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL, gatherMs: FIRE_INSERT_GATHER_MS }),
+      gathered: createGroupCommit(write, {
+        maxBatch: INSERT_BATCH,
+        maxParallel: INSERT_PARALLEL,
+        gatherMs: FIRE_INSERT_GATHER_MS,
+      }),
     };
     groupInserts.set(conn, g);
   }
@@ -206,7 +239,11 @@ export function createExecutionRepository(conn: Connection) {
    * An update of attempt `attempt` of a run, while `running`: under this process's lease when it holds one for that
    * attempt (one write); null when its lease is for a later attempt (this one was taken over); else atomically.
    */
-  async function underLease(id: string, attempt: number, update: UpdateQuery<ExecutionDoc>): Promise<ExecutionDoc | null> {
+  async function underLease(
+    id: string,
+    attempt: number,
+    update: UpdateQuery<ExecutionDoc>,
+  ): Promise<ExecutionDoc | null> {
     const filter = { status: 'running', attempt };
     const lease = runs.leases.get(id);
     if (lease === undefined) return atomicUpdateOne(Execution, { ...filter, _id: byId(id) }, update);
@@ -315,7 +352,15 @@ export function createExecutionRepository(conn: Connection) {
         return;
       }
       await markTombstones(Roots, d.series);
-      const tomb = { _id: d._id, series: d.series, seq: d.seq, slot: d.slot, bucket: d.bucket, fire_key: d.fire_key, tomb: d.series };
+      const tomb = {
+        _id: d._id,
+        series: d.series,
+        seq: d.seq,
+        slot: d.slot,
+        bucket: d.bucket,
+        fire_key: d.fire_key,
+        tomb: d.series,
+      };
       await Execution.collection.replaceOne({ _id: d._id }, tomb);
     },
     /**
@@ -323,14 +368,25 @@ export function createExecutionRepository(conn: Connection) {
      * before `runningBefore`, oldest first, `limit` at a time. Each status is one equality (served by an index on
      * FerretDB too); the time bound is applied to what it returns.
      */
-    async unfinished(q: { queuedBefore: Date; runningBefore: Date; limit: number; cursor?: string }): Promise<{ runs: UnfinishedRun[]; next?: string }> {
+    async unfinished(q: {
+      queuedBefore: Date;
+      runningBefore: Date;
+      limit: number;
+      cursor?: string;
+    }): Promise<{ runs: UnfinishedRun[]; next?: string }> {
       const [fromStatus = 'queued', fromMs = '0', afterId = ''] = (q.cursor ?? '').split(':');
       const runs: UnfinishedRun[] = [];
       for (const status of fromStatus === 'running' ? (['running'] as const) : (['queued', 'running'] as const)) {
         const field = status === 'queued' ? 'triggered_at' : 'started_at';
         const resume = status === fromStatus ? Number(fromMs) : 0;
-        const window = { $lt: status === 'queued' ? q.queuedBefore : q.runningBefore, ...(resume ? { $gte: new Date(resume) } : {}) };
-        const docs = await Execution.find({ status, [field]: window }, { kind: 1, recoveries: 1, triggered_at: 1, started_at: 1 })
+        const window = {
+          $lt: status === 'queued' ? q.queuedBefore : q.runningBefore,
+          ...(resume ? { $gte: new Date(resume) } : {}),
+        };
+        const docs = await Execution.find(
+          { status, [field]: window },
+          { kind: 1, recoveries: 1, triggered_at: 1, started_at: 1 },
+        )
           .sort({ [field]: 1, _id: 1 })
           .limit(q.limit + 50)
           .lean<ExecutionDoc[]>();
@@ -349,7 +405,11 @@ export function createExecutionRepository(conn: Connection) {
       await dropLease(id);
       const d = await atomicUpdateOne(
         Execution,
-        { _id: byId(id), status: { $in: ['queued', 'running'] }, recoveries: recoveries === 0 ? { $in: [0, null] } : recoveries },
+        {
+          _id: byId(id),
+          status: { $in: ['queued', 'running'] },
+          recoveries: recoveries === 0 ? { $in: [0, null] } : recoveries,
+        },
         { $set: { status: 'queued' }, $inc: { recoveries: 1 } },
       );
       return d !== null;
@@ -359,7 +419,12 @@ export function createExecutionRepository(conn: Connection) {
      * With `resumeAttempt`, an attempt that a store outage interrupted before it ran is resumed instead (when the run
      * is still at it). Null when the execution has already ended.
      */
-    async claim(id: string, now: Date, resumeAttempt?: number, job: { batch?: string; redelivered?: boolean } = {}): Promise<ExecutionRecord | null> {
+    async claim(
+      id: string,
+      now: Date,
+      resumeAttempt?: number,
+      job: { batch?: string; redelivered?: boolean } = {},
+    ): Promise<ExecutionRecord | null> {
       if (!isObjectIdHex(id)) return null;
       await dropLease(id);
       if (job.redelivered) {
@@ -370,7 +435,11 @@ export function createExecutionRepository(conn: Connection) {
       }
       if (resumeAttempt !== undefined) {
         // The same attempt again, after a store outage interrupted it before it could run: no attempt is spent.
-        const resumed = await atomicUpdateOne(Execution, { _id: byId(id), status: 'running', attempt: resumeAttempt }, { $set: { started_at: now } });
+        const resumed = await atomicUpdateOne(
+          Execution,
+          { _id: byId(id), status: 'running', attempt: resumeAttempt },
+          { $set: { started_at: now } },
+        );
         if (resumed) return toRecord(resumed);
       }
       const d = await runs.claims.add({ id, now, batch: job.batch });
@@ -379,7 +448,13 @@ export function createExecutionRepository(conn: Connection) {
     /** Gives up this process's lease on a run it claimed but will not update now (the attempt was interrupted). */
     unlease: (id: string): Promise<void> => dropLease(id),
     /** Ends attempt `attempt`; null when another attempt has taken over or the execution already ended. */
-    async finish(id: string, attempt: number, outcome: RunOutcome, now: Date, startedAt: Date): Promise<ExecutionRecord | null> {
+    async finish(
+      id: string,
+      attempt: number,
+      outcome: RunOutcome,
+      now: Date,
+      startedAt: Date,
+    ): Promise<ExecutionRecord | null> {
       const d = await underLease(id, attempt, {
         $set: {
           status: outcome.success ? 'succeeded' : 'failed',
@@ -395,14 +470,19 @@ export function createExecutionRepository(conn: Connection) {
     },
     /** Records a failed attempt that will be retried: back to queued, keeping the error for the logs. */
     async retryLater(id: string, attempt: number, outcome: RunOutcome): Promise<boolean> {
-      const d = await underLease(id, attempt, { $set: { status: 'queued', response_status: outcome.response_status, error_message: outcome.error_message } });
+      const d = await underLease(id, attempt, {
+        $set: { status: 'queued', response_status: outcome.response_status, error_message: outcome.error_message },
+      });
       return d !== null;
     },
     /** A running execution whose job was given up goes back to queued, attempts unchanged (for the recovery rule). */
     async release(id: string): Promise<boolean> {
       if (!isObjectIdHex(id)) return false;
       await dropLease(id);
-      return (await atomicUpdateOne(Execution, { _id: byId(id), status: 'running' }, { $set: { status: 'queued' } })) !== null;
+      return (
+        (await atomicUpdateOne(Execution, { _id: byId(id), status: 'running' }, { $set: { status: 'queued' } })) !==
+        null
+      );
     },
     /** Fails an execution that has not ended (it cannot be recovered); null when it had already ended. */
     async abandon(id: string, reason: string, now: Date): Promise<ExecutionRecord | null> {
@@ -419,12 +499,24 @@ export function createExecutionRepository(conn: Connection) {
       const statuses = wantedStatuses(q);
       const parent = q.webhook_id ?? q.schedule_id;
       if (parent !== undefined) {
-        const page = await readSeries(seriesKeyOf(owner, parent), { statuses, from: q.from, to: q.to }, q.skip, q.limit);
+        const page = await readSeries(
+          seriesKeyOf(owner, parent),
+          { statuses, from: q.from, to: q.to },
+          q.skip,
+          q.limit,
+        );
         return { items: page.items.map(toRecord), total: page.total };
       }
       const since = q.since ?? new Date(0);
       const from = q.from && q.from > since ? q.from : since;
-      const page = await readRecent(Execution, owner, { kinds: q.kinds ?? [], agent_id: q.agent_id, statuses, from, to: q.to }, new Date(), q.skip, q.limit);
+      const page = await readRecent(
+        Execution,
+        owner,
+        { kinds: q.kinds ?? [], agent_id: q.agent_id, statuses, from, to: q.to },
+        new Date(),
+        q.skip,
+        q.limit,
+      );
       return { items: page.items.map(toRecord), total: page.total };
     },
     /** Fills every ready bucket of a webhook's or schedule's runs now (tests, benchmarks; lists and inserts start it in the background). */

@@ -1,4 +1,5 @@
 import type { Connection, Model } from '@platform/db';
+
 import type { ExecutionDoc } from './execution.model';
 import type { SeriesRootDoc } from './execution.summaries';
 
@@ -13,7 +14,8 @@ import type { SeriesRootDoc } from './execution.summaries';
 export const BUCKET_SIZE = 25;
 
 /** A series: one webhook's or schedule's runs, keyed with their owner so that another owner's list is empty. */
-export const seriesKeyOf = (owner: { user_id: string; org_id: string }, parent: string) => `${owner.user_id}|${owner.org_id}|${parent}`;
+export const seriesKeyOf = (owner: { user_id: string; org_id: string }, parent: string) =>
+  `${owner.user_id}|${owner.org_id}|${parent}`;
 export const bucketIndexOf = (seq: number) => Math.floor(seq / BUCKET_SIZE);
 export const slotKey = (series: string, seq: number) => `${series}#${seq}`;
 export const bucketKey = (series: string, k: number) => `${series}#b${k}`;
@@ -29,10 +31,14 @@ export function compareKeys(a: Key, b: Key): number {
   return a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-export const keyOf = (d: { triggered_at: Date; _id: { toString(): string } }): Key => ({ t: d.triggered_at.getTime(), id: d._id.toString() });
+export const keyOf = (d: { triggered_at: Date; _id: { toString(): string } }): Key => ({
+  t: d.triggered_at.getTime(),
+  id: d._id.toString(),
+});
 
 /** Newest first. */
-export const byKeyDesc = <T extends { triggered_at: Date; _id: { toString(): string } }>(a: T, b: T) => compareKeys(keyOf(b), keyOf(a));
+export const byKeyDesc = <T extends { triggered_at: Date; _id: { toString(): string } }>(a: T, b: T) =>
+  compareKeys(keyOf(b), keyOf(a));
 
 /** Runs and tombstones of bucket `k` (tombstones have only their position). */
 export function readBucket(Execution: Model<ExecutionDoc>, series: string, k: number): Promise<ExecutionDoc[]> {
@@ -154,7 +160,11 @@ export type PositionAllocator = ReturnType<typeof createPositionAllocator>;
 const allocators = new WeakMap<Connection, PositionAllocator>();
 
 /** One allocator per connection, shared by every repository on it (the scheduler makes several). */
-export function positionAllocatorFor(conn: Connection, Execution: Model<ExecutionDoc>, Roots: Model<SeriesRootDoc>): PositionAllocator {
+export function positionAllocatorFor(
+  conn: Connection,
+  Execution: Model<ExecutionDoc>,
+  Roots: Model<SeriesRootDoc>,
+): PositionAllocator {
   let a = allocators.get(conn);
   if (!a) {
     a = createPositionAllocator(Execution, Roots);

@@ -1,4 +1,5 @@
 import type { Model } from '@platform/db';
+
 import type { ExecutionDoc } from './execution.model';
 import type { ExecutionStatus } from './execution.types';
 
@@ -17,10 +18,17 @@ export interface StatusSide {
  * webhook, or its not-yet-succeeded ones). Only that side is touched: FerretDB streams every row of a query it
  * starts, so even a cursor closed early on the larger side would cost the whole of it.
  */
-export async function readStatusSide(Execution: Model<ExecutionDoc>, series: string, side: 'in' | 'out', statuses: ExecutionStatus[]): Promise<StatusSide> {
+export async function readStatusSide(
+  Execution: Model<ExecutionDoc>,
+  series: string,
+  side: 'in' | 'out',
+  statuses: ExecutionStatus[],
+): Promise<StatusSide> {
   const projection = side === 'out' ? { triggered_at: 1, seq: 1 } : undefined;
   const parts = await Promise.all(
-    statuses.map((status) => Execution.collection.find<ExecutionDoc>({ series, status }, { batchSize: BATCH, projection }).toArray()),
+    statuses.map((status) =>
+      Execution.collection.find<ExecutionDoc>({ series, status }, { batchSize: BATCH, projection }).toArray(),
+    ),
   );
   return { side, docs: parts.flat() };
 }

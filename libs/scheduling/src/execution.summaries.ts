@@ -56,7 +56,6 @@ const bucketSchema = new mongoose.Schema<BucketSummaryDoc>(
   { versionKey: false },
 );
 
-
 /** Records that the series has (or is about to have) a tombstone; call before writing one. */
 export async function markTombstones(Roots: Model<SeriesRootDoc>, series: string): Promise<void> {
   const root = await Roots.findById(series).lean<SeriesRootDoc>();

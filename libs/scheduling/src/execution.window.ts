@@ -38,7 +38,8 @@ export async function pageOfWindow(w: WindowInput, skip: number, end: number): P
     while (m > 0 && (above[m] ?? 0) + (w.counts[m] ?? 0) <= r) m--;
     return m;
   };
-  const pmaxAt = async (k: number) => (k >= 0 ? await w.summary(k).then((s) => keyBound(s?.pmax_t ?? null, s?.pmax_id ?? null)) : null);
+  const pmaxAt = async (k: number) =>
+    k >= 0 ? await w.summary(k).then((s) => keyBound(s?.pmax_t ?? null, s?.pmax_id ?? null)) : null;
 
   /** A key no older than any run in buckets below `a`. */
   async function lowerBound(a: number): Promise<Key | null> {

@@ -1,4 +1,5 @@
 import { addWithin, type Job, type JobSchedulerJson, type Queue, type RepeatStrategy } from '@platform/queue';
+
 import { nextFire } from './cron';
 import { fireGroupOf } from './schedule.fire-group';
 import type { FireJob, ScheduleRecord } from './schedule.types';
@@ -36,7 +37,11 @@ export async function syncFiring(queue: Queue<FireJob>, s: ScheduleRecord): Prom
   await queue.upsertJobScheduler(
     s.id,
     { pattern: s.cron_expression, tz: s.timezone },
-    { name: 'fire', data: { schedule_id: s.id, group: fireGroupOf(s.id, s.cron_expression, s.timezone) }, opts: FIRE_JOB_OPTIONS },
+    {
+      name: 'fire',
+      data: { schedule_id: s.id, group: fireGroupOf(s.id, s.cron_expression, s.timezone) },
+      opts: FIRE_JOB_OPTIONS,
+    },
   );
 }
 
@@ -47,8 +52,20 @@ export const removeFiring = (queue: Queue<FireJob>, scheduleId: string) => queue
  * scheduler's (`repeat:`), which BullMQ keeps for its own next job; a second run of the fire is impossible anyway
  * (the executions' unique `fire_key`).
  */
-export function addFire(queue: Queue<FireJob>, scheduleId: string, fireMs: number, timeoutMs: number, group?: string): Promise<string> {
-  return addWithin(queue, timeoutMs, 'fire', { schedule_id: scheduleId, fire_at: fireMs, ...(group ? { group } : {}) }, { ...FIRE_JOB_OPTIONS, jobId: `fire:${scheduleId}:${fireMs}` });
+export function addFire(
+  queue: Queue<FireJob>,
+  scheduleId: string,
+  fireMs: number,
+  timeoutMs: number,
+  group?: string,
+): Promise<string> {
+  return addWithin(
+    queue,
+    timeoutMs,
+    'fire',
+    { schedule_id: scheduleId, fire_at: fireMs, ...(group ? { group } : {}) },
+    { ...FIRE_JOB_OPTIONS, jobId: `fire:${scheduleId}:${fireMs}` },
+  );
 }
 
 /** The fire time a job stands for: `fire_at` when added by hand, else the one in its scheduler-made id. */
@@ -59,5 +76,13 @@ export function fireTimeOf(job: Pick<Job<FireJob>, 'id' | 'data'>): number | nul
 }
 
 /** True when Redis's scheduler fires what the schedule says, with the schedule's fire group in its jobs. */
-export const firingMatches = (j: JobSchedulerJson<FireJob> | undefined, s: Pick<ScheduleRecord, 'id' | 'cron_expression' | 'timezone'>) =>
-  Boolean(j && j.pattern === s.cron_expression && (j.tz ?? 'UTC') === s.timezone && j.template?.data?.group === fireGroupOf(s.id, s.cron_expression, s.timezone));
+export const firingMatches = (
+  j: JobSchedulerJson<FireJob> | undefined,
+  s: Pick<ScheduleRecord, 'id' | 'cron_expression' | 'timezone'>,
+) =>
+  Boolean(
+    j &&
+    j.pattern === s.cron_expression &&
+    (j.tz ?? 'UTC') === s.timezone &&
+    j.template?.data?.group === fireGroupOf(s.id, s.cron_expression, s.timezone),
+  );

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { isDuplicateKeyError, modelFor, mongoose, type Connection } from '@platform/db';
 
 interface KeyDoc {

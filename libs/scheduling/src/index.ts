@@ -20,7 +20,14 @@ export {
   type StatsFields,
   type WebhookStats,
 } from './run-stats';
-export { enqueueAgentRun, enqueueRun, executionJobs, runQueueOf, type EnqueueOptions, type RunQueues } from './agent-runs.queue';
+export {
+  enqueueAgentRun,
+  enqueueRun,
+  executionJobs,
+  runQueueOf,
+  type EnqueueOptions,
+  type RunQueues,
+} from './agent-runs.queue';
 export { executionRunStore } from './execution.recovery';
 export {
   createRunRecovery,
@@ -37,7 +44,15 @@ export { isValidTimeZone } from './zoned-time';
 export * from './schedule.types';
 export { scheduleModel, type ScheduleDoc } from './schedule.model';
 export { createScheduleRepository, type ScheduleRepository } from './schedule.repository';
-export { addFire, createRepeatStrategy, fireJobId, fireTimeOf, firingMatches, removeFiring, syncFiring } from './fires.queue';
+export {
+  addFire,
+  createRepeatStrategy,
+  fireJobId,
+  fireTimeOf,
+  firingMatches,
+  removeFiring,
+  syncFiring,
+} from './fires.queue';
 export { createReconciler, type ReconcileDeps, type ReconcileReport } from './reconcile';
 export { FIRE_GROUP_BUCKETS, fireGroupOf } from './schedule.fire-group';
 export { FIRE_READ_TTL_MS, createFireReader, type FireReader, type FireReaderDeps } from './schedule.fire-reader';

@@ -1,5 +1,6 @@
 import type { Logger } from '@platform/logger';
 import type { Queue } from '@platform/queue';
+
 import { firesBetween } from './cron';
 import type { ExecutionRepository } from './execution.repository';
 import { fireKeyOf } from './execution.types';
@@ -43,7 +44,10 @@ export function createReconciler(deps: ReconcileDeps) {
     const last = firesBetween(s.cron_expression, s.timezone, from, now).at(-1);
     if (last === undefined || (await deps.executions.getByFireKey(fireKeyOf(s.id, last)))) return false;
     await addFire(deps.queue, s.id, last, deps.enqueueTimeoutMs, fireGroupOf(s.id, s.cron_expression, s.timezone));
-    deps.logger.info('queued a fire missed while Redis lacked its schedule', { schedule_id: s.id, fire_at: new Date(last).toISOString() });
+    deps.logger.info('queued a fire missed while Redis lacked its schedule', {
+      schedule_id: s.id,
+      fire_at: new Date(last).toISOString(),
+    });
     return true;
   }
 
@@ -54,7 +58,8 @@ export function createReconciler(deps: ReconcileDeps) {
     for await (const spec of deps.schedules.activeSpecs()) {
       report.active++;
       // Schedules stored before fire groups existed get theirs (their fires are read one by one until then).
-      if (spec.fire_group !== fireGroupOf(spec.id, spec.cron_expression, spec.timezone)) await deps.schedules.storeFireGroup(spec);
+      if (spec.fire_group !== fireGroupOf(spec.id, spec.cron_expression, spec.timezone))
+        await deps.schedules.storeFireGroup(spec);
       const existing = inRedis.get(spec.id);
       inRedis.delete(spec.id);
       if (firingMatches(existing, spec)) continue;

@@ -34,7 +34,12 @@ export interface RunStore {
    * Runs not ended: queued since before `queuedBefore`, or running since before `runningBefore`; at most `limit`,
    * oldest first, after `cursor` (an opaque position returned as `next`; undefined at the end).
    */
-  unfinished(q: { queuedBefore: Date; runningBefore: Date; limit: number; cursor?: string }): Promise<{ runs: UnfinishedRun[]; next?: string }>;
+  unfinished(q: {
+    queuedBefore: Date;
+    runningBefore: Date;
+    limit: number;
+    cursor?: string;
+  }): Promise<{ runs: UnfinishedRun[]; next?: string }>;
   /** Records a recovery if the run has not ended and has been recovered `recoveries` times so far; false otherwise. */
   markRecovered(id: string, recoveries: number, now: Date): Promise<boolean>;
   /** Ends a run that cannot be recovered any more, as failed; false when it had already ended. */
@@ -114,7 +119,12 @@ export function createRunRecovery(deps: RunRecoveryDeps) {
     const next = { ...run, recoveries: run.recoveries + 1 };
     await deps.jobs.enqueue(next, runJobId(run.id, next.recoveries));
     tally.recovered++;
-    log.warn('run recovered under a new job', { run_id: run.id, status: run.status, recoveries: next.recoveries, previous_job: state });
+    log.warn('run recovered under a new job', {
+      run_id: run.id,
+      status: run.status,
+      recoveries: next.recoveries,
+      previous_job: state,
+    });
   }
 
   return async (): Promise<RecoverySweep> => {

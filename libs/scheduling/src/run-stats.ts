@@ -1,4 +1,12 @@
-import { atomicUpdateEach, createGroupCommit, isObjectIdHex, modelFor, mongoose, type Connection, type UpdateQuery } from '@platform/db';
+import {
+  atomicUpdateEach,
+  createGroupCommit,
+  isObjectIdHex,
+  modelFor,
+  mongoose,
+  type Connection,
+  type UpdateQuery,
+} from '@platform/db';
 import type { Logger } from '@platform/logger';
 
 /** Where a kind of run target keeps its statistics. */
@@ -16,7 +24,12 @@ export const WEBHOOK_STATS: StatsFields = {
   success: 'last_trigger_success',
 };
 
-export const SCHEDULE_STATS: StatsFields = { collection: 'schedules', count: 'run_count', lastAt: 'last_run_at', success: 'last_run_success' };
+export const SCHEDULE_STATS: StatsFields = {
+  collection: 'schedules',
+  count: 'run_count',
+  lastAt: 'last_run_at',
+  success: 'last_run_success',
+};
 
 interface Pending {
   accepted: number;
@@ -49,7 +62,13 @@ export type WebhookStats = RunStats;
  * revision claims). A failed write is kept and retried. What is pending when a process dies uncleanly is lost: the
  * counters are statistics (at most `minIntervalMs` behind); the executions are the record.
  */
-export function createRunStats(conn: Connection, logger: Logger, fields: StatsFields, retryMs = 500, minIntervalMs = 1_000): RunStats {
+export function createRunStats(
+  conn: Connection,
+  logger: Logger,
+  fields: StatsFields,
+  retryMs = 500,
+  minIntervalMs = 1_000,
+): RunStats {
   // Only the statistics fields; the scheduler owns the rest of the collection.
   const schema = new mongoose.Schema(
     { [fields.count]: Number, [fields.lastAt]: Date, [fields.success]: Boolean },
@@ -63,7 +82,12 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
     (items) =>
       atomicUpdateEach(
         Target,
-        items.map((it) => ({ id: new mongoose.Types.ObjectId(it.id), filter: {}, update: it.update, rev: revs.get(it.id) })),
+        items.map((it) => ({
+          id: new mongoose.Types.ObjectId(it.id),
+          filter: {},
+          update: it.update,
+          rev: revs.get(it.id),
+        })),
       ),
     { maxBatch: 64, maxParallel: 1, gatherMs: STATS_GATHER_MS },
   );
@@ -98,7 +122,8 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
   function merge(id: string, p: Pending): void {
     const cur = pending.get(id) ?? { accepted: 0, lastTriggeredAt: null, success: null };
     cur.accepted += p.accepted;
-    if (p.lastTriggeredAt && (!cur.lastTriggeredAt || p.lastTriggeredAt > cur.lastTriggeredAt)) cur.lastTriggeredAt = p.lastTriggeredAt;
+    if (p.lastTriggeredAt && (!cur.lastTriggeredAt || p.lastTriggeredAt > cur.lastTriggeredAt))
+      cur.lastTriggeredAt = p.lastTriggeredAt;
     if (p.success !== null) cur.success = p.success;
     pending.set(id, cur);
   }
@@ -113,7 +138,10 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
     const $set: Record<string, unknown> = {};
     if (p.lastTriggeredAt) $set[fields.lastAt] = p.lastTriggeredAt;
     if (p.success !== null) $set[fields.success] = p.success;
-    const update = { ...(p.accepted ? { $inc: { [fields.count]: p.accepted } } : {}), ...(Object.keys($set).length ? { $set } : {}) };
+    const update = {
+      ...(p.accepted ? { $inc: { [fields.count]: p.accepted } } : {}),
+      ...(Object.keys($set).length ? { $set } : {}),
+    };
     const run = writes
       .add({ id, update })
       .then(
@@ -124,7 +152,11 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
           else revs.set(id, rev);
         },
         async (err: unknown) => {
-          logger.warn('run stats write failed; retrying', { collection: fields.collection, id, err: (err as Error).message });
+          logger.warn('run stats write failed; retrying', {
+            collection: fields.collection,
+            id,
+            err: (err as Error).message,
+          });
           merge(id, p);
           await new Promise((r) => setTimeout(r, retryMs).unref());
         },
@@ -165,5 +197,7 @@ export function createRunStats(conn: Connection, logger: Logger, fields: StatsFi
   };
 }
 
-export const createWebhookStats = (conn: Connection, logger: Logger): RunStats => createRunStats(conn, logger, WEBHOOK_STATS);
-export const createScheduleStats = (conn: Connection, logger: Logger): RunStats => createRunStats(conn, logger, SCHEDULE_STATS);
+export const createWebhookStats = (conn: Connection, logger: Logger): RunStats =>
+  createRunStats(conn, logger, WEBHOOK_STATS);
+export const createScheduleStats = (conn: Connection, logger: Logger): RunStats =>
+  createRunStats(conn, logger, SCHEDULE_STATS);

@@ -11,7 +11,10 @@ export const FIRE_GROUP_BUCKETS = 64;
  * it with the schedule and Redis carries it in the fire job.
  */
 export function fireGroupOf(id: string, cronExpression: string, timezone: string): string {
-  const rule = createHash('sha1').update(`${cronExpression.trim().split(/\s+/).join(' ')}\n${timezone}`).digest('hex').slice(0, 12);
+  const rule = createHash('sha1')
+    .update(`${cronExpression.trim().split(/\s+/).join(' ')}\n${timezone}`)
+    .digest('hex')
+    .slice(0, 12);
   const bucket = createHash('sha1').update(id).digest().readUInt16BE(0) % FIRE_GROUP_BUCKETS;
   return `${rule}.${bucket}`;
 }

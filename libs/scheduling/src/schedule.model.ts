@@ -1,4 +1,5 @@
 import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+
 import type { HttpTarget, ScheduleRecord } from './schedule.types';
 
 /**

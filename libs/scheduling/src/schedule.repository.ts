@@ -1,4 +1,19 @@
-import { atomicUpdateOne, ensureLookupIndexes, prepareAtomicUpdates, findPage, fromJsonText, isObjectIdHex, listEqualities, newObjectId, ownerFilter, toJsonText, type Connection, type ListFilter, type Owner } from '@platform/db';
+import {
+  atomicUpdateOne,
+  ensureLookupIndexes,
+  findPage,
+  fromJsonText,
+  isObjectIdHex,
+  listEqualities,
+  newObjectId,
+  ownerFilter,
+  prepareAtomicUpdates,
+  toJsonText,
+  type Connection,
+  type ListFilter,
+  type Owner,
+} from '@platform/db';
+
 import { fireGroupOf } from './schedule.fire-group';
 import { scheduleModel, type HttpTargetDoc, type ScheduleDoc } from './schedule.model';
 import type { HttpTarget, NewSchedule, ScheduleKind, ScheduleRecord } from './schedule.types';
@@ -15,7 +30,12 @@ function httpOf(h: HttpTargetDoc): HttpTarget {
 
 function storedHttp(h: HttpTarget): HttpTargetDoc {
   const { headers_sealed, query, body, ...rest } = h;
-  return { ...rest, headers_json: JSON.stringify(headers_sealed), query_json: JSON.stringify(query), body_json: toJsonText(body) };
+  return {
+    ...rest,
+    headers_json: JSON.stringify(headers_sealed),
+    query_json: JSON.stringify(query),
+    body_json: toJsonText(body),
+  };
 }
 
 /** The stored form of schedule fields (an HTTP target's free-form parts as JSON text). */
@@ -82,7 +102,14 @@ export function createScheduleRepository(conn: Connection) {
     async create(owner: Owner, fields: NewSchedule, now: Date): Promise<ScheduleRecord> {
       const id = newObjectId();
       const fire_group = fireGroupOf(id, fields.cron_expression, fields.timezone);
-      const doc = await Schedule.create({ ...stored(fields), _id: id, ...ownerFilter(owner), created_at: now, active_since: now, fire_group });
+      const doc = await Schedule.create({
+        ...stored(fields),
+        _id: id,
+        ...ownerFilter(owner),
+        created_at: now,
+        active_since: now,
+        fire_group,
+      });
       return toRecord(doc.toObject());
     },
 
@@ -102,9 +129,19 @@ export function createScheduleRepository(conn: Connection) {
       findPage(Schedule, { ...scoped(owner, kind), ...listEqualities(f) }, f, toRecord),
 
     /** `$set` on the owner's schedule when it also matches `extra`; the updated record, or null. */
-    async update(owner: Owner, kind: ScheduleKind, id: string, set: Partial<ScheduleRecord>, extra: Record<string, unknown> = {}): Promise<ScheduleRecord | null> {
+    async update(
+      owner: Owner,
+      kind: ScheduleKind,
+      id: string,
+      set: Partial<ScheduleRecord>,
+      extra: Record<string, unknown> = {},
+    ): Promise<ScheduleRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await atomicUpdateOne(Schedule, { _id: id, ...scoped(owner, kind), ...extra }, { $set: { ...stored(set), ...groupOf(id, set) } });
+      const d = await atomicUpdateOne(
+        Schedule,
+        { _id: id, ...scoped(owner, kind), ...extra },
+        { $set: { ...stored(set), ...groupOf(id, set) } },
+      );
       return d ? toRecord(d) : null;
     },
 
@@ -124,7 +161,11 @@ export function createScheduleRepository(conn: Connection) {
     async storeFireGroup(spec: ActiveSpec): Promise<void> {
       if (!isObjectIdHex(spec.id)) return;
       const fire_group = fireGroupOf(spec.id, spec.cron_expression, spec.timezone);
-      await atomicUpdateOne(Schedule, { _id: spec.id, cron_expression: spec.cron_expression, timezone: spec.timezone }, { $set: { fire_group } });
+      await atomicUpdateOne(
+        Schedule,
+        { _id: spec.id, cron_expression: spec.cron_expression, timezone: spec.timezone },
+        { $set: { fire_group } },
+      );
     },
 
     async delete(owner: Owner, kind: ScheduleKind, id: string): Promise<boolean> {
@@ -137,9 +178,18 @@ export function createScheduleRepository(conn: Connection) {
      * rather than sorted pages (FerretDB sorts in process, so each page would read them all again).
      */
     async *activeSpecs(): AsyncGenerator<ActiveSpec> {
-      const cursor = Schedule.find({ is_active: true }, { cron_expression: 1, timezone: 1, fire_group: 1 }).lean<ScheduleDoc[]>().cursor({ batchSize: 1000 });
-      for await (const d of cursor as AsyncIterable<Pick<ScheduleDoc, '_id' | 'cron_expression' | 'timezone' | 'fire_group'>>) {
-        yield { id: d._id.toHexString(), cron_expression: d.cron_expression, timezone: d.timezone, fire_group: d.fire_group ?? null };
+      const cursor = Schedule.find({ is_active: true }, { cron_expression: 1, timezone: 1, fire_group: 1 })
+        .lean<ScheduleDoc[]>()
+        .cursor({ batchSize: 1000 });
+      for await (const d of cursor as AsyncIterable<
+        Pick<ScheduleDoc, '_id' | 'cron_expression' | 'timezone' | 'fire_group'>
+      >) {
+        yield {
+          id: d._id.toHexString(),
+          cron_expression: d.cron_expression,
+          timezone: d.timezone,
+          fire_group: d.fire_group ?? null,
+        };
       }
     },
 

@@ -48,7 +48,18 @@ export interface ScheduleRecord extends CronSpec, RunPolicy {
   run_count: number;
 }
 
-export type NewSchedule = Omit<ScheduleRecord, 'id' | 'user_id' | 'org_id' | 'created_at' | 'updated_at' | 'last_run_at' | 'last_run_success' | 'run_count' | 'active_since'>;
+export type NewSchedule = Omit<
+  ScheduleRecord,
+  | 'id'
+  | 'user_id'
+  | 'org_id'
+  | 'created_at'
+  | 'updated_at'
+  | 'last_run_at'
+  | 'last_run_success'
+  | 'run_count'
+  | 'active_since'
+>;
 
 /** What a job on the `schedule-fires` queue carries. The fire time is in the job id, or `fire_at` for catch-ups. */
 export interface FireJob {

@@ -62,7 +62,15 @@ async function seedSeries(webhookId: string, n: number): Promise<ExecutionRecord
     const at = new Date(base + i * 60_000 + ((i * 7919) % 11) * 37_000 - 150_000 - late);
     const skipped = i % 17 === 5;
     let e = await repo.create(
-      { kind: 'webhook', webhook_id: webhookId, agent_id: '7', ...owner, payload: { i }, max_attempts: 3, ...(skipped ? { status: 'skipped' as const } : {}) },
+      {
+        kind: 'webhook',
+        webhook_id: webhookId,
+        agent_id: '7',
+        ...owner,
+        payload: { i },
+        max_attempts: 3,
+        ...(skipped ? { status: 'skipped' as const } : {}),
+      },
       at,
     );
     if (!skipped && i % 5 !== 3) {
@@ -79,7 +87,15 @@ function queries(all: ExecutionRecord[]): ExecutionQuery[] {
   const times = all.map((e) => new Date(e.triggered_at).getTime()).sort((a, b) => a - b);
   const at = (f: number) => new Date(times[Math.floor(f * (times.length - 1))]!);
   const qs: ExecutionQuery[] = [];
-  for (const [skip, limit] of [[0, 50], [0, 1], [3, 7], [49, 50], [120, 50], [all.length - 5, 50], [all.length + 10, 5]] as const) {
+  for (const [skip, limit] of [
+    [0, 50],
+    [0, 1],
+    [3, 7],
+    [49, 50],
+    [120, 50],
+    [all.length - 5, 50],
+    [all.length + 10, 5],
+  ] as const) {
     qs.push({ skip, limit });
     qs.push({ skip, limit, statuses: ['failed'] });
     qs.push({ skip, limit, statuses: ['succeeded', 'skipped'] });
@@ -104,7 +120,10 @@ test('pages and totals equal the plain computation, before and after buckets are
 test('concurrent creates from two processes take distinct positions and are all listed', async () => {
   const second = createExecutionRepository(other);
   const make = (r: ExecutionRepository, i: number) =>
-    r.create({ kind: 'webhook', webhook_id: 'w-race', agent_id: '7', ...owner, payload: { i }, max_attempts: 3 }, new Date(base + i));
+    r.create(
+      { kind: 'webhook', webhook_id: 'w-race', agent_id: '7', ...owner, payload: { i }, max_attempts: 3 },
+      new Date(base + i),
+    );
   const made = await Promise.all(Array.from({ length: 120 }, (_, i) => make(i % 2 ? second : repo, i)));
   await Promise.all([repo.fill(owner, 'w-race'), second.settle()]);
   const listed = await repo.list(owner, { webhook_id: 'w-race', skip: 0, limit: 100 });
@@ -118,14 +137,23 @@ test('concurrent creates from two processes take distinct positions and are all 
 test('a deleted run leaves its bucket counts exact, also after the bucket was filled', async () => {
   const runs: ExecutionRecord[] = [];
   for (let i = 0; i < 4 * BUCKET_SIZE; i++) {
-    runs.push(await repo.create({ kind: 'webhook', webhook_id: 'w-del', ...owner, payload: null, max_attempts: 1 }, new Date(base + i * 1000)));
+    runs.push(
+      await repo.create(
+        { kind: 'webhook', webhook_id: 'w-del', ...owner, payload: null, max_attempts: 1 },
+        new Date(base + i * 1000),
+      ),
+    );
   }
   await repo.fill(owner, 'w-del');
   await repo.delete(runs[3]!.id);
   await repo.delete(runs[3 * BUCKET_SIZE + 1]!.id);
   const kept = runs.filter((_, i) => i !== 3 && i !== 3 * BUCKET_SIZE + 1);
   expect(await repo.get(runs[3]!.id)).toBeNull();
-  for (const q of [{ skip: 0, limit: 100 }, { skip: 90, limit: 50 }, { skip: 0, limit: 10, statuses: ['queued' as ExecutionStatus] }]) {
+  for (const q of [
+    { skip: 0, limit: 100 },
+    { skip: 90, limit: 50 },
+    { skip: 0, limit: 10, statuses: ['queued' as ExecutionStatus] },
+  ]) {
     await expectSame(kept, { ...q, webhook_id: 'w-del' });
   }
 });
@@ -134,20 +162,41 @@ test('recent lists: per owner, kind and agent, within the window, filtered by st
   const now = Date.now();
 
   const mk = (agent: string, minutesAgo: number, kind: 'webhook' | 'agent_schedule' = 'webhook') =>
-    repo.create({ kind, webhook_id: kind === 'webhook' ? 'w-recent' : null, schedule_id: kind === 'webhook' ? null : 's-recent', agent_id: agent, ...owner, payload: null, max_attempts: 1 }, new Date(now - minutesAgo * 60_000));
+    repo.create(
+      {
+        kind,
+        webhook_id: kind === 'webhook' ? 'w-recent' : null,
+        schedule_id: kind === 'webhook' ? null : 's-recent',
+        agent_id: agent,
+        ...owner,
+        payload: null,
+        max_attempts: 1,
+      },
+      new Date(now - minutesAgo * 60_000),
+    );
   const a = await mk('1', 5);
   const b = await mk('2', 90);
   await mk('1', 60 * 30); // outside 24 h
   await mk('1', 10, 'agent_schedule');
   await repo.claim(b.id, new Date());
   await repo.finish(b.id, 1, bad, new Date(), new Date());
-  const recent = (q: Partial<ExecutionQuery>) => repo.list(owner, { kinds: ['webhook'], since: new Date(now - 24 * 3600_000), skip: 0, limit: 50, ...q });
+  const recent = (q: Partial<ExecutionQuery>) =>
+    repo.list(owner, { kinds: ['webhook'], since: new Date(now - 24 * 3600_000), skip: 0, limit: 50, ...q });
   expect((await recent({})).items.map((e) => e.id)).toEqual([a.id, b.id]);
   expect((await recent({ agent_id: '1' })).items.map((e) => e.id)).toEqual([a.id]);
   expect((await recent({ statuses: ['failed'] })).items.map((e) => e.id)).toEqual([b.id]);
   expect((await recent({ success: false, statuses: ['failed', 'queued'] })).total).toBe(1);
   expect((await recent({ from: new Date(now - 30 * 60_000) })).total).toBe(1);
   expect((await recent({ to: new Date(now - 30 * 60_000) })).items.map((e) => e.id)).toEqual([b.id]);
-  expect((await repo.list({ user_id: 'someone', org_id: 'else' }, { kinds: ['webhook'], since: new Date(now - 3600_000), skip: 0, limit: 5 })).total).toBe(0);
-  await expect(repo.list(owner, { kinds: ['webhook'], since: new Date(now - 40 * 24 * 3600_000), skip: 0, limit: 5 })).rejects.toThrow(RangeError);
+  expect(
+    (
+      await repo.list(
+        { user_id: 'someone', org_id: 'else' },
+        { kinds: ['webhook'], since: new Date(now - 3600_000), skip: 0, limit: 5 },
+      )
+    ).total,
+  ).toBe(0);
+  await expect(
+    repo.list(owner, { kinds: ['webhook'], since: new Date(now - 40 * 24 * 3600_000), skip: 0, limit: 5 }),
+  ).rejects.toThrow(RangeError);
 });

@@ -34,9 +34,26 @@ test('a new execution is queued, with a session of its own', async () => {
   expect(e).toMatchObject({ status: 'queued', attempt: 0, success: null, session_id: `execution-${e.id}` });
   expect(Object.keys(presentExecution(e)).sort()).toEqual(
     [
-      'id', 'kind', 'webhook_id', 'schedule_id', 'agent_id', 'user_id', 'session_id', 'status', 'success', 'attempt',
-      'max_attempts', 'scheduled_for', 'triggered_at', 'started_at', 'finished_at', 'duration_ms', 'payload',
-      'response_status', 'response_output', 'error_message',
+      'id',
+      'kind',
+      'webhook_id',
+      'schedule_id',
+      'agent_id',
+      'user_id',
+      'session_id',
+      'status',
+      'success',
+      'attempt',
+      'max_attempts',
+      'scheduled_for',
+      'triggered_at',
+      'started_at',
+      'finished_at',
+      'duration_ms',
+      'payload',
+      'response_status',
+      'response_output',
+      'error_message',
     ].sort(),
   );
 });
@@ -50,7 +67,9 @@ test('recovery sees runs queued or running past their bounds, not younger ones n
   expect(await ids(now, later)).toEqual([]);
   await repo.claim(e.id, later);
   expect(await ids(new Date(later.getTime() + 1), later)).toEqual([]); // running, but started at `later`
-  expect(await ids(later, new Date(later.getTime() + 1))).toEqual([{ id: e.id, status: 'running', recoveries: 0, queue: 'agent-runs' }]);
+  expect(await ids(later, new Date(later.getTime() + 1))).toEqual([
+    { id: e.id, status: 'running', recoveries: 0, queue: 'agent-runs' },
+  ]);
   expect(await repo.markRecovered(e.id, 0)).toBe(true);
   expect(await repo.markRecovered(e.id, 0)).toBe(false); // another sweep already took this recovery
   expect(await repo.get(e.id)).toMatchObject({ status: 'queued' });
@@ -63,17 +82,33 @@ test('recovery sees runs queued or running past their bounds, not younger ones n
 test('unfinished runs page through both statuses in order, without repeats', async () => {
   const base = new Date(now.getTime() + 60_000);
   const made: ExecutionRecord[] = [];
-  for (let i = 0; i < 5; i++) made.push(await repo.create({ kind: 'http_schedule', schedule_id: 's-page', ...owner, payload: i, max_attempts: 1 }, new Date(base.getTime() + i)));
+  for (let i = 0; i < 5; i++)
+    made.push(
+      await repo.create(
+        { kind: 'http_schedule', schedule_id: 's-page', ...owner, payload: i, max_attempts: 1 },
+        new Date(base.getTime() + i),
+      ),
+    );
   for (const e of made.slice(3)) await repo.claim(e.id, new Date(base.getTime() + 10));
   const seen: string[] = [];
   let cursor: string | undefined;
   const bound = new Date(base.getTime() + 1000);
   do {
     const page = await repo.unfinished({ queuedBefore: bound, runningBefore: bound, limit: 2, cursor });
-    seen.push(...page.runs.filter((r) => made.some((m) => m.id === r.id)).map((r) => `${r.status}:${r.queue}:${made.findIndex((m) => m.id === r.id)}`));
+    seen.push(
+      ...page.runs
+        .filter((r) => made.some((m) => m.id === r.id))
+        .map((r) => `${r.status}:${r.queue}:${made.findIndex((m) => m.id === r.id)}`),
+    );
     cursor = page.next;
   } while (cursor);
-  expect(seen).toEqual(['queued:http-calls:0', 'queued:http-calls:1', 'queued:http-calls:2', 'running:http-calls:3', 'running:http-calls:4']);
+  expect(seen).toEqual([
+    'queued:http-calls:0',
+    'queued:http-calls:1',
+    'queued:http-calls:2',
+    'running:http-calls:3',
+    'running:http-calls:4',
+  ]);
 });
 
 test('an attempt that a store outage interrupted resumes without spending another attempt', async () => {
@@ -112,8 +147,15 @@ test('a redelivered job takes over a running attempt; the old attempt can no lon
 test('retryLater puts the execution back in the queue with the attempt’s error', async () => {
   const e = await newWebhookRun();
   await repo.claim(e.id, now);
-  expect(await repo.retryLater(e.id, 1, { ...ok, success: false, response_status: 503, error_message: 'busy' })).toBe(true);
-  expect(await repo.get(e.id)).toMatchObject({ status: 'queued', attempt: 1, error_message: 'busy', response_status: 503 });
+  expect(await repo.retryLater(e.id, 1, { ...ok, success: false, response_status: 503, error_message: 'busy' })).toBe(
+    true,
+  );
+  expect(await repo.get(e.id)).toMatchObject({
+    status: 'queued',
+    attempt: 1,
+    error_message: 'busy',
+    response_status: 503,
+  });
   expect((await repo.claim(e.id, now))?.attempt).toBe(2);
 });
 

@@ -1,9 +1,9 @@
 import { connectMongo, type Connection, type mongoose } from '@platform/db';
 import {
-  FIRE_GROUP_BUCKETS,
-  FIRE_READ_TTL_MS,
   createFireReader,
   createScheduleRepository,
+  FIRE_GROUP_BUCKETS,
+  FIRE_READ_TTL_MS,
   fireGroupOf,
   nextFire,
   type NewSchedule,
@@ -33,7 +33,15 @@ const fields = (cron: string, i: number): NewSchedule => ({
   is_active: true,
   agent_id: null,
   message: '',
-  http: { name: `target ${i}`, url: 'https://example.com/hook', method: 'POST', headers_sealed: {}, query: {}, body: { i }, timeout_ms: 1000 },
+  http: {
+    name: `target ${i}`,
+    url: 'https://example.com/hook',
+    method: 'POST',
+    headers_sealed: {},
+    query: {},
+    body: { i },
+    timeout_ms: 1000,
+  },
 });
 
 beforeAll(async () => {
@@ -63,7 +71,9 @@ test('the schedules of fires that come due together are read by group, one read 
   const reader = createFireReader({ schedules: repo, clock: Date.now });
   const fireMs = nextFire(EVERY_MINUTE, 'UTC', Date.now() - 60_000)!;
   finds.length = 0;
-  const read = await Promise.all(schedules.map((s) => reader.forFire(s.id, fireGroupOf(s.id, s.cron_expression, s.timezone), fireMs)));
+  const read = await Promise.all(
+    schedules.map((s) => reader.forFire(s.id, fireGroupOf(s.id, s.cron_expression, s.timezone), fireMs)),
+  );
   expect(read.map((r) => r && strip(r))).toEqual(schedules.map(strip));
   // One read per group, none per schedule: 300 fires, at most 64 reads.
   expect(finds.length).toBe(groups.size);
@@ -72,7 +82,9 @@ test('the schedules of fires that come due together are read by group, one read 
 
   // The same fire time again within the TTL: answered from the reads; an HTTP run's read of its schedule too.
   finds.length = 0;
-  await Promise.all(schedules.slice(0, 50).map((s) => reader.forFire(s.id, fireGroupOf(s.id, s.cron_expression, s.timezone), fireMs)));
+  await Promise.all(
+    schedules.slice(0, 50).map((s) => reader.forFire(s.id, fireGroupOf(s.id, s.cron_expression, s.timezone), fireMs)),
+  );
   expect(await reader.current(schedules[0]!.id)).toEqual(schedules[0]);
   expect(finds).toEqual([]);
   // Another fire time is another read of the group.
@@ -112,7 +124,9 @@ test('a read serves for the TTL only; a paused schedule is seen paused; one whos
 
 test('schedules get their group on create and on a change of rule; a failed group read is not kept', async () => {
   const [s] = await create(1, '0 12 * * 1', 2000);
-  const doc = await conn.collection('schedules').findOne({ _id: new (await import('@platform/db')).mongoose.Types.ObjectId(s!.id) });
+  const doc = await conn
+    .collection('schedules')
+    .findOne({ _id: new (await import('@platform/db')).mongoose.Types.ObjectId(s!.id) });
   expect(doc?.fire_group).toBe(fireGroupOf(s!.id, '0 12 * * 1', 'UTC'));
   await repo.update(owner, 'http', s!.id, { cron_expression: '0 13 * * 1', timezone: 'Europe/Paris' });
   const after = await conn.collection('schedules').findOne({ _id: doc!._id });
@@ -133,8 +147,12 @@ test('schedules get their group on create and on a change of rule; a failed grou
 
 test('a large group is read in one reply: no cursor is left open for a getMore (FerretDB holds a connection for it)', async () => {
   const [model] = await create(1, '0 3 * * *', 3000);
-  const { _id: _ignored, ...doc } = (await conn.collection('schedules').findOne({ _id: new (await import('@platform/db')).mongoose.Types.ObjectId(model!.id) }))!;
-  await conn.collection('schedules').insertMany(Array.from({ length: 250 }, () => ({ ...doc, fire_group: 'big-group' })));
+  const { _id: _ignored, ...doc } = (await conn
+    .collection('schedules')
+    .findOne({ _id: new (await import('@platform/db')).mongoose.Types.ObjectId(model!.id) }))!;
+  await conn
+    .collection('schedules')
+    .insertMany(Array.from({ length: 250 }, () => ({ ...doc, fire_group: 'big-group' })));
   getMores.length = 0;
   expect(await repo.inFireGroup('big-group')).toHaveLength(250);
   expect(getMores).toEqual([]);

@@ -4,7 +4,9 @@
  * run generate`; never edit them by hand.
  */
 import createClient, { type Client } from 'openapi-fetch';
+
 import type { OutboundClient } from '@platform/outbound';
+
 import type { components as AgentComponents, paths as AgentPaths } from './generated/agent';
 import type { components as GraphComponents, paths as GraphPaths } from './generated/graph';
 import type { components as OcrComponents, paths as OcrPaths } from './generated/ocr';
@@ -16,7 +18,16 @@ import { outboundFetch, type OutboundFetchOptions } from './outbound-fetch';
 
 export { outboundFetch, type OutboundFetchOptions };
 export type { Client };
-export type { AgentComponents, AgentPaths, GraphComponents, GraphPaths, OcrComponents, OcrPaths, RagComponents, RagPaths };
+export type {
+  AgentComponents,
+  AgentPaths,
+  GraphComponents,
+  GraphPaths,
+  OcrComponents,
+  OcrPaths,
+  RagComponents,
+  RagPaths,
+};
 export type { RaiComponents, RaiPaths, SchedulerComponents, SchedulerPaths, VoiceComponents, VoicePaths };
 
 export interface ServiceClientOptions extends OutboundFetchOptions {

@@ -15,7 +15,10 @@ const NO_BODY = new Set([101, 204, 205, 304]);
  * @platform/outbound apply to every call. A call that gets no answer rejects with the OutboundError (its `code` says
  * why: ECONNREFUSED, TIMEOUT, BLOCKED, …).
  */
-export function outboundFetch(outbound: OutboundClient, opts: OutboundFetchOptions = {}): (input: Request) => Promise<Response> {
+export function outboundFetch(
+  outbound: OutboundClient,
+  opts: OutboundFetchOptions = {},
+): (input: Request) => Promise<Response> {
   return async (input) => {
     const body = input.body ? Buffer.from(await input.arrayBuffer()) : undefined;
     const res = await outbound.request({
@@ -27,6 +30,9 @@ export function outboundFetch(outbound: OutboundClient, opts: OutboundFetchOptio
       maxResponseBytes: opts.maxResponseBytes,
       maxRedirects: opts.maxRedirects,
     });
-    return new Response(NO_BODY.has(res.status) ? null : new Uint8Array(res.body), { status: res.status, headers: res.headers });
+    return new Response(NO_BODY.has(res.status) ? null : new Uint8Array(res.body), {
+      status: res.status,
+      headers: res.headers,
+    });
   };
 }

@@ -25,7 +25,9 @@ export function createSecretBox(key: Buffer): SecretBox {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), data.toString('base64')].join(':');
+      return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), data.toString('base64')].join(
+        ':',
+      );
     },
     decrypt(sealed) {
       const [version, iv, tag, data] = sealed.split(':');
@@ -49,8 +51,14 @@ export function openValues(box: SecretBox, sealed: Record<string, string>): Reco
  * Seals every value of `values`. A value sent as `MASK` keeps the sealed value `previous` holds under the same name,
  * so a client can send back what it read; a masked name with nothing stored is sealed as it is.
  */
-export function sealValues(box: SecretBox, values: Record<string, string>, previous: Record<string, string> = {}): Record<string, string> {
-  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, (v === MASK ? previous[k] : undefined) ?? box.encrypt(v)]));
+export function sealValues(
+  box: SecretBox,
+  values: Record<string, string>,
+  previous: Record<string, string> = {},
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [k, (v === MASK ? previous[k] : undefined) ?? box.encrypt(v)]),
+  );
 }
 
 /** What a record of secret values reads as: its names, each value masked. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { MASK, createSecretBox, maskValues, openValues, parseKey, sealValues } from '@platform/secrets';
+
+import { createSecretBox, MASK, maskValues, openValues, parseKey, sealValues } from '@platform/secrets';
 
 const key = randomBytes(32);
 const box = createSecretBox(key);

@@ -1,7 +1,14 @@
 import { createApiKeyAuth, createApiKeyRepository, type ApiKeyAuth, type ApiKeyRepository } from '@platform/auth';
 import type { CommonConfig } from '@platform/config';
 import { connectMongo, pingMongo, syncIndexes, type Connection } from '@platform/db';
-import { DEFAULT_RATE_LIMITS, chainMiddleware, createRateLimit, rateLimitPerApiKey, type RateLimit, type ReadinessCheck } from '@platform/http';
+import {
+  chainMiddleware,
+  createRateLimit,
+  DEFAULT_RATE_LIMITS,
+  rateLimitPerApiKey,
+  type RateLimit,
+  type ReadinessCheck,
+} from '@platform/http';
 import type { Logger } from '@platform/logger';
 import { disconnectRedis, pingRedis, producerConnection, workerConnection, type IORedis } from '@platform/queue';
 
@@ -53,7 +60,13 @@ export interface Infra extends Stores {
  */
 export async function openStores(opts: InfraOptions): Promise<Stores> {
   const { config, logger, name } = opts;
-  const db = await connectMongo({ uri: config.MONGODB_URI, serverSelectionTimeoutMS: config.DB_SERVER_SELECTION_TIMEOUT_MS, logger, dbName: config.MONGODB_DB, appName: name });
+  const db = await connectMongo({
+    uri: config.MONGODB_URI,
+    serverSelectionTimeoutMS: config.DB_SERVER_SELECTION_TIMEOUT_MS,
+    logger,
+    dbName: config.MONGODB_DB,
+    appName: name,
+  });
   const readiness: Record<string, ReadinessCheck> = { mongodb: () => pingMongo(db) };
   let redis: IORedis | undefined;
   if (opts.redis) {
@@ -79,7 +92,13 @@ export async function openStores(opts: InfraOptions): Promise<Stores> {
 export async function openInfra(opts: InfraOptions): Promise<Infra> {
   const stores = await openStores(opts);
   const { config, logger, name } = opts;
-  const authDb = await connectMongo({ uri: config.MONGODB_URI, serverSelectionTimeoutMS: config.DB_SERVER_SELECTION_TIMEOUT_MS, logger, dbName: config.AUTH_DB, appName: `${name}-auth` });
+  const authDb = await connectMongo({
+    uri: config.MONGODB_URI,
+    serverSelectionTimeoutMS: config.DB_SERVER_SELECTION_TIMEOUT_MS,
+    logger,
+    dbName: config.AUTH_DB,
+    appName: `${name}-auth`,
+  });
   const keys = createApiKeyRepository(authDb);
   const limits = await openRateLimits(opts, stores.redis);
   const keyAuth = createApiKeyAuth({ keys, cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
@@ -105,7 +124,10 @@ export async function openInfra(opts: InfraOptions): Promise<Infra> {
  * The rate limits' counters live in `RATE_LIMIT_REDIS_URL`, else the service's own Redis, else this process (each
  * replica then counts its own share). A connection of their own fails fast, so a Redis outage lets requests through.
  */
-async function openRateLimits(opts: InfraOptions, serviceRedis: IORedis | undefined): Promise<{ perKey: RateLimit; perWebhook: RateLimit; ownRedis?: IORedis }> {
+async function openRateLimits(
+  opts: InfraOptions,
+  serviceRedis: IORedis | undefined,
+): Promise<{ perKey: RateLimit; perWebhook: RateLimit; ownRedis?: IORedis }> {
   const { config, logger } = opts;
   const url = config.RATE_LIMIT_REDIS_URL || config.REDIS_URL || '';
   const reuse = serviceRedis && (!config.RATE_LIMIT_REDIS_URL || config.RATE_LIMIT_REDIS_URL === config.REDIS_URL);
@@ -114,8 +136,18 @@ async function openRateLimits(opts: InfraOptions, serviceRedis: IORedis | undefi
   const redis = reuse ? serviceRedis : ownRedis;
   if (!redis) logger.info('rate limits counted per process (no Redis configured for them)');
   else await untilReady(redis, 2_000); // else the first requests would pass uncounted; Redis away at start: they do
-  const perKey = createRateLimit({ name: 'key', points: config.RATE_LIMIT_PER_KEY_PER_MIN ?? DEFAULT_RATE_LIMITS.perKeyPerMin, redis, logger });
-  const perWebhook = createRateLimit({ name: 'webhook', points: config.RATE_LIMIT_PER_WEBHOOK_PER_MIN ?? DEFAULT_RATE_LIMITS.perWebhookPerMin, redis, logger });
+  const perKey = createRateLimit({
+    name: 'key',
+    points: config.RATE_LIMIT_PER_KEY_PER_MIN ?? DEFAULT_RATE_LIMITS.perKeyPerMin,
+    redis,
+    logger,
+  });
+  const perWebhook = createRateLimit({
+    name: 'webhook',
+    points: config.RATE_LIMIT_PER_WEBHOOK_PER_MIN ?? DEFAULT_RATE_LIMITS.perWebhookPerMin,
+    redis,
+    logger,
+  });
   return { perKey, perWebhook, ownRedis };
 }
 

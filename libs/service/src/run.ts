@@ -1,10 +1,12 @@
 import type { Express } from 'express';
-import { listen, onShutdownSignal } from '@platform/http';
 
-export { startMain } from '@platform/http';
+import { listen, onShutdownSignal } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import { closeWithin } from '@platform/queue';
+
 import type { Stores } from './infra';
+
+export { startMain } from '@platform/http';
 
 /** Something a process runs beside its HTTP server (a timer, a queue consumer) and stops on shutdown. */
 export interface Unit {

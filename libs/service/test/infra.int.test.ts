@@ -1,9 +1,16 @@
 import { mongoose } from '@platform/db';
-import { captureLogger, testInfra, uniqueName } from '@platform/testing';
 import { openInfra, openStores } from '@platform/service';
+import { captureLogger, testInfra, uniqueName } from '@platform/testing';
+
 import { commonEnvDefaults } from './config-defaults';
 
-const config = (db: string) => ({ ...commonEnvDefaults, MONGODB_URI: testInfra.mongoUri, MONGODB_DB: db, AUTH_DB: `${db}_auth`, REDIS_URL: testInfra.redisUrl });
+const config = (db: string) => ({
+  ...commonEnvDefaults,
+  MONGODB_URI: testInfra.mongoUri,
+  MONGODB_DB: db,
+  AUTH_DB: `${db}_auth`,
+  REDIS_URL: testInfra.redisUrl,
+});
 
 it('openInfra: the service database, the auth database with its keys, the key middleware and readiness over MongoDB', async () => {
   const { logger } = captureLogger('svc');

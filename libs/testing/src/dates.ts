@@ -27,9 +27,7 @@ export function zoneOffsetMinutes(ms: number, tz: string): number {
     format = new Intl.DateTimeFormat('en-US', { timeZone: tz, timeZoneName: 'longOffset' });
     offsetFormats.set(tz, format);
   }
-  const name = format
-    .formatToParts(new Date(ms))
-    .find((p) => p.type === 'timeZoneName')?.value;
+  const name = format.formatToParts(new Date(ms)).find((p) => p.type === 'timeZoneName')?.value;
   const m = /GMT([+-])(\d\d):(\d\d)/.exec(name ?? '');
   return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
 }
@@ -38,7 +36,12 @@ export function zoneOffsetMinutes(ms: number, tz: string): number {
  * The next daylight-saving change of `tz` of the given direction (`forward`: clocks jump ahead, a local hour is
  * skipped; `back`: a local hour repeats) at least `minAheadMs` after `now`: the first instant with the new offset.
  */
-export function nextDstChange(tz: string, direction: 'forward' | 'back', minAheadMs = 2 * DAY_MS, now = Date.now()): Date {
+export function nextDstChange(
+  tz: string,
+  direction: 'forward' | 'back',
+  minAheadMs = 2 * DAY_MS,
+  now = Date.now(),
+): Date {
   const HOUR = 3_600_000;
   let t = Math.ceil((now + minAheadMs) / HOUR) * HOUR;
   let offset = zoneOffsetMinutes(t, tz);
@@ -61,5 +64,10 @@ export function nextDstChange(tz: string, direction: 'forward' | 'back', minAhea
 
 /** The wall-clock time of day `HH:MM` in `tz` at `ms` (for assertions that a derived instant is what it claims). */
 export function wallTimeIn(ms: number, tz: string): string {
-  return new Intl.DateTimeFormat('en-GB', { timeZone: tz, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(ms));
+  return new Intl.DateTimeFormat('en-GB', {
+    timeZone: tz,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(new Date(ms));
 }

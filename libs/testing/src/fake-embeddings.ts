@@ -41,7 +41,12 @@ export async function startFakeEmbeddings(concepts: Record<string, string[]>): P
       return res.end(JSON.stringify({ error: { message: 'scripted failure' } }));
     }
     const input = (req.json as { input?: unknown } | undefined)?.input;
-    const texts = typeof input === 'string' ? [input] : Array.isArray(input) && input.every((t) => typeof t === 'string') ? input : null;
+    const texts =
+      typeof input === 'string'
+        ? [input]
+        : Array.isArray(input) && input.every((t) => typeof t === 'string')
+          ? input
+          : null;
     if (!texts) {
       res.writeHead(400, { 'content-type': 'application/json' });
       return res.end(JSON.stringify({ error: { message: 'input must be a string or a list of strings' } }));

@@ -19,25 +19,45 @@ export interface StreamState {
   waiting: (() => void)[];
 }
 
-const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+const sse = (data: unknown, event?: string) =>
+  `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
 function frames(protocol: 'openai' | 'anthropic') {
   if (protocol === 'openai') {
-    const chunk = (delta: object, finish: string | null = null) => ({ id: 'chatcmpl-s', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] });
+    const chunk = (delta: object, finish: string | null = null) => ({
+      id: 'chatcmpl-s',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
     return {
       start: sse(chunk({ role: 'assistant', content: '' })),
       delta: (text: string) => sse(chunk({ content: text })),
-      end: sse(chunk({}, 'stop')) + sse({ id: 'chatcmpl-s', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 } }) + sse('[DONE]'),
+      end:
+        sse(chunk({}, 'stop')) +
+        sse({
+          id: 'chatcmpl-s',
+          object: 'chat.completion.chunk',
+          choices: [],
+          usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 },
+        }) +
+        sse('[DONE]'),
       error: sse({ error: { message: 'The server is overloaded', type: 'server_error' } }),
     };
   }
-  const message = { id: 'msg_s', type: 'message', role: 'assistant', content: [], usage: { input_tokens: 12, output_tokens: 1 } };
+  const message = {
+    id: 'msg_s',
+    type: 'message',
+    role: 'assistant',
+    content: [],
+    usage: { input_tokens: 12, output_tokens: 1 },
+  };
   return {
     start:
       sse({ type: 'message_start', message }, 'message_start') +
       sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start') +
       sse({ type: 'ping' }, 'ping'),
-    delta: (text: string) => sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta'),
+    delta: (text: string) =>
+      sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta'),
     end:
       sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop') +
       sse({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 6 } }, 'message_delta') +
@@ -47,7 +67,12 @@ function frames(protocol: 'openai' | 'anthropic') {
 }
 
 /** Writes a scripted stream, holding or failing where the script says; counts deltas sent and clients that left. */
-export async function writeStream(protocol: 'openai' | 'anthropic', res: ServerResponse, script: ScriptedStream, state: StreamState): Promise<void> {
+export async function writeStream(
+  protocol: 'openai' | 'anthropic',
+  res: ServerResponse,
+  script: ScriptedStream,
+  state: StreamState,
+): Promise<void> {
   const f = frames(protocol);
   let finished = false;
   res.on('close', () => {

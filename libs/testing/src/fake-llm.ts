@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+
 import { writeStream, type ScriptedStream, type StreamState } from './fake-llm-stream';
 import { startLocalServer, type LocalServer, type ReceivedRequest } from './local-server';
 

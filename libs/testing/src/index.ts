@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { connectMongo, type Connection } from '@platform/db';
+
 import { createApiKeyRepository, type Principal } from '@platform/auth';
+import { connectMongo, type Connection } from '@platform/db';
 import { createLogger, type Logger } from '@platform/logger';
+
 import { freePort } from './net';
 
 export { freePort };
@@ -33,11 +35,20 @@ export interface TestDatabases {
 }
 
 /** Opens a database per test file (and an auth database beside it) on the real server. */
-export async function createTestDatabases(prefix: string, uri = testInfra.mongoUri, opts: { monitorCommands?: boolean } = {}): Promise<TestDatabases> {
+export async function createTestDatabases(
+  prefix: string,
+  uri = testInfra.mongoUri,
+  opts: { monitorCommands?: boolean } = {},
+): Promise<TestDatabases> {
   const dbName = uniqueName(prefix);
   const authDb = `${dbName}_auth`;
   // The services' default server selection timeout, so outage tests see what a deployment does.
-  const conn = await connectMongo({ uri, dbName, serverSelectionTimeoutMS: 3000, monitorCommands: opts.monitorCommands });
+  const conn = await connectMongo({
+    uri,
+    dbName,
+    serverSelectionTimeoutMS: 3000,
+    monitorCommands: opts.monitorCommands,
+  });
   const authConn = await connectMongo({ uri, dbName: authDb, serverSelectionTimeoutMS: 3000 });
   const keys = createApiKeyRepository(authConn);
   await keys.init();
@@ -91,5 +102,13 @@ export {
   type ResponderLlm,
 } from './responder-llm';
 export { nextDstChange, utcDayAhead, wallTimeIn, zoneOffsetMinutes } from './dates';
-export { createResponseChecker, sampleOf, type OpenApiDocumentLike, type ResponseChecker, type ResponseCheckerOptions, type ResponseMismatch, type ResponseSample } from './openapi-responses';
+export {
+  createResponseChecker,
+  sampleOf,
+  type OpenApiDocumentLike,
+  type ResponseChecker,
+  type ResponseCheckerOptions,
+  type ResponseMismatch,
+  type ResponseSample,
+} from './openapi-responses';
 export { monitorRedis, type RedisMonitor } from './redis-monitor';

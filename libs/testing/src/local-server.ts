@@ -41,7 +41,13 @@ export async function startLocalServer(handler: LocalHandler, host = '127.0.0.1'
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json: parseJson(body) };
+      const received = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        json: parseJson(body),
+      };
       self.requests.push(received);
       Promise.resolve(handler(received, res)).catch(() => res.destroy());
     });

@@ -3,8 +3,8 @@
  * operation documents (or one the shared HTTP layer gives on every route) and a JSON body must match its schema
  * (JSON Schema 2020-12, with ajv). Every mismatch is recorded, so a suite can send many requests and fail once.
  */
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 
 type Json = Record<string, unknown>;
 
@@ -72,7 +72,9 @@ function rewriteRefs(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value as Json).map(([k, v]) => [
       k,
-      k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/') ? REF_BASE + v.slice('#/components/schemas/'.length) : rewriteRefs(v),
+      k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')
+        ? REF_BASE + v.slice('#/components/schemas/'.length)
+        : rewriteRefs(v),
     ]),
   );
 }
@@ -109,7 +111,14 @@ interface ResponseSpec {
 
 /** A checker over `doc`. Compiling its schemas happens here; schemas that fail to compile are listed in schemaProblems. */
 export function createResponseChecker(doc: OpenApiDocumentLike, opts: ResponseCheckerOptions = {}): ResponseChecker {
-  const ajv = new Ajv2020({ strict: true, strictTypes: false, strictTuples: false, strictRequired: false, allowUnionTypes: true, allErrors: true });
+  const ajv = new Ajv2020({
+    strict: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    allowUnionTypes: true,
+    allErrors: true,
+  });
   addFormats(ajv);
   ajv.addVocabulary(OPENAPI_KEYWORDS);
   for (const f of OPENAPI_FORMATS) ajv.addFormat(f, true);
@@ -140,7 +149,10 @@ export function createResponseChecker(doc: OpenApiDocumentLike, opts: ResponseCh
   const specOf = (where: string, response: unknown): ResponseSpec => {
     const content = ((response as Json | undefined)?.content ?? {}) as Record<string, { schema?: unknown }>;
     const json = Object.entries(content).find(([type]) => /\bjson\b/i.test(type));
-    return { media: Object.keys(content), validate: json?.[1].schema !== undefined ? compile(where, json[1].schema) : undefined };
+    return {
+      media: Object.keys(content),
+      validate: json?.[1].schema !== undefined ? compile(where, json[1].schema) : undefined,
+    };
   };
 
   const responses = new Map<string, Map<string, ResponseSpec>>();
@@ -151,22 +163,31 @@ export function createResponseChecker(doc: OpenApiDocumentLike, opts: ResponseCh
       if (!op) continue;
       const key = opKey(method, template);
       const byStatus = new Map<string, ResponseSpec>();
-      for (const [status, response] of Object.entries((op.responses ?? {}) as Json)) byStatus.set(status, specOf(`${key} ${status}`, response));
+      for (const [status, response] of Object.entries((op.responses ?? {}) as Json))
+        byStatus.set(status, specOf(`${key} ${status}`, response));
       responses.set(key, byStatus);
       matchers.push({ key, method: method.toUpperCase(), matcher: templateMatcher(template) });
     }
   }
   matchers.sort((a, b) => a.matcher.params - b.matcher.params);
-  const shared = new Map(Object.entries(opts.sharedResponses ?? {}).map(([status, schema]) => [status, compile(`shared ${status}`, schema)]));
+  const shared = new Map(
+    Object.entries(opts.sharedResponses ?? {}).map(([status, schema]) => [status, compile(`shared ${status}`, schema)]),
+  );
 
   const mismatches: ResponseMismatch[] = [];
   const covered = new Map<string, Set<number>>();
 
   function check(sample: ResponseSample): ResponseMismatch | undefined {
     const path = sample.path.split('?')[0]!;
-    const operation = sample.operation ?? matchers.find((m) => m.method === sample.method.toUpperCase() && m.matcher.test(path))?.key;
+    const operation =
+      sample.operation ?? matchers.find((m) => m.method === sample.method.toUpperCase() && m.matcher.test(path))?.key;
     const fail = (problem: string): ResponseMismatch => {
-      const m = { operation: operation ?? `${sample.method.toUpperCase()} ${path}`, status: sample.status, problem, body: sample.body.slice(0, 300) };
+      const m = {
+        operation: operation ?? `${sample.method.toUpperCase()} ${path}`,
+        status: sample.status,
+        problem,
+        body: sample.body.slice(0, 300),
+      };
       mismatches.push(m);
       return m;
     };
@@ -178,8 +199,10 @@ export function createResponseChecker(doc: OpenApiDocumentLike, opts: ResponseCh
     let validate: ValidateFunction | undefined;
     if (spec) {
       const type = (sample.contentType ?? '').split(';')[0]!.trim().toLowerCase();
-      if (spec.media.length === 0 && sample.body.length > 0) return fail(`a body (${type || 'no content type'}) where the document says there is none`);
-      if (spec.media.length > 0 && !spec.media.some((m) => m === type || m === '*/*')) return fail(`content type "${type}" is not one of ${spec.media.join(', ')}`);
+      if (spec.media.length === 0 && sample.body.length > 0)
+        return fail(`a body (${type || 'no content type'}) where the document says there is none`);
+      if (spec.media.length > 0 && !spec.media.some((m) => m === type || m === '*/*'))
+        return fail(`content type "${type}" is not one of ${spec.media.join(', ')}`);
       validate = spec.validate;
     } else if (shared.has(status)) {
       validate = shared.get(status);
@@ -193,7 +216,8 @@ export function createResponseChecker(doc: OpenApiDocumentLike, opts: ResponseCh
     } catch {
       return fail('the body is not JSON');
     }
-    if (!validate(body)) return fail(`body does not match the schema: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`);
+    if (!validate(body))
+      return fail(`body does not match the schema: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`);
     const seen = covered.get(operation) ?? new Set<number>();
     seen.add(sample.status);
     covered.set(operation, seen);
@@ -214,7 +238,18 @@ export function createResponseChecker(doc: OpenApiDocumentLike, opts: ResponseCh
 }
 
 /** A supertest (or superagent) response as a sample: `checker.check(sampleOf(res))`. */
-export function sampleOf(res: { status: number; text?: string; headers: Record<string, unknown>; req: { method: string; path: string } }): ResponseSample {
+export function sampleOf(res: {
+  status: number;
+  text?: string;
+  headers: Record<string, unknown>;
+  req: { method: string; path: string };
+}): ResponseSample {
   const type = res.headers['content-type'];
-  return { method: res.req.method, path: res.req.path, status: res.status, contentType: typeof type === 'string' ? type : undefined, body: res.text ?? '' };
+  return {
+    method: res.req.method,
+    path: res.req.path,
+    status: res.status,
+    contentType: typeof type === 'string' ? type : undefined,
+    body: res.text ?? '',
+  };
 }

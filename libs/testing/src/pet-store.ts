@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+
 import { startLocalServer, type LocalServer, type ReceivedRequest } from './local-server';
 
 export interface Pet {
@@ -39,7 +40,10 @@ export async function startPetStore(): Promise<PetStore> {
     const url = new URL(req.url, 'http://pet-store.invalid');
     const one = /^\/pets\/([^/]+)$/.exec(url.pathname);
     if (url.pathname === '/hang') return;
-    if (url.pathname === '/big') return res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(Number(url.searchParams.get('bytes'))));
+    if (url.pathname === '/big')
+      return res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end('x'.repeat(Number(url.searchParams.get('bytes'))));
     if (url.pathname === '/pets' && req.method === 'GET') {
       const tag = url.searchParams.get('tag');
       const limit = Number(url.searchParams.get('limit') ?? 100);

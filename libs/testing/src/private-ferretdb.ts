@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { registerChild, stopChild } from './children';
 import { infraEnv } from './infra-env';
 import { freePort } from './net';
@@ -9,7 +10,9 @@ import { waitForPort } from './wait-port';
 
 /** The FerretDB binary that scripts/install-ferretdb.sh installed. */
 export function ferretDbBinary(): string {
-  return process.env.FERRETDB_BIN ?? join(process.env.GOPATH ?? join(process.env.HOME ?? '/root', 'go'), 'bin', 'ferretdb');
+  return (
+    process.env.FERRETDB_BIN ?? join(process.env.GOPATH ?? join(process.env.HOME ?? '/root', 'go'), 'bin', 'ferretdb')
+  );
 }
 
 export interface PrivateFerretDb {
@@ -45,7 +48,9 @@ export async function privateFerretDb(opts: PrivateFerretDbOptions = {}): Promis
       const started = spawn(
         ferretDbBinary(),
         [
-          ...(opts.postgresUrl ? ['--handler=postgresql', `--postgresql-url=${opts.postgresUrl}`] : ['--handler=sqlite', `--sqlite-url=file:${dir}/`]),
+          ...(opts.postgresUrl
+            ? ['--handler=postgresql', `--postgresql-url=${opts.postgresUrl}`]
+            : ['--handler=sqlite', `--sqlite-url=file:${dir}/`]),
           `--listen-addr=127.0.0.1:${port}`,
           '--debug-addr=-',
           '--telemetry=disable',

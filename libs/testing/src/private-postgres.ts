@@ -1,7 +1,18 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, openSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+
 import { registerChild } from './children';
 import { infraEnv } from './infra-env';
 import { freePort } from './net';
@@ -71,7 +82,17 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
     chownSync(dir, Number(ids), Number(gid));
   }
   chmodSync(dir, 0o700);
-  const [initCmd, initArgs] = asServerUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+  const [initCmd, initArgs] = asServerUser(join(bin, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '-A',
+    'trust',
+    '--no-sync',
+    '-E',
+    'UTF8',
+  ]);
   execFileSync(initCmd, initArgs, { stdio: 'ignore', env: infraEnv() });
   let child: ChildProcess | undefined;
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
@@ -80,7 +101,20 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
     port,
     async start() {
       if (child && child.exitCode === null && child.signalCode === null) return;
-      const args = ['-D', data, '-p', String(port), '-k', dir, '-h', '127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off'];
+      const args = [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-h',
+        '127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
+      ];
       const [cmd, cmdArgs] = asServerUser(join(bin, 'postgres'), args);
       const log = openSync(join(dir, 'server.log'), 'a');
       const started = spawn(cmd, cmdArgs, { stdio: ['ignore', log, log], env: infraEnv() });
@@ -102,7 +136,9 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
       if (!c || pid === undefined) return;
       // PostgreSQL's immediate shutdown: every backend quits at once, no checkpoint, WAL recovery at the next start
       // (a crash, as far as clients and data are concerned), and the postmaster still reaps its children.
-      const exited = new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', () => resolve())));
+      const exited = new Promise<void>((resolve) =>
+        c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', () => resolve()),
+      );
       const postmaster = userInfo().uid === 0 ? postmasterOf(pid) : pid;
       signal(postmaster, 'SIGQUIT');
       const hard = setTimeout(() => {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+
 import { registerChild, stopChild } from './children';
 import { infraEnv } from './infra-env';
 import { freePort } from './net';
@@ -38,10 +39,14 @@ export async function privateRedis(): Promise<PrivateRedis> {
     port,
     async start() {
       if (child && child.exitCode === null && child.signalCode === null) return;
-      const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-        stdio: 'ignore',
-        env: infraEnv(),
-      });
+      const started = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        {
+          stdio: 'ignore',
+          env: infraEnv(),
+        },
+      );
       const forget = registerChild(started);
       started.once('exit', forget);
       child = started;

@@ -16,12 +16,17 @@ export interface ResponderLlm extends LocalServer {
  * A local LLM provider whose replies are computed from each request (OpenAI `POST /v1/chat/completions` or Anthropic
  * `POST /v1/messages`): for tool-calling tests, where the answer depends on the tool results the model was sent.
  */
-export async function startResponderLlm(protocol: 'openai' | 'anthropic', responder: LlmResponder): Promise<ResponderLlm> {
+export async function startResponderLlm(
+  protocol: 'openai' | 'anthropic',
+  responder: LlmResponder,
+): Promise<ResponderLlm> {
   let current = responder;
   const path = protocol === 'openai' ? '/v1/chat/completions' : '/v1/messages';
   const server = await startLocalServer((req, res) => {
     if (req.method !== 'POST' || req.url !== path) return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(current(req.json as Record<string, unknown>)));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify(current(req.json as Record<string, unknown>)));
   });
   return Object.assign(server, {
     baseUrl: `${server.url}/v1`,
@@ -34,11 +39,17 @@ export async function startResponderLlm(protocol: 'openai' | 'anthropic', respon
 
 /** An OpenAI chat-completions reply asking for one function call. */
 export function openAiToolCallReply(id: string, name: string, args: unknown): unknown {
-  const call = { id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } };
+  const call = {
+    id,
+    type: 'function',
+    function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+  };
   return {
     id: 'chatcmpl-tools',
     object: 'chat.completion',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' },
+    ],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   };
 }
@@ -70,5 +81,12 @@ export function anthropicToolUseReply(id: string, name: string, input: unknown):
 
 /** An Anthropic Messages reply with text. */
 export function anthropicTextReply(text: string): unknown {
-  return { id: 'msg_text', type: 'message', role: 'assistant', content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: 20, output_tokens: 6 } };
+  return {
+    id: 'msg_text',
+    type: 'message',
+    role: 'assistant',
+    content: [{ type: 'text', text }],
+    stop_reason: 'end_turn',
+    usage: { input_tokens: 20, output_tokens: 6 },
+  };
 }

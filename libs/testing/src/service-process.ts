@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+
 import { registerChild } from './children';
 import { freePort } from './net';
 
@@ -38,7 +39,9 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
   const url = `http://127.0.0.1:${port}`;
   let output = '';
   // SERVICE_CPU_PROF_DIR: each service process writes a V8 CPU profile there when it exits (benchmark profiling).
-  const profile = process.env.SERVICE_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SERVICE_CPU_PROF_DIR}`] : [];
+  const profile = process.env.SERVICE_CPU_PROF_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SERVICE_CPU_PROF_DIR}`]
+    : [];
   const child = spawn(process.execPath, [...profile, opts.script], {
     env: { ...process.env, ...opts.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

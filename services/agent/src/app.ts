@@ -1,4 +1,5 @@
 import { Router, type Express } from 'express';
+
 import { withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
@@ -6,6 +7,7 @@ import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
 import { createReadCache, localChangeBusOf, type ChangeBus } from '@platform/queue';
 import type { SecretBox } from '@platform/secrets';
+
 import { withAgentCache } from './agents/agent.cache';
 import { createAgentRepository } from './agents/agent.repository';
 import { createAgentRoutes } from './agents/agent.routes';
@@ -15,22 +17,26 @@ import { createCredentialRepository } from './credentials/credential.repository'
 import { createCredentialRoutes } from './credentials/credential.routes';
 import { createCredentialService } from './credentials/credential.service';
 import { createFeaturePipeline } from './inference/features/feature-pipeline';
+import {
+  createKnowledgeClient,
+  knowledgeBaseFeature,
+  type KnowledgeTarget,
+} from './inference/features/knowledge-base.feature';
 import { memoryFeature } from './inference/features/memory.feature';
-import { createInferenceRoutes } from './inference/inference.routes';
 import { createStreamingInference } from './inference/inference-stream.service';
+import { createInferenceRoutes } from './inference/inference.routes';
 import { createInferenceService } from './inference/inference.service';
 import { createMemoryRepository } from './inference/memory.repository';
 import { createProviderClient } from './inference/providers/provider-client';
 import { createProviderStreamer } from './inference/providers/provider-stream';
 import { openapi } from './openapi';
-import { createKnowledgeClient, knowledgeBaseFeature, type KnowledgeTarget } from './inference/features/knowledge-base.feature';
 import { createRaiClient } from './rai/rai.client';
+import { raiFeature } from './rai/rai.feature';
+import type { RaiTarget } from './rai/rai.types';
 import { createTaskRepository } from './tasks/task.repository';
 import { createTaskRoutes } from './tasks/task.routes';
 import { createTaskService } from './tasks/task.service';
 import type { TaskQueue } from './tasks/task.types';
-import { raiFeature } from './rai/rai.feature';
-import type { RaiTarget } from './rai/rai.types';
 import { createAgentToolboxes } from './tools/agent-toolbox';
 import { createDescriptionEnhancer } from './tools/description-enhancer';
 import { createToolExecutor, DEFAULT_TOOL_TIMEOUT_MS } from './tools/tool-executor';
@@ -95,7 +101,6 @@ function toolServiceFor(deps: AppDeps, clock: () => Date) {
 /** Most agents and credentials a replica keeps for runs (each); the oldest goes first. */
 const RUN_CACHE_MAX = 10_000;
 
-
 /**
  * The agent and credential repositories with the reads of every run cached (a run then reads neither), their
  * edits announced on the deps' bus.
@@ -104,7 +109,10 @@ function runCachedRepositories(deps: AppDeps) {
   const options = { ttlMs: deps.cacheTtlMs ?? 5_000, max: RUN_CACHE_MAX, bus: deps.changes ?? localChangeBusOf(deps) }; // apps given no bus share one per deps
   return {
     agents: withAgentCache(createAgentRepository(deps.db), createReadCache({ ...options, name: 'agent' })),
-    credentials: withCredentialCache(createCredentialRepository(deps.db), createReadCache({ ...options, name: 'credential' })),
+    credentials: withCredentialCache(
+      createCredentialRepository(deps.db),
+      createReadCache({ ...options, name: 'credential' }),
+    ),
   };
 }
 
@@ -124,7 +132,9 @@ export function createApp(deps: AppDeps): Express {
       [
         memoryFeature(memory),
         raiFeature(createRaiClient({ outbound: deps.outbound, target: deps.rai, logger: deps.logger })),
-        knowledgeBaseFeature(createKnowledgeClient({ outbound: deps.outbound, target: deps.knowledge, logger: deps.logger })),
+        knowledgeBaseFeature(
+          createKnowledgeClient({ outbound: deps.outbound, target: deps.knowledge, logger: deps.logger }),
+        ),
       ],
       deps.logger,
     ),
@@ -139,7 +149,11 @@ export function createApp(deps: AppDeps): Express {
     logger: deps.logger,
   };
   const inference = createInferenceService(inferenceDeps);
-  const streamer = createProviderStreamer({ outbound: deps.outbound, timeoutMs: deps.providerTimeoutMs ?? 60_000, logger: deps.logger });
+  const streamer = createProviderStreamer({
+    outbound: deps.outbound,
+    timeoutMs: deps.providerTimeoutMs ?? 60_000,
+    logger: deps.logger,
+  });
   const streaming = createStreamingInference({ ...inferenceDeps, streamer });
   const tasks = createTaskService({
     repo: createTaskRepository(deps.db),

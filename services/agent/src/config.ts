@@ -1,23 +1,29 @@
-import { Joi, checkedStringEnv, commonEnv, encryptionKeyEnv, type CommonConfig } from '@platform/config';
+import { checkedStringEnv, commonEnv, encryptionKeyEnv, Joi, type CommonConfig } from '@platform/config';
 import { parseAllowHosts } from '@platform/outbound';
 
 /** Every environment variable the agent service reads. */
 export const configSchema = Joi.object<AgentServiceConfig>({
   PORT: Joi.number().port().default(3002).description('HTTP port.'),
   MONGODB_DB: Joi.string().default('agent').description("The agent service's own database."),
-  CREDENTIALS_ENCRYPTION_KEY: encryptionKeyEnv('32-byte key (64 hex chars or base64) that encrypts provider credentials at rest (AES-256-GCM).'),
+  CREDENTIALS_ENCRYPTION_KEY: encryptionKeyEnv(
+    '32-byte key (64 hex chars or base64) that encrypts provider credentials at rest (AES-256-GCM).',
+  ),
   PROVIDER_TIMEOUT_MS: Joi.number()
     .integer()
     .min(1000)
     .max(600000)
     .default(60000)
-    .description('Time limit of one LLM provider call, retries and their waits included; past it the chat answers 502.'),
+    .description(
+      'Time limit of one LLM provider call, retries and their waits included; past it the chat answers 502.',
+    ),
   TOOL_CALL_TIMEOUT_MS: Joi.number()
     .integer()
     .min(100)
     .max(300000)
     .default(30000)
-    .description('Time limit of one tool call to a remote API (execute route and agent runs), redirects included; past it → 502.'),
+    .description(
+      'Time limit of one tool call to a remote API (execute route and agent runs), redirects included; past it → 502.',
+    ),
   TOOL_ENHANCE_BASE_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default('https://api.openai.com/v1')
@@ -38,17 +44,47 @@ export const configSchema = Joi.object<AgentServiceConfig>({
   RAI_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default('http://127.0.0.1:3004')
-    .description('Base URL of the rai service, which the RAI agent feature asks (with INTERNAL_SERVICE_SECRET); its host is always allowed.'),
-  RAI_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(10000).description('Time limit of one RAI check; past it the chat answers 503.'),
+    .description(
+      'Base URL of the rai service, which the RAI agent feature asks (with INTERNAL_SERVICE_SECRET); its host is always allowed.',
+    ),
+  RAI_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(100)
+    .max(60000)
+    .default(10000)
+    .description('Time limit of one RAI check; past it the chat answers 503.'),
   RAG_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default('http://127.0.0.1:3003')
-    .description('Base URL of the rag service, which the KNOWLEDGE_BASE agent feature asks for retrieved knowledge (with INTERNAL_SERVICE_SECRET); its host is always allowed.'),
-  RAG_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(10000).description('Time limit of one knowledge retrieval; past it the chat answers 503.'),
-  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379').description('Redis of the queues (inference tasks go to the worker through it).'),
-  QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9:_-]{1,64}$/).default('bull').description('Redis key prefix of the queues (same as the worker’s).'),
-  TASK_ATTEMPTS: Joi.number().integer().min(1).max(10).default(3).description('Attempts of an inference task whose failures are transient (provider errors, timeouts).'),
-  TASK_ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(30000).default(3000).description('How long POST /v3/inference/task/ waits for Redis to take the task before answering 503.'),
+    .description(
+      'Base URL of the rag service, which the KNOWLEDGE_BASE agent feature asks for retrieved knowledge (with INTERNAL_SERVICE_SECRET); its host is always allowed.',
+    ),
+  RAG_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(100)
+    .max(60000)
+    .default(10000)
+    .description('Time limit of one knowledge retrieval; past it the chat answers 503.'),
+  REDIS_URL: Joi.string()
+    .uri({ scheme: ['redis', 'rediss'] })
+    .default('redis://127.0.0.1:6379')
+    .description('Redis of the queues (inference tasks go to the worker through it).'),
+  QUEUE_PREFIX: Joi.string()
+    .pattern(/^[A-Za-z0-9:_-]{1,64}$/)
+    .default('bull')
+    .description('Redis key prefix of the queues (same as the worker’s).'),
+  TASK_ATTEMPTS: Joi.number()
+    .integer()
+    .min(1)
+    .max(10)
+    .default(3)
+    .description('Attempts of an inference task whose failures are transient (provider errors, timeouts).'),
+  TASK_ENQUEUE_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(50)
+    .max(30000)
+    .default(3000)
+    .description('How long POST /v3/inference/task/ waits for Redis to take the task before answering 503.'),
   AGENT_CACHE_TTL_MS: Joi.number()
     .integer()
     .min(0)
@@ -61,7 +97,9 @@ export const configSchema = Joi.object<AgentServiceConfig>({
   ...commonEnv,
   // Larger than the common 1 MiB: a webhook body of up to 1 MiB becomes a chat message, and escaping it as a JSON
   // string can nearly double it.
-  JSON_BODY_LIMIT: Joi.string().default('4mb').description('Largest JSON body; larger → 413. Must exceed twice the 1 MiB webhook body.'),
+  JSON_BODY_LIMIT: Joi.string()
+    .default('4mb')
+    .description('Largest JSON body; larger → 413. Must exceed twice the 1 MiB webhook body.'),
 });
 
 export interface AgentServiceConfig extends CommonConfig {

@@ -2,9 +2,10 @@ import type { InferenceTaskJob } from '@platform/agent-client';
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
-import { createSecretBox, parseKey } from '@platform/secrets';
 import { createQueue, openRedisChangeBus, QUEUE_NAMES } from '@platform/queue';
+import { createSecretBox, parseKey } from '@platform/secrets';
 import { openInfra, runService, startMain } from '@platform/service';
+
 import { createApp } from './app';
 import { configSchema, type AgentServiceConfig } from './config';
 import { bullTaskQueue } from './tasks/task.queue';
@@ -22,9 +23,14 @@ async function main(): Promise<void> {
     url: config.REDIS_URL,
     publisher: infra.redis!,
     channel: `${config.QUEUE_PREFIX}:agent-changed`,
-    onError: (err) => logger.warn('agent or credential change not announced; other replicas see it within AGENT_CACHE_TTL_MS', { err: err.message }),
+    onError: (err) =>
+      logger.warn('agent or credential change not announced; other replicas see it within AGENT_CACHE_TTL_MS', {
+        err: err.message,
+      }),
   });
-  const outbound = createOutboundClient({ allowHosts: [config.OUTBOUND_ALLOW_HOSTS, raiHost, ragHost].filter(Boolean).join(',') });
+  const outbound = createOutboundClient({
+    allowHosts: [config.OUTBOUND_ALLOW_HOSTS, raiHost, ragHost].filter(Boolean).join(','),
+  });
 
   const app = createApp({
     logger,
@@ -37,8 +43,16 @@ async function main(): Promise<void> {
     toolEnhancer: { baseUrl: config.TOOL_ENHANCE_BASE_URL, model: config.TOOL_ENHANCE_MODEL },
     internalSecret: config.INTERNAL_SERVICE_SECRET || null,
     rai: { baseUrl: config.RAI_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.RAI_TIMEOUT_MS },
-    knowledge: { baseUrl: config.RAG_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.RAG_TIMEOUT_MS },
-    taskQueue: bullTaskQueue(taskJobs, { enqueueTimeoutMs: config.TASK_ENQUEUE_TIMEOUT_MS, attempts: config.TASK_ATTEMPTS, backoffMs: 2_000 }),
+    knowledge: {
+      baseUrl: config.RAG_URL,
+      secret: config.INTERNAL_SERVICE_SECRET || null,
+      timeoutMs: config.RAG_TIMEOUT_MS,
+    },
+    taskQueue: bullTaskQueue(taskJobs, {
+      enqueueTimeoutMs: config.TASK_ENQUEUE_TIMEOUT_MS,
+      attempts: config.TASK_ATTEMPTS,
+      backoffMs: 2_000,
+    }),
     readiness: infra.readiness,
     jsonLimit: config.JSON_BODY_LIMIT,
     changes,

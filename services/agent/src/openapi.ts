@@ -1,9 +1,16 @@
 /** OpenAPI description of the agent service, served at /openapi.json and rendered at /docs. */
+import {
+  apiKeySecurityScheme,
+  errorSchemas,
+  jsonContent as json,
+  notFoundResponse,
+  withStandardResponses as responses,
+} from '@platform/http';
+
 import { agentUtilityPaths, agentUtilitySchemas } from './agents/agent.openapi';
 import { credentialPaths, credentialSchemas } from './credentials/credential.openapi';
 import { taskPaths, taskSchemas } from './tasks/task.openapi';
 import { toolPaths, toolSchemas } from './tools/tool.openapi';
-import { apiKeySecurityScheme, errorSchemas, jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
 
 const agentId = { name: 'agent_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } };
 const paging = [
@@ -14,10 +21,18 @@ const message = { type: 'object', properties: { message: { type: 'string' } } };
 const agentBody = { $ref: '#/components/schemas/AgentBody' };
 const notFound = notFoundResponse('Agent not found');
 /** A create's answer: the new id (a JSON integer), a message and `extra`. */
-const created = (extra: object) => ({ type: 'object', required: ['id', 'message'], properties: { id: { type: 'integer' }, message: { type: 'string' }, ...extra } });
+const created = (extra: object) => ({
+  type: 'object',
+  required: ['id', 'message'],
+  properties: { id: { type: 'integer' }, message: { type: 'string' }, ...extra },
+});
 export const openapi = {
   openapi: '3.1.0',
-  info: { title: 'Agent service', version: '1.0.0', description: 'Agents, single-task templates, provider credentials, tools and inference.' },
+  info: {
+    title: 'Agent service',
+    version: '1.0.0',
+    description: 'Agents, single-task templates, provider credentials, tools and inference.',
+  },
   components: {
     securitySchemes: apiKeySecurityScheme,
     schemas: {
@@ -35,7 +50,8 @@ export const openapi = {
           description: { type: ['string', 'null'] },
           system_prompt: {
             type: ['string', 'null'],
-            description: 'The system message when non-empty; else it is built from the labelled agent_* fields and examples.',
+            description:
+              'The system message when non-empty; else it is built from the labelled agent_* fields and examples.',
           },
           features: { type: 'array', items: { $ref: '#/components/schemas/Feature' } },
           tools: { type: 'array', items: { type: 'string' } },
@@ -77,7 +93,23 @@ export const openapi = {
           created_at: { type: 'string', format: 'date-time' },
           updated_at: { type: ['string', 'null'], format: 'date-time' },
           ...Object.fromEntries(
-            ['description', 'system_prompt', 'llm_credential_id', 'provider_id', 'model', 'agent_role', 'agent_goal', 'agent_context', 'agent_output', 'agent_instructions', 'examples', 'tool', 'tool_usage_description', 'template_type', 'version'].map((k) => [k, { type: ['string', 'null'] }]),
+            [
+              'description',
+              'system_prompt',
+              'llm_credential_id',
+              'provider_id',
+              'model',
+              'agent_role',
+              'agent_goal',
+              'agent_context',
+              'agent_output',
+              'agent_instructions',
+              'examples',
+              'tool',
+              'tool_usage_description',
+              'template_type',
+              'version',
+            ].map((k) => [k, { type: ['string', 'null'] }]),
           ),
         },
       },
@@ -89,7 +121,8 @@ export const openapi = {
           session_id: { type: 'string', maxLength: 200 },
           message: { type: 'string' },
           system_prompt_variables: {
-            description: 'Values for {{name}} placeholders: an object of name → value, a list of {name, value} items, or the JSON text of either.',
+            description:
+              'Values for {{name}} placeholders: an object of name → value, a list of {name, value} items, or the JSON text of either.',
             oneOf: [
               { type: ['object', 'null'], additionalProperties: true },
               {
@@ -113,7 +146,11 @@ export const openapi = {
               required: ['id', 'agent_id', 'name', 'description'],
               properties: {
                 id: { type: 'string', pattern: '^[0-9]+$' },
-                agent_id: { type: 'string', pattern: '^[0-9]+$', description: 'The same id (public clients read this name)' },
+                agent_id: {
+                  type: 'string',
+                  pattern: '^[0-9]+$',
+                  description: 'The same id (public clients read this name)',
+                },
                 name: { type: 'string' },
                 description: { type: ['string', 'null'], description: 'As GET /v3/agents/{agent_id} shows it' },
               },
@@ -158,7 +195,9 @@ export const openapi = {
       post: {
         summary: 'Create an agent',
         requestBody: json(agentBody),
-        responses: responses({ '201': { description: 'Created', ...json(created({ agent_id: { type: 'string', pattern: '^[0-9]+$' } })) } }),
+        responses: responses({
+          '201': { description: 'Created', ...json(created({ agent_id: { type: 'string', pattern: '^[0-9]+$' } })) },
+        }),
       },
       get: {
         summary: "List the caller's agents",
@@ -167,17 +206,32 @@ export const openapi = {
       },
     },
     '/v3/agents/{agent_id}': {
-      get: { summary: 'Get an agent', parameters: [agentId], responses: responses({ '200': { description: 'Agent', ...json({ $ref: '#/components/schemas/Agent' }) }, ...notFound }) },
+      get: {
+        summary: 'Get an agent',
+        parameters: [agentId],
+        responses: responses({
+          '200': { description: 'Agent', ...json({ $ref: '#/components/schemas/Agent' }) },
+          ...notFound,
+        }),
+      },
       put: {
         summary: 'Replace an agent',
         parameters: [agentId],
         requestBody: json(agentBody),
         responses: responses({ '200': { description: 'Updated', ...json(message) }, ...notFound }),
       },
-      delete: { summary: 'Delete an agent', parameters: [agentId], responses: responses({ '204': { description: 'Deleted' }, ...notFound }) },
+      delete: {
+        summary: 'Delete an agent',
+        parameters: [agentId],
+        responses: responses({ '204': { description: 'Deleted' }, ...notFound }),
+      },
     },
     '/v3/agents/template/single-task': {
-      post: { summary: 'Create a single-task agent', requestBody: json(agentBody), responses: responses({ '201': { description: 'Created', ...json(created({})) } }) },
+      post: {
+        summary: 'Create a single-task agent',
+        requestBody: json(agentBody),
+        responses: responses({ '201': { description: 'Created', ...json(created({})) } }),
+      },
     },
     '/v3/agents/template/single-task/{agent_id}': {
       put: {
@@ -206,7 +260,10 @@ export const openapi = {
           'One `data: {"content": "<delta>"}` event per model delta, then `data: [DONE]`. Errors before the first event are JSON with chat\'s statuses; a failure after it is an `event: error` with `data: {"detail": ...}`.',
         requestBody: json({ $ref: '#/components/schemas/ChatBody' }),
         responses: responses({
-          '200': { description: 'The answer as it is produced', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          '200': {
+            description: 'The answer as it is produced',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
           ...notFound,
           '502': { description: 'LLM provider error', ...json({ $ref: '#/components/schemas/Error' }) },
         }),
@@ -220,7 +277,9 @@ export const openapi = {
           ...paging,
           { name: 'agent_id', in: 'query', schema: { type: 'string', pattern: '^[0-9]+$' } },
         ],
-        responses: responses({ '200': { description: 'Messages', ...json({ $ref: '#/components/schemas/SessionMessages' }) } }),
+        responses: responses({
+          '200': { description: 'Messages', ...json({ $ref: '#/components/schemas/SessionMessages' }) },
+        }),
       },
     },
     ...toolPaths,

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { agentBody, startAgentApp, type AgentTestApp } from './helpers';
 
 let t: AgentTestApp;
@@ -21,7 +22,11 @@ describe('create', () => {
   it('answers 201 with the integer id, its string form and a message', async () => {
     const res = await create(alice);
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(Number), agent_id: String(res.body.id), message: 'Agent created successfully' });
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      agent_id: String(res.body.id),
+      message: 'Agent created successfully',
+    });
     expect(Number.isSafeInteger(res.body.id)).toBe(true);
   });
 
@@ -76,10 +81,23 @@ describe('create', () => {
       type: 'json_schema',
       json_schema: {
         name: 'order',
-        schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', $defs: { item: { type: 'string' } }, type: 'object', properties: { items: { type: 'array', items: { $ref: '#/$defs/item' } } } },
+        schema: {
+          $schema: 'https://json-schema.org/draft/2020-12/schema',
+          $defs: { item: { type: 'string' } },
+          type: 'object',
+          properties: { items: { type: 'array', items: { $ref: '#/$defs/item' } } },
+        },
       },
     };
-    const tool_configs = [{ tool_name: 't', matrix: [[1, 2], [3, [4]]] }];
+    const tool_configs = [
+      {
+        tool_name: 't',
+        matrix: [
+          [1, 2],
+          [3, [4]],
+        ],
+      },
+    ];
     const additional_model_params = { 'logit.bias': { '50256': -100 }, $extra: true, stop: [['x']] };
     const features = [{ type: 'RAI', config: { $ref: 'p', 'a.b': [[1]] }, priority: 1 }];
     const res = await create(alice, agentBody({ response_format, tool_configs, additional_model_params, features }));
@@ -109,7 +127,12 @@ describe('validation', () => {
     ['name a number', agentBody({ name: 42 }), ['body', 'name'], 'string_type'],
     ['features not an array', agentBody({ features: 'MEMORY' }), ['body', 'features'], 'list_type'],
     ['feature without type', agentBody({ features: [{ config: {} }] }), ['body', 'features', 0, 'type'], 'missing'],
-    ['feature priority a string', agentBody({ features: [{ type: 'X', priority: 'high' }] }), ['body', 'features', 0, 'priority'], 'float_type'],
+    [
+      'feature priority a string',
+      agentBody({ features: [{ type: 'X', priority: 'high' }] }),
+      ['body', 'features', 0, 'priority'],
+      'float_type',
+    ],
     ['response_format a string', agentBody({ response_format: 'json' }), ['body', 'response_format'], 'dict_type'],
     ['tools with a number', agentBody({ tools: [1] }), ['body', 'tools', 0], 'string_type'],
   ];
@@ -177,7 +200,12 @@ describe('list, get, update, delete', () => {
 
   it('list items carry the same description as GET: null stays null, "" stays ""', async () => {
     const key = await t.dbs.mintKey({ user_id: 'describer', org_id: 'acme' });
-    const bodies = [{ name: 'null', description: null }, { name: 'none' }, { name: 'empty', description: '' }, { name: 'text', description: 'Hi' }];
+    const bodies = [
+      { name: 'null', description: null },
+      { name: 'none' },
+      { name: 'empty', description: '' },
+      { name: 'text', description: 'Hi' },
+    ];
     for (const body of bodies) expect((await create(key, body)).status).toBe(201);
     const list = await request(t.app).get('/v3/agents/').set('x-api-key', key);
     expect(list.body.total).toBe(4);
@@ -188,7 +216,9 @@ describe('list, get, update, delete', () => {
       const got = await request(t.app).get(`/v3/agents/${item.id}`).set('x-api-key', key);
       expect(item.description).toBe(got.body.description);
     }
-    expect(Object.fromEntries(list.body.agents.map((a: { name: string; description: unknown }) => [a.name, a.description]))).toEqual({
+    expect(
+      Object.fromEntries(list.body.agents.map((a: { name: string; description: unknown }) => [a.name, a.description])),
+    ).toEqual({
       null: null,
       none: null,
       empty: '',
@@ -211,7 +241,10 @@ describe('list, get, update, delete', () => {
 
   it('PUT validates like create', async () => {
     const { body } = await create(alice);
-    const res = await request(t.app).put(`/v3/agents/${body.id}`).set('x-api-key', alice).send(agentBody({ temperature: 3 }));
+    const res = await request(t.app)
+      .put(`/v3/agents/${body.id}`)
+      .set('x-api-key', alice)
+      .send(agentBody({ temperature: 3 }));
     expect(res.status).toBe(422);
   });
 
@@ -262,7 +295,12 @@ describe('single-task templates', () => {
     expect(upd.status).toBe(200);
     expect(upd.body).toEqual({ message: expect.any(String) });
     const got = await request(t.app).get(`/v3/agents/${res.body.id}`).set('x-api-key', alice);
-    expect(got.body).toMatchObject({ kind: 'single_task', agent_role: 'Summarize', agent_instructions: 'Be very brief', version: '3' });
+    expect(got.body).toMatchObject({
+      kind: 'single_task',
+      agent_role: 'Summarize',
+      agent_instructions: 'Be very brief',
+      version: '3',
+    });
   });
 
   it('validates temperature and top_p', async () => {
@@ -289,7 +327,10 @@ describe('isolation between owners', () => {
   const routes: [string, (key: string) => request.Test][] = [
     ['GET', (k) => request(t.app).get(`/v3/agents/${id}`).set('x-api-key', k)],
     ['PUT', (k) => request(t.app).put(`/v3/agents/${id}`).set('x-api-key', k).send(agentBody())],
-    ['PUT single-task', (k) => request(t.app).put(`/v3/agents/template/single-task/${id}`).set('x-api-key', k).send({ name: 'x' })],
+    [
+      'PUT single-task',
+      (k) => request(t.app).put(`/v3/agents/template/single-task/${id}`).set('x-api-key', k).send({ name: 'x' }),
+    ],
     ['DELETE', (k) => request(t.app).delete(`/v3/agents/${id}`).set('x-api-key', k)],
   ];
   it.each(routes)('%s of another user’s agent → 404', async (_m, call) => {

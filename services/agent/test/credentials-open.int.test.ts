@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startAgentApp, type AgentTestApp } from './helpers';
 
 // Other platform services (the graph service) open an owner's credential on the internal path only.
@@ -30,7 +31,12 @@ const open = (id: string, headers: Record<string, string>) => {
 it('on the internal path, on behalf of the owner, the key comes back unsealed and is never logged', async () => {
   const res = await open(credentialId, asAlice);
   expect(res.status).toBe(200);
-  expect(res.body).toEqual({ credential_id: credentialId, provider_id: 'openai', api_key: KEY, base_url: 'http://llm.example/v1' });
+  expect(res.body).toEqual({
+    credential_id: credentialId,
+    provider_id: 'openai',
+    api_key: KEY,
+    base_url: 'http://llm.example/v1',
+  });
   expect(t.lines.join('\n')).not.toContain(KEY);
 });
 
@@ -53,7 +59,10 @@ it('a wrong secret → 403, nothing opened', async () => {
   expect(JSON.stringify(res.body)).not.toContain(KEY);
 });
 
-it.each([['an unknown id', '0123456789abcdef01234567'], ['a malformed id', 'not-an-id']])('%s → 404 Credential not found', async (_n, id) => {
+it.each([
+  ['an unknown id', '0123456789abcdef01234567'],
+  ['a malformed id', 'not-an-id'],
+])('%s → 404 Credential not found', async (_n, id) => {
   const res = await open(id, asAlice);
   expect(res.status).toBe(404);
   expect(res.body).toEqual({ detail: 'Credential not found' });

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startAgentApp, type AgentTestApp } from './helpers';
 
 let t: AgentTestApp;
@@ -15,7 +16,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const body = { name: 'My OpenAI', provider_id: 'openai', credentials: { api_key: SECRET, base_url: 'https://api.example.test/v1' } };
+const body = {
+  name: 'My OpenAI',
+  provider_id: 'openai',
+  credentials: { api_key: SECRET, base_url: 'https://api.example.test/v1' },
+};
 const createCredential = (key = alice, b: object = body) =>
   request(t.app).post('/v3/providers/credentials').set('x-api-key', key).send(b);
 
@@ -41,7 +46,9 @@ it('creates (201 {credential_id}), lists and reads with the secret masked, delet
   const list = await request(t.app).get('/v3/providers/credentials/').set('x-api-key', alice);
   expect(list.status).toBe(200);
   expect(list.body.total).toBeGreaterThanOrEqual(1);
-  expect(list.body.credentials.find((c: { credential_id: string }) => c.credential_id === id).credentials.api_key).toBe('***');
+  expect(list.body.credentials.find((c: { credential_id: string }) => c.credential_id === id).credentials.api_key).toBe(
+    '***',
+  );
 
   expect((await request(t.app).delete(`/v3/providers/credentials/${id}`).set('x-api-key', alice)).status).toBe(204);
   expect((await request(t.app).get(`/v3/providers/credentials/${id}`).set('x-api-key', alice)).status).toBe(404);
@@ -91,7 +98,10 @@ it('another user or org gets 404 on read and delete, and sees none in the list',
     expect(got.status).toBe(404);
     expect(got.body).toEqual({ detail: 'Credential not found' });
     expect((await request(t.app).delete(`/v3/providers/credentials/${id}`).set('x-api-key', key)).status).toBe(404);
-    expect((await request(t.app).get('/v3/providers/credentials').set('x-api-key', key)).body).toEqual({ credentials: [], total: 0 });
+    expect((await request(t.app).get('/v3/providers/credentials').set('x-api-key', key)).body).toEqual({
+      credentials: [],
+      total: 0,
+    });
   }
   expect((await request(t.app).get(`/v3/providers/credentials/${id}`).set('x-api-key', alice)).status).toBe(200);
 });

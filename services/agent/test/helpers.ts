@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
+
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { createOutboundClient } from '@platform/outbound';
 import { createSecretBox } from '@platform/secrets';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
+
 import { createApp } from '../src/app';
 import type { RaiTarget } from '../src/rai/rai.types';
 import type { TaskQueue } from '../src/tasks/task.types';

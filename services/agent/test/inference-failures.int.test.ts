@@ -1,5 +1,7 @@
 import request from 'supertest';
+
 import { startLocalServer, type LocalServer } from '@platform/testing';
+
 import { OPENAI_KEY, startInferenceFixture, type InferenceFixture } from './inference-fixture';
 
 let f: InferenceFixture;
@@ -15,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
-const ask = (agentId = openaiAgent, key = alice) => f.chat(key, { agent_id: agentId, session_id: 'fail', message: 'hi' });
+const ask = (agentId = openaiAgent, key = alice) =>
+  f.chat(key, { agent_id: agentId, session_id: 'fail', message: 'hi' });
 const openAiError = (message: string) => ({ error: { message, type: 'server_error' } });
 
 describe('provider failures', () => {
@@ -43,11 +46,21 @@ describe('provider failures', () => {
     const before = f.openai.requests.length;
     f.openai.script({ status: 400, body: openAiError("Unsupported parameter: 'top_p'") });
     const res = await ask();
-    expect(res).toMatchObject({ status: 502, body: { detail: "LLM provider error: 400 Unsupported parameter: 'top_p'" } });
+    expect(res).toMatchObject({
+      status: 502,
+      body: { detail: "LLM provider error: 400 Unsupported parameter: 'top_p'" },
+    });
     expect(f.openai.requests.length - before).toBe(1);
 
-    const anthropicAgent = await f.agent(alice, { llm_credential_id: await f.credential(alice, 'anthropic'), provider_id: 'anthropic', model: 'claude-x' });
-    f.anthropic.script({ status: 401, body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } });
+    const anthropicAgent = await f.agent(alice, {
+      llm_credential_id: await f.credential(alice, 'anthropic'),
+      provider_id: 'anthropic',
+      model: 'claude-x',
+    });
+    f.anthropic.script({
+      status: 401,
+      body: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+    });
     expect((await ask(anthropicAgent)).body).toEqual({ detail: 'LLM provider error: 401 invalid x-api-key' });
   });
 
@@ -59,13 +72,19 @@ describe('provider failures', () => {
   });
 
   it('a 200 without content → 502', async () => {
-    f.openai.script({ body: { choices: [{ message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' } }] } });
-    expect((await ask()).body).toEqual({ detail: 'LLM provider error: 200 the model refused: I cannot help with that.' });
+    f.openai.script({
+      body: { choices: [{ message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' } }] },
+    });
+    expect((await ask()).body).toEqual({
+      detail: 'LLM provider error: 200 the model refused: I cannot help with that.',
+    });
   });
 
   it('a provider at a loopback address that is not allow-listed is refused before any connection', async () => {
     const canary: LocalServer = await startLocalServer((_req, res) => res.end('{}'));
-    const credential = await f.credential(alice, 'openai', { credentials: { api_key: OPENAI_KEY, base_url: `http://127.0.0.1:${canary.port}/v1` } });
+    const credential = await f.credential(alice, 'openai', {
+      credentials: { api_key: OPENAI_KEY, base_url: `http://127.0.0.1:${canary.port}/v1` },
+    });
     const agentId = await f.agent(alice, { llm_credential_id: credential });
     const res = await ask(agentId);
     expect(res.status).toBe(502);
@@ -96,7 +115,12 @@ it('a provider that hangs → 502 timeout within the configured time', async () 
 
 describe('agents that cannot run', () => {
   it('another owner’s agent, an unknown one and a malformed id → 404 Agent not found', async () => {
-    for (const [key, id] of [[bob, openaiAgent], [alice, '999999'], [alice, 'abc'], [alice, '0']] as const) {
+    for (const [key, id] of [
+      [bob, openaiAgent],
+      [alice, '999999'],
+      [alice, 'abc'],
+      [alice, '0'],
+    ] as const) {
       const res = await ask(id, key);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ detail: 'Agent not found' });
@@ -105,11 +129,30 @@ describe('agents that cannot run', () => {
 
   const unusable: [string, () => Promise<Record<string, unknown>>, string][] = [
     ['no llm_credential_id', async () => ({ llm_credential_id: null }), 'credential_missing'],
-    ['a credential of another owner', async () => ({ llm_credential_id: await f.credential(bob, 'openai') }), 'credential_not_found'],
+    [
+      'a credential of another owner',
+      async () => ({ llm_credential_id: await f.credential(bob, 'openai') }),
+      'credential_not_found',
+    ],
     ['a deleted credential', async () => ({ llm_credential_id: '0123456789abcdef01234567' }), 'credential_not_found'],
-    ['an unknown provider_id', async () => ({ llm_credential_id: await f.credential(alice, 'openai'), provider_id: 'mystery-ai' }), 'provider_unsupported'],
-    ['vllm without a base_url', async () => ({ llm_credential_id: await f.credential(alice, 'openai', { credentials: { api_key: 'k' } }), provider_id: 'vLLM' }), 'base_url_missing'],
-    ['no model', async () => ({ llm_credential_id: await f.credential(alice, 'openai'), model: null }), 'model_missing'],
+    [
+      'an unknown provider_id',
+      async () => ({ llm_credential_id: await f.credential(alice, 'openai'), provider_id: 'mystery-ai' }),
+      'provider_unsupported',
+    ],
+    [
+      'vllm without a base_url',
+      async () => ({
+        llm_credential_id: await f.credential(alice, 'openai', { credentials: { api_key: 'k' } }),
+        provider_id: 'vLLM',
+      }),
+      'base_url_missing',
+    ],
+    [
+      'no model',
+      async () => ({ llm_credential_id: await f.credential(alice, 'openai'), model: null }),
+      'model_missing',
+    ],
   ];
   it.each(unusable)('%s → 422 on body.agent_id, nothing sent', async (_n, over, type) => {
     const agentId = await f.agent(alice, await over());

@@ -1,5 +1,7 @@
 import request from 'supertest';
+
 import { startFakeLlm, type FakeLlm } from '@platform/testing';
+
 import { agentBody, startAgentApp, type AgentTestApp, type AgentTestOptions } from './helpers';
 
 /** Provider keys shaped like real ones (and unlike our `sk_` keys, so log redaction does not hide a leak). */
@@ -41,7 +43,10 @@ export async function startInferenceFixture(opts: AgentTestOptions = {}): Promis
     },
     async agent(apiKey, body, single = false) {
       const path = single ? '/v3/agents/template/single-task' : '/v3/agents/';
-      const res = await request(t.app).post(path).set('x-api-key', apiKey).send(single ? body : agentBody(body));
+      const res = await request(t.app)
+        .post(path)
+        .set('x-api-key', apiKey)
+        .send(single ? body : agentBody(body));
       if (res.status !== 201) throw new Error(`agent not created: ${res.status} ${res.text}`);
       return String(res.body.id);
     },

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { OPENAI_KEY, startInferenceFixture, type InferenceFixture } from './inference-fixture';
 
 // The worker runs agents for their owners with x-internal-secret + x-on-behalf-of-user/-org. Nobody else can.
@@ -17,7 +18,9 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 const chatAs = (headers: Record<string, string>, app = f.t.app) => {
-  const req = request(app).post('/v3/inference/chat/').send({ agent_id: agentId, session_id: 'run-1', message: 'scheduled run' });
+  const req = request(app)
+    .post('/v3/inference/chat/')
+    .send({ agent_id: agentId, session_id: 'run-1', message: 'scheduled run' });
   for (const [k, v] of Object.entries(headers)) req.set(k, v);
   return req;
 };
@@ -45,7 +48,9 @@ it('with the secret, the run acts as the named owner: her agent, her credential,
   expect(f.openai.requests.at(-1)!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
   const history = await request(f.t.app).get('/v3/inference/sessions/run-1/messages').set('x-api-key', alice);
   expect(history.body.total).toBe(2);
-  expect((await request(f.t.app).get('/v3/inference/sessions/run-1/messages').set('x-api-key', bob)).body.total).toBe(0);
+  expect((await request(f.t.app).get('/v3/inference/sessions/run-1/messages').set('x-api-key', bob)).body.total).toBe(
+    0,
+  );
 });
 
 it('with the secret on behalf of someone else, alice’s agent is not found', async () => {

@@ -1,5 +1,7 @@
 import request from 'supertest';
+
 import { listen, type RunningServer } from '@platform/http';
+
 import { startInferenceFixture, type InferenceFixture } from './inference-fixture';
 import { contentOf, openStream } from './stream-client';
 
@@ -30,7 +32,12 @@ async function eventually(check: () => boolean, ms = 5_000): Promise<void> {
 
 async function agentOn(provider: 'openai' | 'anthropic', over: Record<string, unknown> = {}) {
   const credential = await f.credential(alice, provider);
-  return f.agent(alice, { llm_credential_id: credential, provider_id: provider, model: provider === 'openai' ? 'gpt-4o-mini' : 'claude-test', ...over });
+  return f.agent(alice, {
+    llm_credential_id: credential,
+    provider_id: provider,
+    model: provider === 'openai' ? 'gpt-4o-mini' : 'claude-test',
+    ...over,
+  });
 }
 
 describe.each(['openai', 'anthropic'] as const)('POST /v3/inference/stream/ (%s protocol)', (provider) => {
@@ -55,7 +62,11 @@ describe.each(['openai', 'anthropic'] as const)('POST /v3/inference/stream/ (%s 
     const agentId = await agentOn(provider);
     fake().script({ stream: ['first', ' second', ' third'], holdAfter: 1 });
     const before = fake().sentDeltas();
-    const s = await openStream(server.port, alice, { agent_id: agentId, session_id: `early-${provider}`, message: 'Hi' });
+    const s = await openStream(server.port, alice, {
+      agent_id: agentId,
+      session_id: `early-${provider}`,
+      message: 'Hi',
+    });
     expect(contentOf(await s.next())).toBe('first');
     // The stand-in is still holding its second and third deltas: only one has been written.
     expect(fake().sentDeltas() - before).toBe(1);
@@ -69,18 +80,28 @@ describe.each(['openai', 'anthropic'] as const)('POST /v3/inference/stream/ (%s 
   it('stores the turn when the stream ends, and sends it as history on the next turn', async () => {
     const agentId = await agentOn(provider);
     fake().script({ stream: ['Paris', ' is the capital.'] });
-    const s = await openStream(server.port, alice, { agent_id: agentId, session_id: `mem-${provider}`, message: 'Capital of France?' });
+    const s = await openStream(server.port, alice, {
+      agent_id: agentId,
+      session_id: `mem-${provider}`,
+      message: 'Capital of France?',
+    });
     const events = await s.rest();
     expect(events.at(-1)!.data).toBe('[DONE]');
-    const listed = await request(f.t.app).get(`/v3/inference/sessions/mem-${provider}/messages`).set('x-api-key', alice);
+    const listed = await request(f.t.app)
+      .get(`/v3/inference/sessions/mem-${provider}/messages`)
+      .set('x-api-key', alice);
     expect(listed.status).toBe(200);
     expect(listed.body.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
       ['assistant', 'Paris is the capital.'],
       ['user', 'Capital of France?'],
     ]);
-    expect(listed.body.messages[0].usage).toEqual(expect.objectContaining({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) }));
+    expect(listed.body.messages[0].usage).toEqual(
+      expect.objectContaining({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) }),
+    );
     fake().script({ stream: ['Yes.'] });
-    await (await openStream(server.port, alice, { agent_id: agentId, session_id: `mem-${provider}`, message: 'Sure?' })).rest();
+    await (
+      await openStream(server.port, alice, { agent_id: agentId, session_id: `mem-${provider}`, message: 'Sure?' })
+    ).rest();
     expect(fake().bodies().at(-1)!.messages).toEqual(
       expect.arrayContaining([expect.objectContaining({ role: 'assistant', content: 'Paris is the capital.' })]),
     );
@@ -89,14 +110,22 @@ describe.each(['openai', 'anthropic'] as const)('POST /v3/inference/stream/ (%s 
   it('ends with event: error after the first byte when the provider fails mid-stream, storing nothing', async () => {
     const agentId = await agentOn(provider);
     fake().script({ stream: ['partial', ' never'], failAfter: 1 });
-    const s = await openStream(server.port, alice, { agent_id: agentId, session_id: `fail-${provider}`, message: 'Hi' });
+    const s = await openStream(server.port, alice, {
+      agent_id: agentId,
+      session_id: `fail-${provider}`,
+      message: 'Hi',
+    });
     expect(s.status).toBe(200);
     const events = await s.rest();
     expect(contentOf(events[0]!)).toBe('partial');
     expect(events[1]!.event).toBe('error');
-    expect(JSON.parse(events[1]!.data)).toEqual({ detail: expect.stringMatching(/^LLM provider error: .*overloaded/i) });
+    expect(JSON.parse(events[1]!.data)).toEqual({
+      detail: expect.stringMatching(/^LLM provider error: .*overloaded/i),
+    });
     expect(events).toHaveLength(2);
-    const listed = await request(f.t.app).get(`/v3/inference/sessions/fail-${provider}/messages`).set('x-api-key', alice);
+    const listed = await request(f.t.app)
+      .get(`/v3/inference/sessions/fail-${provider}/messages`)
+      .set('x-api-key', alice);
     expect(listed.body.total).toBe(0);
   });
 
@@ -104,7 +133,11 @@ describe.each(['openai', 'anthropic'] as const)('POST /v3/inference/stream/ (%s 
     const agentId = await agentOn(provider);
     fake().script({ stream: ['one', ' two'], holdAfter: 1 });
     const aborted = fake().abortedStreams();
-    const s = await openStream(server.port, alice, { agent_id: agentId, session_id: `gone-${provider}`, message: 'Hi' });
+    const s = await openStream(server.port, alice, {
+      agent_id: agentId,
+      session_id: `gone-${provider}`,
+      message: 'Hi',
+    });
     expect(contentOf(await s.next())).toBe('one');
     s.destroy();
     await eventually(() => fake().abortedStreams() === aborted + 1);
@@ -116,26 +149,50 @@ describe.each(['openai', 'anthropic'] as const)('POST /v3/inference/stream/ (%s 
 describe('POST /v3/inference/stream/ errors before the first byte are JSON', () => {
   it('403 without a key or with an unknown one', async () => {
     const none = await openStream(server.port, null, { agent_id: '1', session_id: 's', message: 'Hi' });
-    expect([none.status, none.contentType, JSON.parse(await none.text())]).toEqual([403, expect.stringMatching(/^application\/json/), { detail: 'API key missing' }]);
-    const bad = await request(f.t.app).post('/v3/inference/stream').set('x-api-key', 'sk_unknown').send({ agent_id: '1', session_id: 's', message: 'Hi' });
+    expect([none.status, none.contentType, JSON.parse(await none.text())]).toEqual([
+      403,
+      expect.stringMatching(/^application\/json/),
+      { detail: 'API key missing' },
+    ]);
+    const bad = await request(f.t.app)
+      .post('/v3/inference/stream')
+      .set('x-api-key', 'sk_unknown')
+      .send({ agent_id: '1', session_id: 's', message: 'Hi' });
     expect([bad.status, bad.body]).toEqual([403, { detail: 'Invalid Permission' }]);
   });
 
   it("404 for an unknown agent and for another owner's", async () => {
     const agentId = await agentOn('openai');
-    const unknown = await request(f.t.app).post('/v3/inference/stream/').set('x-api-key', alice).send({ agent_id: '999999', session_id: 's', message: 'Hi' });
+    const unknown = await request(f.t.app)
+      .post('/v3/inference/stream/')
+      .set('x-api-key', alice)
+      .send({ agent_id: '999999', session_id: 's', message: 'Hi' });
     expect([unknown.status, unknown.body]).toEqual([404, { detail: 'Agent not found' }]);
-    const other = await request(f.t.app).post('/v3/inference/stream/').set('x-api-key', bob).send({ agent_id: agentId, session_id: 's', message: 'Hi' });
+    const other = await request(f.t.app)
+      .post('/v3/inference/stream/')
+      .set('x-api-key', bob)
+      .send({ agent_id: agentId, session_id: 's', message: 'Hi' });
     expect([other.status, other.body]).toEqual([404, { detail: 'Agent not found' }]);
   });
 
   it('422 for an invalid body and for an agent without a credential, nothing sent to the provider', async () => {
     const sent = f.openai.requests.length;
-    const invalid = await request(f.t.app).post('/v3/inference/stream/').set('x-api-key', alice).send({ agent_id: '1', message: 42 });
+    const invalid = await request(f.t.app)
+      .post('/v3/inference/stream/')
+      .set('x-api-key', alice)
+      .send({ agent_id: '1', message: 42 });
     expect(invalid.status).toBe(422);
-    expect(invalid.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual(expect.arrayContaining([['body', 'session_id'], ['body', 'message']]));
+    expect(invalid.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual(
+      expect.arrayContaining([
+        ['body', 'session_id'],
+        ['body', 'message'],
+      ]),
+    );
     const bare = await f.agent(alice, { llm_credential_id: null });
-    const unusable = await request(f.t.app).post('/v3/inference/stream/').set('x-api-key', alice).send({ agent_id: bare, session_id: 's', message: 'Hi' });
+    const unusable = await request(f.t.app)
+      .post('/v3/inference/stream/')
+      .set('x-api-key', alice)
+      .send({ agent_id: bare, session_id: 's', message: 'Hi' });
     expect(unusable.status).toBe(422);
     expect(unusable.body.detail[0]).toMatchObject({ loc: ['body', 'agent_id'], type: 'credential_missing' });
     expect(f.openai.requests.length).toBe(sent);
@@ -144,7 +201,10 @@ describe('POST /v3/inference/stream/ errors before the first byte are JSON', () 
   it("502 JSON when the provider refuses the call before streaming, with the provider's message", async () => {
     const agentId = await agentOn('openai');
     f.openai.script({ status: 401, body: { error: { message: 'Incorrect API key provided' } } });
-    const res = await request(f.t.app).post('/v3/inference/stream/').set('x-api-key', alice).send({ agent_id: agentId, session_id: 's', message: 'Hi' });
+    const res = await request(f.t.app)
+      .post('/v3/inference/stream/')
+      .set('x-api-key', alice)
+      .send({ agent_id: agentId, session_id: 's', message: 'Hi' });
     expect(res.status).toBe(502);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toEqual({ detail: 'LLM provider error: 401 Incorrect API key provided' });

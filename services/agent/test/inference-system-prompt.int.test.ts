@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startInferenceFixture, type InferenceFixture } from './inference-fixture';
 
 let f: InferenceFixture;
@@ -63,24 +64,43 @@ describe('general agent without system_prompt: the system message is built from 
     ['an object of name → value', variablesAsObject],
     ['a list of {name, value} items', variablesAsList],
     ['the JSON text of the list (as multipart clients send it)', JSON.stringify(variablesAsList)],
-  ])('OpenAI protocol, variables as %s: one labelled section per field, placeholders filled', async (_form, variables) => {
-    const agentId = await createAgent(publicClientAgent({ provider_id: 'OpenAI', llm_credential_id: await f.credential(alice, 'openai') }));
-    const res = await f.chat(alice, { agent_id: agentId, session_id: 's-public', message: 'Hi', system_prompt_variables: variables });
-    expect(res.status).toBe(200);
-    expect(f.openai.bodies().at(-1)!.messages).toEqual([
-      { role: 'system', content: EXPECTED },
-      { role: 'user', content: 'Hi' },
-    ]);
-  });
+  ])(
+    'OpenAI protocol, variables as %s: one labelled section per field, placeholders filled',
+    async (_form, variables) => {
+      const agentId = await createAgent(
+        publicClientAgent({ provider_id: 'OpenAI', llm_credential_id: await f.credential(alice, 'openai') }),
+      );
+      const res = await f.chat(alice, {
+        agent_id: agentId,
+        session_id: 's-public',
+        message: 'Hi',
+        system_prompt_variables: variables,
+      });
+      expect(res.status).toBe(200);
+      expect(f.openai.bodies().at(-1)!.messages).toEqual([
+        { role: 'system', content: EXPECTED },
+        { role: 'user', content: 'Hi' },
+      ]);
+    },
+  );
 
   it.each([
     ['an object', variablesAsObject],
     ['a list', variablesAsList],
   ])('Anthropic, variables as %s: the same text goes in the top-level system field', async (_form, variables) => {
     const agentId = await createAgent(
-      publicClientAgent({ provider_id: 'Anthropic', model: 'claude-haiku-4-5', llm_credential_id: await f.credential(alice, 'anthropic') }),
+      publicClientAgent({
+        provider_id: 'Anthropic',
+        model: 'claude-haiku-4-5',
+        llm_credential_id: await f.credential(alice, 'anthropic'),
+      }),
     );
-    const res = await f.chat(alice, { agent_id: agentId, session_id: 's-public-a', message: 'Bonjour', system_prompt_variables: variables });
+    const res = await f.chat(alice, {
+      agent_id: agentId,
+      session_id: 's-public-a',
+      message: 'Bonjour',
+      system_prompt_variables: variables,
+    });
     expect(res.status).toBe(200);
     const sent = f.anthropic.bodies().at(-1)!;
     expect(sent.system).toBe(EXPECTED);
@@ -101,33 +121,71 @@ describe('general agent without system_prompt: the system message is built from 
     const res = await f.chat(alice, { agent_id: agentId, session_id: 's-partial', message: 'Hi' });
     expect(res.status).toBe(200);
     expect(f.openai.bodies().at(-1)!.messages).toEqual([
-      { role: 'system', content: 'Goal:\nResolve {{ customer }}’s ticket.\n\nExpected output:\nA short answer for {{customer}}.' },
+      {
+        role: 'system',
+        content: 'Goal:\nResolve {{ customer }}’s ticket.\n\nExpected output:\nA short answer for {{customer}}.',
+      },
       { role: 'user', content: 'Hi' },
     ]);
   });
 
   it('a non-empty system_prompt wins over the fields; a blank one does not', async () => {
     const credential = await f.credential(alice, 'openai');
-    const withPrompt = await createAgent(publicClientAgent({ provider_id: 'openai', llm_credential_id: credential, system_prompt: 'You are {{company}}’s bot.' }));
-    await f.chat(alice, { agent_id: withPrompt, session_id: 's-sp', message: 'Hi', system_prompt_variables: variablesAsList });
+    const withPrompt = await createAgent(
+      publicClientAgent({
+        provider_id: 'openai',
+        llm_credential_id: credential,
+        system_prompt: 'You are {{company}}’s bot.',
+      }),
+    );
+    await f.chat(alice, {
+      agent_id: withPrompt,
+      session_id: 's-sp',
+      message: 'Hi',
+      system_prompt_variables: variablesAsList,
+    });
     expect(f.openai.bodies().at(-1)!.messages).toEqual([
       { role: 'system', content: 'You are Acme’s bot.' },
       { role: 'user', content: 'Hi' },
     ]);
 
-    const blankPrompt = await createAgent(publicClientAgent({ provider_id: 'openai', llm_credential_id: credential, system_prompt: ' \n' }));
-    await f.chat(alice, { agent_id: blankPrompt, session_id: 's-sp-blank', message: 'Hi', system_prompt_variables: variablesAsObject });
-    expect((f.openai.bodies().at(-1)!.messages as { role: string; content: string }[])[0]).toEqual({ role: 'system', content: EXPECTED });
+    const blankPrompt = await createAgent(
+      publicClientAgent({ provider_id: 'openai', llm_credential_id: credential, system_prompt: ' \n' }),
+    );
+    await f.chat(alice, {
+      agent_id: blankPrompt,
+      session_id: 's-sp-blank',
+      message: 'Hi',
+      system_prompt_variables: variablesAsObject,
+    });
+    expect((f.openai.bodies().at(-1)!.messages as { role: string; content: string }[])[0]).toEqual({
+      role: 'system',
+      content: EXPECTED,
+    });
   });
 
   it('an agent with none of the fields gets no system message at all (none is invented)', async () => {
-    const none = { agent_role: null, agent_goal: null, agent_instructions: null, agent_context: null, agent_output: null, examples: null };
-    const openaiAgent = await createAgent(publicClientAgent({ ...none, provider_id: 'openai', llm_credential_id: await f.credential(alice, 'openai') }));
+    const none = {
+      agent_role: null,
+      agent_goal: null,
+      agent_instructions: null,
+      agent_context: null,
+      agent_output: null,
+      examples: null,
+    };
+    const openaiAgent = await createAgent(
+      publicClientAgent({ ...none, provider_id: 'openai', llm_credential_id: await f.credential(alice, 'openai') }),
+    );
     expect((await f.chat(alice, { agent_id: openaiAgent, session_id: 's-none', message: 'Hi' })).status).toBe(200);
     expect(f.openai.bodies().at(-1)!.messages).toEqual([{ role: 'user', content: 'Hi' }]);
 
     const anthropicAgent = await createAgent(
-      publicClientAgent({ ...none, provider_id: 'anthropic', model: 'claude-haiku-4-5', llm_credential_id: await f.credential(alice, 'anthropic') }),
+      publicClientAgent({
+        ...none,
+        provider_id: 'anthropic',
+        model: 'claude-haiku-4-5',
+        llm_credential_id: await f.credential(alice, 'anthropic'),
+      }),
     );
     expect((await f.chat(alice, { agent_id: anthropicAgent, session_id: 's-none-a', message: 'Hi' })).status).toBe(200);
     expect(f.anthropic.bodies().at(-1)).not.toHaveProperty('system');
@@ -148,7 +206,12 @@ describe('general agent without system_prompt: the system message is built from 
         llm_credential_id: await f.credential(alice, 'openai'),
       });
     expect(res.status).toBe(201);
-    await f.chat(alice, { agent_id: res.body.id, session_id: 's-st2', message: 'Text', system_prompt_variables: [{ name: 'kind', value: 'legal' }] });
+    await f.chat(alice, {
+      agent_id: res.body.id,
+      session_id: 's-st2',
+      message: 'Text',
+      system_prompt_variables: [{ name: 'kind', value: 'legal' }],
+    });
     expect((f.openai.bodies().at(-1)!.messages as { role: string; content: string }[])[0]?.content).toBe(
       'Role:\nYou summarize legal texts.\n\nGoal:\nShort summaries.\n\nInstructions:\nBe brief.\n\nExamples:\nIn: long\nOut: short',
     );
@@ -163,13 +226,30 @@ describe('system_prompt_variables validation', () => {
     ['JSON text of a number', '42', 'body.system_prompt_variables', 'value_error'],
     ['a list item that is not an object', ['role'], 'body.system_prompt_variables.0', 'dict_type'],
     ['a list item without name or key', [{ value: 'x' }], 'body.system_prompt_variables.0', 'object_missing'],
-    ['a list item with both name and key', [{ name: 'a', key: 'b', value: 'x' }], 'body.system_prompt_variables.0', 'object_xor'],
-    ['more than 200 variables', Array.from({ length: 201 }, (_, i) => ({ name: `v${i}`, value: i })), 'body.system_prompt_variables', 'too_long'],
+    [
+      'a list item with both name and key',
+      [{ name: 'a', key: 'b', value: 'x' }],
+      'body.system_prompt_variables.0',
+      'object_xor',
+    ],
+    [
+      'more than 200 variables',
+      Array.from({ length: 201 }, (_, i) => ({ name: `v${i}`, value: i })),
+      'body.system_prompt_variables',
+      'too_long',
+    ],
   ];
   it.each(cases)('%s → 422 naming the field', async (_n, variables, loc, type) => {
-    const res = await f.chat(alice, { agent_id: '1', session_id: 's', message: 'm', system_prompt_variables: variables });
+    const res = await f.chat(alice, {
+      agent_id: '1',
+      session_id: 's',
+      message: 'm',
+      system_prompt_variables: variables,
+    });
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ loc: loc.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), msg: expect.any(String), type }]);
+    expect(res.body.detail).toEqual([
+      { loc: loc.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), msg: expect.any(String), type },
+    ]);
   });
 
   it.each([
@@ -179,9 +259,22 @@ describe('system_prompt_variables validation', () => {
     ['empty text', ''],
     ['the multipart default "{}"', '{}'],
   ])('%s means no variables', async (_n, variables) => {
-    const agentId = await createAgent(publicClientAgent({ provider_id: 'openai', llm_credential_id: await f.credential(alice, 'openai'), agent_goal: null }));
-    const res = await f.chat(alice, { agent_id: agentId, session_id: 's-empty-vars', message: 'Hi', system_prompt_variables: variables });
+    const agentId = await createAgent(
+      publicClientAgent({
+        provider_id: 'openai',
+        llm_credential_id: await f.credential(alice, 'openai'),
+        agent_goal: null,
+      }),
+    );
+    const res = await f.chat(alice, {
+      agent_id: agentId,
+      session_id: 's-empty-vars',
+      message: 'Hi',
+      system_prompt_variables: variables,
+    });
     expect(res.status).toBe(200);
-    expect((f.openai.bodies().at(-1)!.messages as { content: string }[])[0]?.content).toContain('Role:\nYou are the support agent of {{company}}.');
+    expect((f.openai.bodies().at(-1)!.messages as { content: string }[])[0]?.content).toContain(
+      'Role:\nYou are the support agent of {{company}}.',
+    );
   });
 });

@@ -1,7 +1,9 @@
 import request from 'supertest';
+
 import type { InferenceTaskJob } from '@platform/agent-client';
 import { createQueue, IORedis, producerConnection, QUEUE_NAMES, type Queue } from '@platform/queue';
 import { privateRedis, testInfra, uniqueName } from '@platform/testing';
+
 import { bullTaskQueue } from '../src/tasks/task.queue';
 import { TASK_RETENTION_MS } from '../src/tasks/task.service';
 import { startInferenceFixture, type InferenceFixture } from './inference-fixture';
@@ -45,9 +47,14 @@ afterEach(() => {
   offsetMs = 0;
 });
 
-const submit = (key: string, body: Record<string, unknown>) => request(f.t.app).post('/v3/inference/task/').set('x-api-key', key).send(body);
+const submit = (key: string, body: Record<string, unknown>) =>
+  request(f.t.app).post('/v3/inference/task/').set('x-api-key', key).send(body);
 const getTask = (key: string, id: string) => request(f.t.app).get(`/v3/inference/task/${id}`).set('x-api-key', key);
-const internal = (user: string, org: string) => ({ 'x-internal-secret': SECRET, 'x-on-behalf-of-user': user, 'x-on-behalf-of-org': org });
+const internal = (user: string, org: string) => ({
+  'x-internal-secret': SECRET,
+  'x-on-behalf-of-user': user,
+  'x-on-behalf-of-org': org,
+});
 const run = (id: string, final = false, owner = internal('alice', 'acme')) =>
   request(f.t.app).post(`/v3/inference/task/${id}/run`).set(owner).send({ final });
 
@@ -63,12 +70,22 @@ describe('POST /v3/inference/task/', () => {
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ task_id: expect.stringMatching(UUID), status: 'queued' });
     const job = await queue.getJob(res.body.task_id);
-    expect(job?.data).toEqual({ task_id: res.body.task_id, user_id: 'alice', org_id: 'acme', request_id: res.headers['x-request-id'] });
+    expect(job?.data).toEqual({
+      task_id: res.body.task_id,
+      user_id: 'alice',
+      org_id: 'acme',
+      request_id: res.headers['x-request-id'],
+    });
     expect(job?.opts.attempts).toBe(3);
 
     const got = await getTask(alice, res.body.task_id);
     expect(got.status).toBe(200);
-    expect(got.body).toEqual({ task_id: res.body.task_id, status: 'queued', created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(got.body).toEqual({
+      task_id: res.body.task_id,
+      status: 'queued',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     expect(new Date(got.body.created_at).toISOString()).toBe(got.body.created_at);
     expect(f.openai.requests.filter((r) => JSON.stringify(r.json).includes('summarise the day'))).toHaveLength(0);
   });
@@ -87,7 +104,11 @@ describe('POST /v3/inference/task/', () => {
 
   it("another owner's or an unknown agent → 404 Agent not found, nothing queued", async () => {
     const before = await queue.count();
-    for (const [key, agent] of [[bob, agentId], [eve, agentId], [alice, '999999']] as const) {
+    for (const [key, agent] of [
+      [bob, agentId],
+      [eve, agentId],
+      [alice, '999999'],
+    ] as const) {
       const res = await submit(key, { agent_id: agent, session_id: 's', message: 'hi' });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ detail: 'Agent not found' });
@@ -96,7 +117,9 @@ describe('POST /v3/inference/task/', () => {
   });
 
   it('without an API key → 403, as every route', async () => {
-    const res = await request(f.t.app).post('/v3/inference/task/').send({ agent_id: agentId, session_id: 's', message: 'hi' });
+    const res = await request(f.t.app)
+      .post('/v3/inference/task/')
+      .send({ agent_id: agentId, session_id: 's', message: 'hi' });
     expect(res.status).toBe(403);
     expect((await request(f.t.app).get(`/v3/inference/task/${await newTask()}`)).status).toBe(403);
   });
@@ -111,11 +134,17 @@ describe('POST /v3/inference/task/', () => {
     stuck.on('error', () => undefined);
     const stuckQueue = createQueue<InferenceTaskJob>(QUEUE_NAMES.inferenceTasks, stuck, {}, uniqueName('tq'));
     stuckQueue.on('error', () => undefined);
-    const g = await startInferenceFixture({ internalSecret: SECRET, taskQueue: bullTaskQueue(stuckQueue, { enqueueTimeoutMs: 300, attempts: 3, backoffMs: 1_000 }) });
+    const g = await startInferenceFixture({
+      internalSecret: SECRET,
+      taskQueue: bullTaskQueue(stuckQueue, { enqueueTimeoutMs: 300, attempts: 3, backoffMs: 1_000 }),
+    });
     try {
       const key = await g.t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
       const agent = await g.agent(key, { llm_credential_id: await g.credential(key, 'openai') });
-      const res = await request(g.t.app).post('/v3/inference/task/').set('x-api-key', key).send({ agent_id: agent, session_id: 's', message: 'hi' });
+      const res = await request(g.t.app)
+        .post('/v3/inference/task/')
+        .set('x-api-key', key)
+        .send({ agent_id: agent, session_id: 's', message: 'hi' });
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ detail: 'Task queue unavailable' });
       const stored = await g.t.dbs.conn.collection('inference_tasks').find({}).toArray();
@@ -132,7 +161,13 @@ describe('POST /v3/inference/task/', () => {
 describe('GET /v3/inference/task/{task_id}', () => {
   it("another user's, another organization's, an unknown or a malformed id → 404 Task not found", async () => {
     const id = await newTask();
-    const cases: [string, string][] = [[bob, id], [eve, id], [alice, '00000000-0000-4000-8000-000000000000'], [alice, 'not-a-task'], [alice, `${id}x`]];
+    const cases: [string, string][] = [
+      [bob, id],
+      [eve, id],
+      [alice, '00000000-0000-4000-8000-000000000000'],
+      [alice, 'not-a-task'],
+      [alice, `${id}x`],
+    ];
     for (const [key, path] of cases) {
       const res = await getTask(key, path);
       expect(res.status).toBe(404);
@@ -161,7 +196,11 @@ describe('the worker’s attempts (internal path)', () => {
     expect(attempt.status).toBe(200);
     expect(attempt.body).toEqual({ task_id: id, status: 'completed' });
     const got = await getTask(alice, id);
-    expect(got.body).toMatchObject({ task_id: id, status: 'completed', result: { response: 'echo: what is due?', session_id: session, agent_id: agentId } });
+    expect(got.body).toMatchObject({
+      task_id: id,
+      status: 'completed',
+      result: { response: 'echo: what is due?', session_id: session, agent_id: agentId },
+    });
     expect(got.body.error).toBeUndefined();
     expect(Date.parse(got.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(got.body.created_at));
     const history = await request(f.t.app).get(`/v3/inference/sessions/${session}/messages`).set('x-api-key', alice);
@@ -192,29 +231,48 @@ describe('the worker’s attempts (internal path)', () => {
     const res = await submit(alice, { agent_id: doomed, session_id: 's', message: 'hi' });
     expect((await request(f.t.app).delete(`/v3/agents/${doomed}`).set('x-api-key', alice)).status).toBe(204);
     expect((await run(res.body.task_id as string)).body).toEqual({ task_id: res.body.task_id, status: 'failed' });
-    expect((await getTask(alice, res.body.task_id as string)).body).toMatchObject({ status: 'failed', error: 'Agent not found' });
+    expect((await getTask(alice, res.body.task_id as string)).body).toMatchObject({
+      status: 'failed',
+      error: 'Agent not found',
+    });
   });
 
   it('give-up marks a queued task failed and leaves an ended one as it is', async () => {
     const id = await newTask();
-    const fail = (task: string) => request(f.t.app).post(`/v3/inference/task/${task}/fail`).set(internal('alice', 'acme')).send({ error: 'agent service unreachable' });
+    const fail = (task: string) =>
+      request(f.t.app)
+        .post(`/v3/inference/task/${task}/fail`)
+        .set(internal('alice', 'acme'))
+        .send({ error: 'agent service unreachable' });
     expect((await fail(id)).body).toEqual({ task_id: id, status: 'failed' });
     expect((await getTask(alice, id)).body).toMatchObject({ status: 'failed', error: 'agent service unreachable' });
 
     const done = await newTask();
     await run(done);
     expect((await fail(done)).body).toEqual({ task_id: done, status: 'completed' });
-    expect((await request(f.t.app).post(`/v3/inference/task/${done}/fail`).set(internal('alice', 'acme')).send({})).status).toBe(422);
+    expect(
+      (await request(f.t.app).post(`/v3/inference/task/${done}/fail`).set(internal('alice', 'acme')).send({})).status,
+    ).toBe(422);
   });
 
   it('API keys cannot call the internal routes, and the worker acting for another owner finds nothing', async () => {
     const id = await newTask();
-    for (const [path, body] of [['run', { final: true }], ['fail', { error: 'x' }]] as const) {
+    for (const [path, body] of [
+      ['run', { final: true }],
+      ['fail', { error: 'x' }],
+    ] as const) {
       const res = await request(f.t.app).post(`/v3/inference/task/${id}/${path}`).set('x-api-key', alice).send(body);
       expect(res.status).toBe(404);
     }
     expect((await run(id, false, internal('bob', 'acme'))).body).toEqual({ detail: 'Task not found' });
-    expect((await request(f.t.app).post(`/v3/inference/task/${id}/run`).set({ ...internal('alice', 'acme'), 'x-internal-secret': 'wrong' }).send({})).status).toBe(403);
+    expect(
+      (
+        await request(f.t.app)
+          .post(`/v3/inference/task/${id}/run`)
+          .set({ ...internal('alice', 'acme'), 'x-internal-secret': 'wrong' })
+          .send({})
+      ).status,
+    ).toBe(403);
     expect((await getTask(alice, id)).body.status).toBe('queued');
   });
 });

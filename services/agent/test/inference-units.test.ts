@@ -1,10 +1,11 @@
 import { loadConfig } from '@platform/config';
+
 import { configSchema } from '../src/config';
 import { contextWindow } from '../src/inference/features/memory.feature';
+import { substituteVariables } from '../src/inference/prompt-variables';
 import { anthropicAdapter } from '../src/inference/providers/anthropic.adapter';
 import { findProvider } from '../src/inference/providers/provider-registry';
 import { MAX_RETRY_WAIT_MS, retryAfterMs, retryDelayMs } from '../src/inference/providers/retry-policy';
-import { substituteVariables } from '../src/inference/prompt-variables';
 
 describe('system prompt variables', () => {
   it('substitutes {{name}} and {{ name }}, leaves single braces and unknown names, never expands twice', () => {

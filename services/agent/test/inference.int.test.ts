@@ -11,7 +11,11 @@ afterAll(() => f.close());
 
 const jsonSchemaFormat = {
   type: 'json_schema',
-  json_schema: { name: 'answer', strict: true, schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } },
+  json_schema: {
+    name: 'answer',
+    strict: true,
+    schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+  },
 };
 
 describe('OpenAI chat-completions protocol', () => {
@@ -57,11 +61,22 @@ describe('OpenAI chat-completions protocol', () => {
 
   it('matches provider_id case-insensitively, accepts a numeric agent_id, and leaves out a text response_format', async () => {
     const credential = await f.credential(alice, 'openai');
-    const agentId = await f.agent(alice, { llm_credential_id: credential, provider_id: 'OPENAI', response_format: { type: 'text' }, system_prompt: null, temperature: null, top_p: null });
+    const agentId = await f.agent(alice, {
+      llm_credential_id: credential,
+      provider_id: 'OPENAI',
+      response_format: { type: 'text' },
+      system_prompt: null,
+      temperature: null,
+      top_p: null,
+    });
     const res = await f.chat(alice, { agent_id: Number(agentId), session_id: 's-num', message: 'hi' });
     expect(res.status).toBe(200);
     expect(res.body.agent_id).toBe(agentId);
-    expect(f.openai.bodies().at(-1)).toEqual({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: false });
+    expect(f.openai.bodies().at(-1)).toEqual({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: false,
+    });
   });
 
   it('composes a single-task agent’s role, instructions and examples into labelled sections of the system prompt', async () => {
@@ -82,10 +97,19 @@ describe('OpenAI chat-completions protocol', () => {
       },
       true,
     );
-    const res = await f.chat(alice, { agent_id: agentId, session_id: 's-st', message: 'Text', system_prompt_variables: { kind: 'legal' } });
+    const res = await f.chat(alice, {
+      agent_id: agentId,
+      session_id: 's-st',
+      message: 'Text',
+      system_prompt_variables: { kind: 'legal' },
+    });
     expect(res.status).toBe(200);
     expect(f.openai.bodies().at(-1)!.messages).toEqual([
-      { role: 'system', content: 'Role:\nYou summarize legal texts.\n\nInstructions:\nBe brief.\n\nExamples:\nIn: long text\nOut: short text' },
+      {
+        role: 'system',
+        content:
+          'Role:\nYou summarize legal texts.\n\nInstructions:\nBe brief.\n\nExamples:\nIn: long text\nOut: short text',
+      },
       { role: 'user', content: 'Text' },
     ]);
   });
@@ -102,7 +126,12 @@ describe('Anthropic Messages API', () => {
       temperature: 0.4,
       top_p: 0.9,
     });
-    const res = await f.chat(alice, { agent_id: agentId, session_id: 's-anthropic', message: 'Bonjour', system_prompt_variables: { role: 'French' } });
+    const res = await f.chat(alice, {
+      agent_id: agentId,
+      session_id: 's-anthropic',
+      message: 'Bonjour',
+      system_prompt_variables: { role: 'French' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ response: 'echo: Bonjour', session_id: 's-anthropic', agent_id: agentId });
     const sent = f.anthropic.requests.at(-1)!;
@@ -132,7 +161,12 @@ describe('Anthropic Messages API', () => {
       response_format: jsonSchemaFormat,
       additional_model_params: { max_tokens: 64, top_k: 5 },
     });
-    f.anthropic.script({ body: { content: [{ type: 'text', text: '```json\n{"answer":"42"}\n```' }], usage: { input_tokens: 1, output_tokens: 2 } } });
+    f.anthropic.script({
+      body: {
+        content: [{ type: 'text', text: '```json\n{"answer":"42"}\n```' }],
+        usage: { input_tokens: 1, output_tokens: 2 },
+      },
+    });
     const res = await f.chat(alice, { agent_id: agentId, session_id: 's-json', message: 'Answer?' });
     expect(res.status).toBe(200);
     expect(res.body.response).toBe('{"answer":"42"}');
@@ -146,7 +180,9 @@ describe('Anthropic Messages API', () => {
     f.anthropic.script({ body: { content: [{ type: 'text', text: 'Sure! The answer is 42.' }] } });
     const bad = await f.chat(alice, { agent_id: agentId, session_id: 's-json', message: 'Again?' });
     expect(bad.status).toBe(502);
-    expect(bad.body.detail).toBe('LLM provider error: 200 the reply is not valid JSON although the agent asks for JSON');
+    expect(bad.body.detail).toBe(
+      'LLM provider error: 200 the reply is not valid JSON although the agent asks for JSON',
+    );
   });
 });
 
@@ -156,7 +192,11 @@ describe('request validation', () => {
     ['session_id missing', { agent_id: '1', message: 'm' }, 'body.session_id'],
     ['message missing', { agent_id: '1', session_id: 's' }, 'body.message'],
     ['message not a string', { agent_id: '1', session_id: 's', message: 5 }, 'body.message'],
-    ['variables not an object', { agent_id: '1', session_id: 's', message: 'm', system_prompt_variables: 'x' }, 'body.system_prompt_variables'],
+    [
+      'variables not an object',
+      { agent_id: '1', session_id: 's', message: 'm', system_prompt_variables: 'x' },
+      'body.system_prompt_variables',
+    ],
     ['agent_id an object', { agent_id: { a: 1 }, session_id: 's', message: 'm' }, 'body.agent_id'],
   ];
   it.each(cases)('%s → 422 naming the field', async (_n, body, loc) => {

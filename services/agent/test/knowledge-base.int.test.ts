@@ -1,11 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
+
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { createOutboundClient, type OutboundClient } from '@platform/outbound';
 import { createSecretBox } from '@platform/secrets';
-import { captureLogger, createTestDatabases, openAiTextReply, startResponderLlm, type ResponderLlm, type TestDatabases } from '@platform/testing';
+import {
+  captureLogger,
+  createTestDatabases,
+  openAiTextReply,
+  startResponderLlm,
+  type ResponderLlm,
+  type TestDatabases,
+} from '@platform/testing';
+
 import { ALICE, BOB, INTERNAL_SECRET, startGraphStack, type GraphStack } from '../../graph/test/helpers';
 import { startTestSite, type TestSite } from '../../graph/test/site';
 import { createApp } from '../src/app';
@@ -34,7 +43,10 @@ beforeAll(async () => {
   s = await startTestSite({ hugeBytes: 1024 });
   g = await startGraphStack({ allowHosts: `127.0.0.1:${s.site.port}` });
   ragId = await g.createRag(g.alice);
-  await request(g.app).post(`/v4/knowledge_graph/website/?rag_id=${ragId}`).set('x-api-key', g.alice).send({ urls: [`${s.site.url}/`], max_crawl_pages: 20, max_crawl_depth: 2 });
+  await request(g.app)
+    .post(`/v4/knowledge_graph/website/?rag_id=${ragId}`)
+    .set('x-api-key', g.alice)
+    .send({ urls: [`${s.site.url}/`], max_crawl_pages: 20, max_crawl_depth: 2 });
   llm = await startResponderLlm('openai', answerFromPrompt);
   dbs = await createTestDatabases('agentkb');
   const ragHost = new URL(g.ragUrl).host;
@@ -65,17 +77,30 @@ async function agentWith(key: string, config: Record<string, unknown>): Promise<
   const cred = await request(agent)
     .post('/v3/providers/credentials')
     .set('x-api-key', key)
-    .send({ name: 'llm', provider_id: 'openai', credentials: { api_key: 'sk-proj-KnowledgeBaseTest0123', base_url: llm.baseUrl } });
+    .send({
+      name: 'llm',
+      provider_id: 'openai',
+      credentials: { api_key: 'sk-proj-KnowledgeBaseTest0123', base_url: llm.baseUrl },
+    });
   const res = await request(agent)
     .post('/v3/agents/')
     .set('x-api-key', key)
-    .send(agentBody({ system_prompt: 'You answer questions about Zylotech.', llm_credential_id: cred.body.credential_id, features: [{ type: 'KNOWLEDGE_BASE', config, priority: 0 }] }));
+    .send(
+      agentBody({
+        system_prompt: 'You answer questions about Zylotech.',
+        llm_credential_id: cred.body.credential_id,
+        features: [{ type: 'KNOWLEDGE_BASE', config, priority: 0 }],
+      }),
+    );
   if (res.status >= 300) throw new Error(`agent not created: ${res.status} ${res.text}`);
   return String(res.body.id ?? res.body.agent_id);
 }
 
 const chat = (key: string, agentId: string, message: string) =>
-  request(agent).post('/v3/inference/chat/').set('x-api-key', key).send({ agent_id: agentId, session_id: 'kb', message });
+  request(agent)
+    .post('/v3/inference/chat/')
+    .set('x-api-key', key)
+    .send({ agent_id: agentId, session_id: 'kb', message });
 const lastSystemPrompt = () => {
   const bodies = llm.bodies();
   const messages = bodies[bodies.length - 1]!.messages as { role: string; content: string }[];
@@ -123,7 +148,14 @@ describe('KNOWLEDGE_BASE feature', () => {
   });
 
   it('formats facts with their sources', () => {
-    const text = knowledgeSection({ results: [{ text: 'A  b\nc', url: 'https://x/a', title: 't', score: 1 }], facts: [{ source: 'Ada', relation: 'FOUNDED', target: 'Zylotech', urls: ['https://x/a'] }] });
-    expect(text.split('\n').slice(1)).toEqual(['[1] A b c (source: https://x/a)', 'Facts:', '- Ada founded Zylotech (source: https://x/a)']);
+    const text = knowledgeSection({
+      results: [{ text: 'A  b\nc', url: 'https://x/a', title: 't', score: 1 }],
+      facts: [{ source: 'Ada', relation: 'FOUNDED', target: 'Zylotech', urls: ['https://x/a'] }],
+    });
+    expect(text.split('\n').slice(1)).toEqual([
+      '[1] A b c (source: https://x/a)',
+      'Facts:',
+      '- Ada founded Zylotech (source: https://x/a)',
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import { connectMongo, ensureLookupIndexes, mongoose, readCostOf, type Connection } from '@platform/db';
 import { testInfra, uniqueName } from '@platform/testing';
+
 import { chatMessageModel } from '../src/inference/memory.model';
 import { createMemoryRepository } from '../src/inference/memory.repository';
 
@@ -36,7 +37,18 @@ async function seedOtherSessions(n: number, from: number): Promise<void> {
 
 it('reads no more rows for a session as its owner’s other sessions grow', async () => {
   const memory = createMemoryRepository(conn);
-  const turn = { agentId: 7, sessionId: 'mine', message: 'hi', reply: 'hello', startedAt: new Date(), finishedAt: new Date(), usage: null, providerId: 'openai', model: 'm', toolCalls: [] };
+  const turn = {
+    agentId: 7,
+    sessionId: 'mine',
+    message: 'hi',
+    reply: 'hello',
+    startedAt: new Date(),
+    finishedAt: new Date(),
+    usage: null,
+    providerId: 'openai',
+    model: 'm',
+    toolCalls: [],
+  };
   await memory.appendTurn(owner, turn as never);
   const filters = [
     { user_id: owner.user_id, org_id: owner.org_id, agent_id: 7, session_id: 'mine' },

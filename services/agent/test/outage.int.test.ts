@@ -1,5 +1,7 @@
 import request from 'supertest';
+
 import { openAiTextReply, privateFerretDb, startLocalServer, type PrivateFerretDb } from '@platform/testing';
+
 import { agentBody, startAgentApp, type AgentTestApp } from './helpers';
 
 // This file runs on a FerretDB process of its own, so stopping it disturbs no other test file.
@@ -66,9 +68,19 @@ it('the database going away while the model answers does not turn a paid answer 
   const a = await startAgentApp({ mongoUri: db.uri, allowHosts: `127.0.0.1:${llm.port}` });
   try {
     const owner = await a.dbs.mintKey({ user_id: 'carol', org_id: 'acme' });
-    const cred = await request(a.app).post('/v3/providers/credentials').set('x-api-key', owner).send({ name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-test', base_url: `${llm.url}/v1` } });
-    const agent = await request(a.app).post('/v3/agents/').set('x-api-key', owner).send(agentBody({ llm_credential_id: cred.body.credential_id }));
-    const chat = request(a.app).post('/v3/inference/chat/').set('x-api-key', owner).send({ agent_id: String(agent.body.id), session_id: 's1', message: 'hi' }).then((r) => r);
+    const cred = await request(a.app)
+      .post('/v3/providers/credentials')
+      .set('x-api-key', owner)
+      .send({ name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-test', base_url: `${llm.url}/v1` } });
+    const agent = await request(a.app)
+      .post('/v3/agents/')
+      .set('x-api-key', owner)
+      .send(agentBody({ llm_credential_id: cred.body.credential_id }));
+    const chat = request(a.app)
+      .post('/v3/inference/chat/')
+      .set('x-api-key', owner)
+      .send({ agent_id: String(agent.body.id), session_id: 's1', message: 'hi' })
+      .then((r) => r);
     await wasAsked;
     await db.stop();
     release();

@@ -21,18 +21,32 @@ export function openApi30(baseUrl: string) {
             { ...queryParams[0], schema: { type: 'integer', minimum: 1, maximum: 100 } },
             { ...queryParams[1], schema: { type: 'string' } },
           ],
-          responses: { '200': { description: 'Pets', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Pet' } } } } } },
+          responses: {
+            '200': {
+              description: 'Pets',
+              content: {
+                'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Pet' } } },
+              },
+            },
+          },
         },
         post: {
           operationId: 'createPet',
           summary: 'Create a pet',
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } },
+          },
           responses: { '201': { description: 'Created' } },
         },
       },
       '/pets/{petId}': {
         parameters: [{ ...pathParam, schema: { type: 'integer' } }],
-        get: { operationId: 'getPet', summary: 'Get one pet', responses: { '200': { description: 'A pet' }, '404': { description: 'Not found' } } },
+        get: {
+          operationId: 'getPet',
+          summary: 'Get one pet',
+          responses: { '200': { description: 'A pet' }, '404': { description: 'Not found' } },
+        },
         delete: { summary: 'Delete a pet', responses: { '204': { description: 'Deleted' } } },
       },
       '/hang': { get: { operationId: 'hang', responses: { '200': { description: 'Never' } } } },
@@ -46,8 +60,14 @@ export function openApi30(baseUrl: string) {
     },
     components: {
       schemas: {
-        NewPet: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, tag: { type: 'string', nullable: true } } },
-        Pet: { allOf: [{ $ref: '#/components/schemas/NewPet' }, { type: 'object', properties: { id: { type: 'integer' } } }] },
+        NewPet: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: { type: 'string', minLength: 1 }, tag: { type: 'string', nullable: true } },
+        },
+        Pet: {
+          allOf: [{ $ref: '#/components/schemas/NewPet' }, { type: 'object', properties: { id: { type: 'integer' } } }],
+        },
       },
     },
   };
@@ -58,7 +78,12 @@ export function openApi31(baseUrl: string) {
   return {
     openapi: '3.1.0',
     info: { title: 'Pet store', version: '1.0.0' },
-    servers: [{ url: '{scheme}://{host}', variables: { scheme: { default: baseUrl.split('://')[0] }, host: { default: baseUrl.split('://')[1] } } }],
+    servers: [
+      {
+        url: '{scheme}://{host}',
+        variables: { scheme: { default: baseUrl.split('://')[0] }, host: { default: baseUrl.split('://')[1] } },
+      },
+    ],
     paths: {
       '/pets': {
         get: {
@@ -72,16 +97,31 @@ export function openApi31(baseUrl: string) {
         },
         post: {
           operationId: 'createPet',
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet', description: 'The new pet' } } } },
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/NewPet', description: 'The new pet' } },
+            },
+          },
           responses: { '201': { description: 'Created' } },
         },
       },
       '/pets/{petId}': {
-        get: { operationId: 'getPet', parameters: [{ ...pathParam, schema: { type: 'integer' } }], responses: { '200': { description: 'A pet' } } },
+        get: {
+          operationId: 'getPet',
+          parameters: [{ ...pathParam, schema: { type: 'integer' } }],
+          responses: { '200': { description: 'A pet' } },
+        },
       },
     },
     components: {
-      schemas: { NewPet: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, tag: { type: ['string', 'null'] } } } },
+      schemas: {
+        NewPet: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: { type: 'string' }, tag: { type: ['string', 'null'] } },
+        },
+      },
     },
   };
 }
@@ -104,7 +144,9 @@ export function swagger20(baseUrl: string) {
             { ...queryParams[0], type: 'integer', minimum: 1 },
             { ...queryParams[1], type: 'string' },
           ],
-          responses: { '200': { description: 'Pets', schema: { type: 'array', items: { $ref: '#/definitions/Pet' } } } },
+          responses: {
+            '200': { description: 'Pets', schema: { type: 'array', items: { $ref: '#/definitions/Pet' } } },
+          },
         },
         post: {
           operationId: 'createPet',
@@ -114,12 +156,19 @@ export function swagger20(baseUrl: string) {
         },
       },
       '/pets/{petId}': {
-        get: { operationId: 'getPet', parameters: [{ ...pathParam, type: 'integer' }], responses: { '200': { description: 'A pet' } } },
+        get: {
+          operationId: 'getPet',
+          parameters: [{ ...pathParam, type: 'integer' }],
+          responses: { '200': { description: 'A pet' } },
+        },
       },
     },
     definitions: {
       NewPet: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, tag: { type: 'string' } } },
-      Pet: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' }, tag: { type: 'string' } } },
+      Pet: {
+        type: 'object',
+        properties: { id: { type: 'integer' }, name: { type: 'string' }, tag: { type: 'string' } },
+      },
     },
   };
 }

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startAgentApp, type AgentTestApp } from './helpers';
 
 const TTL_MS = 1_500;

@@ -1,12 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
+
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { connectMongo, pingMongo, syncIndexes, type Connection, type mongoose } from '@platform/db';
 import { createOutboundClient, type OutboundClient } from '@platform/outbound';
 import { openRedisChangeBus, producerConnection, type ChangeBus, type IORedis } from '@platform/queue';
 import { createSecretBox } from '@platform/secrets';
-import { captureLogger, createTestDatabases, startFakeLlm, testInfra, uniqueName, type FakeLlm, type TestDatabases } from '@platform/testing';
+import {
+  captureLogger,
+  createTestDatabases,
+  startFakeLlm,
+  testInfra,
+  uniqueName,
+  type FakeLlm,
+  type TestDatabases,
+} from '@platform/testing';
+
 import { createApp } from '../src/app';
 import { agentBody } from './helpers';
 import { OPENAI_KEY } from './inference-fixture';
@@ -75,7 +85,10 @@ afterAll(async () => {
   await dbs.cleanup();
 });
 
-async function newAgent(app: Express, over: Record<string, unknown> = {}): Promise<{ agent: string; credential: string }> {
+async function newAgent(
+  app: Express,
+  over: Record<string, unknown> = {},
+): Promise<{ agent: string; credential: string }> {
   const cred = await request(app)
     .post('/v3/providers/credentials')
     .set('x-api-key', alice)
@@ -90,7 +103,10 @@ async function newAgent(app: Express, over: Record<string, unknown> = {}): Promi
 }
 
 const chat = (app: Express, agentId: string, key = alice) =>
-  request(app).post('/v3/inference/chat/').set('x-api-key', key).send({ agent_id: agentId, session_id: 's', message: 'hi' });
+  request(app)
+    .post('/v3/inference/chat/')
+    .set('x-api-key', key)
+    .send({ agent_id: agentId, session_id: 's', message: 'hi' });
 
 /** Chats until `seen` holds for what the provider received (the change message travels through Redis). */
 async function eventually(app: Express, agentId: string, seen: () => boolean): Promise<void> {
@@ -114,7 +130,10 @@ it('an agent replaced in one replica is run as replaced by the other, which had 
   const { agent, credential } = await newAgent(a, { model: 'model-before' });
   expect((await chat(b, agent)).status).toBe(200); // b caches it
   expect(llm.bodies().at(-1)!.model).toBe('model-before');
-  const put = await request(a).put(`/v3/agents/${agent}`).set('x-api-key', alice).send(agentBody({ llm_credential_id: credential, features: [], model: 'model-after' }));
+  const put = await request(a)
+    .put(`/v3/agents/${agent}`)
+    .set('x-api-key', alice)
+    .send(agentBody({ llm_credential_id: credential, features: [], model: 'model-after' }));
   expect(put.status).toBe(200);
   await eventually(b, agent, () => llm.bodies().at(-1)!.model === 'model-after');
   expect(llm.bodies().at(-1)!.model).toBe('model-after');
@@ -125,7 +144,14 @@ it("a credential's rotated key reaches the provider from the other replica", asy
   expect((await chat(b, agent)).status).toBe(200);
   expect(llm.requests.at(-1)!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
   const rotated = 'sk-rotated-run-cache-0123456789';
-  expect((await request(a).put(`/v3/providers/credentials/${credential}`).set('x-api-key', alice).send({ credentials: { api_key: rotated } })).status).toBe(200);
+  expect(
+    (
+      await request(a)
+        .put(`/v3/providers/credentials/${credential}`)
+        .set('x-api-key', alice)
+        .send({ credentials: { api_key: rotated } })
+    ).status,
+  ).toBe(200);
   await eventually(b, agent, () => llm.requests.at(-1)!.headers.authorization === `Bearer ${rotated}`);
   expect(llm.requests.at(-1)!.headers.authorization).toBe(`Bearer ${rotated}`);
 });
@@ -140,7 +166,9 @@ it('an agent or credential deleted in one replica is gone in the other', async (
 
   const second = await newAgent(a);
   expect((await chat(b, second.agent)).status).toBe(200);
-  expect((await request(a).delete(`/v3/providers/credentials/${second.credential}`).set('x-api-key', alice)).status).toBe(204);
+  expect(
+    (await request(a).delete(`/v3/providers/credentials/${second.credential}`).set('x-api-key', alice)).status,
+  ).toBe(204);
   res = await chat(b, second.agent);
   for (let i = 0; i < 20 && res.status !== 422; i++) res = await chat(b, second.agent);
   expect(res.status).toBe(422);
@@ -158,7 +186,10 @@ it('without change messages, a replica sees an edit once its cached copy is olde
   const lonely = replica(300); // its own in-process bus: nobody else's edits reach it
   const { agent, credential } = await newAgent(a, { model: 'model-before' });
   expect((await chat(lonely, agent)).status).toBe(200);
-  const put = await request(a).put(`/v3/agents/${agent}`).set('x-api-key', alice).send(agentBody({ llm_credential_id: credential, features: [], model: 'model-after' }));
+  const put = await request(a)
+    .put(`/v3/agents/${agent}`)
+    .set('x-api-key', alice)
+    .send(agentBody({ llm_credential_id: credential, features: [], model: 'model-after' }));
   expect(put.status).toBe(200);
   await new Promise((r) => setTimeout(r, 350));
   expect((await chat(lonely, agent)).status).toBe(200);

@@ -20,7 +20,12 @@ export interface OpenStream {
 }
 
 /** POSTs to /v3/inference/stream/ of a listening app and reads the answer event by event, as it arrives. */
-export function openStream(port: number, apiKey: string | null, body: unknown, path = '/v3/inference/stream/'): Promise<OpenStream> {
+export function openStream(
+  port: number,
+  apiKey: string | null,
+  body: unknown,
+  path = '/v3/inference/stream/',
+): Promise<OpenStream> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'text/event-stream' };
     if (apiKey) headers['x-api-key'] = apiKey;
@@ -49,7 +54,10 @@ export function openStream(port: number, apiKey: string | null, body: unknown, p
         buffer = buffer.slice(at + 2);
         const lines = block.split('\n');
         const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
-        const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        const data = lines
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .join('\n');
         return { event, data };
       };
       async function next(): Promise<ClientEvent | null> {
@@ -82,4 +90,5 @@ export function openStream(port: number, apiKey: string | null, body: unknown, p
 }
 
 /** The text of a content event. */
-export const contentOf = (e: ClientEvent | null): string => (JSON.parse(e?.data ?? 'null') as { content: string }).content;
+export const contentOf = (e: ClientEvent | null): string =>
+  (JSON.parse(e?.data ?? 'null') as { content: string }).content;

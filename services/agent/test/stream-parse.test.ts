@@ -15,7 +15,11 @@ describe('sseEvents', () => {
   it('reassembles events split anywhere, with CRLF, comments, named events and multi-line data', async () => {
     const euro = Buffer.from('€', 'utf8');
     const body = (async function* () {
-      yield* chunks(': keep-alive\r\n\r\nda', 'ta: {"a":', '1}\r\n\r\nevent: error\ndata: line one\ndata: line two\n\n');
+      yield* chunks(
+        ': keep-alive\r\n\r\nda',
+        'ta: {"a":',
+        '1}\r\n\r\nevent: error\ndata: line one\ndata: line two\n\n',
+      );
       yield Buffer.concat([Buffer.from('data: '), euro.subarray(0, 1)]);
       yield Buffer.concat([euro.subarray(1), Buffer.from('\n\n')]);
       yield Buffer.from('data: last');
@@ -43,14 +47,38 @@ describe('provider stream pieces', () => {
   });
 
   it('Anthropic: message_start usage, text deltas, tool_use blocks, message_delta tokens, errors and message_stop', () => {
-    expect(anthropicPiece('message_start', '{"type":"message_start","message":{"usage":{"input_tokens":10,"cache_read_input_tokens":2,"output_tokens":1}}}')).toEqual({
+    expect(
+      anthropicPiece(
+        'message_start',
+        '{"type":"message_start","message":{"usage":{"input_tokens":10,"cache_read_input_tokens":2,"output_tokens":1}}}',
+      ),
+    ).toEqual({
       usage: { prompt_tokens: 12, completion_tokens: 1, total_tokens: 13 },
     });
-    expect(anthropicPiece('content_block_delta', '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}')).toEqual({ text: 'Hi' });
-    expect(anthropicPiece('content_block_delta', '{"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"{"}}')).toEqual({});
-    expect(anthropicPiece('content_block_start', '{"type":"content_block_start","content_block":{"type":"tool_use","id":"t"}}')).toEqual({ toolCall: true });
-    expect(anthropicPiece('message_delta', '{"type":"message_delta","usage":{"output_tokens":7}}')).toEqual({ outputTokens: 7 });
-    expect(anthropicPiece('error', '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}')).toEqual({ error: 'Overloaded' });
+    expect(
+      anthropicPiece(
+        'content_block_delta',
+        '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}',
+      ),
+    ).toEqual({ text: 'Hi' });
+    expect(
+      anthropicPiece(
+        'content_block_delta',
+        '{"type":"content_block_delta","delta":{"type":"input_json_delta","partial_json":"{"}}',
+      ),
+    ).toEqual({});
+    expect(
+      anthropicPiece(
+        'content_block_start',
+        '{"type":"content_block_start","content_block":{"type":"tool_use","id":"t"}}',
+      ),
+    ).toEqual({ toolCall: true });
+    expect(anthropicPiece('message_delta', '{"type":"message_delta","usage":{"output_tokens":7}}')).toEqual({
+      outputTokens: 7,
+    });
+    expect(
+      anthropicPiece('error', '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
+    ).toEqual({ error: 'Overloaded' });
     expect(anthropicPiece('message_stop', '{"type":"message_stop"}')).toEqual({ done: true });
     expect(anthropicPiece('ping', '{"type":"ping"}')).toEqual({});
   });

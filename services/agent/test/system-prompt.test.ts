@@ -26,11 +26,15 @@ describe('composeSystemPrompt', () => {
   });
 
   it('leaves out empty, blank, null and missing fields', () => {
-    expect(composeSystemPrompt({ agent_role: '', agent_goal: ' \n', agent_instructions: null, agent_output: 'JSON.' })).toBe('Expected output:\nJSON.');
+    expect(
+      composeSystemPrompt({ agent_role: '', agent_goal: ' \n', agent_instructions: null, agent_output: 'JSON.' }),
+    ).toBe('Expected output:\nJSON.');
   });
 
   it('a non-empty system_prompt is the whole message; a blank one is ignored', () => {
-    expect(composeSystemPrompt({ ...fields, system_prompt: 'You are {{company}}.' }, { company: 'Acme' })).toBe('You are Acme.');
+    expect(composeSystemPrompt({ ...fields, system_prompt: 'You are {{company}}.' }, { company: 'Acme' })).toBe(
+      'You are Acme.',
+    );
     expect(composeSystemPrompt({ agent_goal: 'Close tickets.', system_prompt: '   ' })).toBe('Goal:\nClose tickets.');
   });
 
@@ -40,7 +44,9 @@ describe('composeSystemPrompt', () => {
   });
 
   it('a value that looks like a placeholder is not expanded again, and labels are not placeholders', () => {
-    expect(composeSystemPrompt({ agent_role: '{{a}}', agent_goal: '{{b}}' }, { a: '{{b}}', b: 'B' })).toBe('Role:\n{{b}}\n\nGoal:\nB');
+    expect(composeSystemPrompt({ agent_role: '{{a}}', agent_goal: '{{b}}' }, { a: '{{b}}', b: 'B' })).toBe(
+      'Role:\n{{b}}\n\nGoal:\nB',
+    );
   });
 });
 
@@ -53,7 +59,13 @@ describe('toVariableMap', () => {
   });
 
   it('turns a list of {name, value} / {key, value} items into a map; the last of a repeated name wins', () => {
-    expect(toVariableMap([{ name: 'a', value: 1 }, { key: 'b', value: null }, { name: 'a', value: 2 }])).toEqual({ a: 2, b: null });
+    expect(
+      toVariableMap([
+        { name: 'a', value: 1 },
+        { key: 'b', value: null },
+        { name: 'a', value: 2 },
+      ]),
+    ).toEqual({ a: 2, b: null });
   });
 
   it('an item without a value is no variable, so its placeholder stays as written', () => {
@@ -63,7 +75,10 @@ describe('toVariableMap', () => {
   });
 
   it('a variable named __proto__ stays a variable', () => {
-    const map = toVariableMap([{ name: '__proto__', value: 'p' }, { name: 'x', value: 'y' }]);
+    const map = toVariableMap([
+      { name: '__proto__', value: 'p' },
+      { name: 'x', value: 'y' },
+    ]);
     expect(Object.keys(map ?? {})).toEqual(['__proto__', 'x']);
     expect(Object.getPrototypeOf(map)).toBeNull();
     expect(composeSystemPrompt({ agent_role: '{{x}}{{toString}}' }, map)).toBe('Role:\ny{{toString}}');

@@ -1,8 +1,9 @@
 /** Contract §7 for tools: /v3/tools/all/user, bulk delete, the provider catalog, tool_set_name as sent. */
 import request from 'supertest';
+
 import { startAgentApp, type AgentTestApp } from './helpers';
-import { openApi30 } from './pet-store-docs';
 import { expectKeyRequired } from './key-checks';
+import { openApi30 } from './pet-store-docs';
 
 let t: AgentTestApp;
 let alice: string;
@@ -19,9 +20,16 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const get = (key: string, path: string) => request(t.app).get(path).set('x-api-key', key);
-const bulkDelete = (key: string, body: unknown) => request(t.app).post('/v3/tools/bulk-delete').set('x-api-key', key).send(body as object);
+const bulkDelete = (key: string, body: unknown) =>
+  request(t.app)
+    .post('/v3/tools/bulk-delete')
+    .set('x-api-key', key)
+    .send(body as object);
 async function toolSet(key: string, set: string): Promise<string[]> {
-  const res = await request(t.app).post('/v3/tools/').set('x-api-key', key).send({ tool_set_name: set, openapi_schema: openApi30(API) });
+  const res = await request(t.app)
+    .post('/v3/tools/')
+    .set('x-api-key', key)
+    .send({ tool_set_name: set, openapi_schema: openApi30(API) });
   expect(res.status).toBe(201);
   return res.body.tool_ids as string[];
 }
@@ -36,14 +44,19 @@ describe('GET /v3/tools/all/user', () => {
     expect(all.body).toEqual((await get(owner, '/v3/tools/')).body);
     expect(all.body.total).toBe(tools.length);
     expect(new Set(ids(all.body))).toEqual(new Set(tools));
-    for (const item of all.body.tools) expect(item).toMatchObject({ tool_set_name: 'pet_store_2', name: 'openapi-pet_store_2', enabled: true });
+    for (const item of all.body.tools)
+      expect(item).toMatchObject({ tool_set_name: 'pet_store_2', name: 'openapi-pet_store_2', enabled: true });
     expect((await get(owner, `/v3/tools/openapi/${tools[0]}`)).body.tool_set_name).toBe('pet_store_2');
-    expect((await get(owner, '/v3/tools/all/user?limit=1&skip=1')).body).toMatchObject({ total: tools.length, tools: [expect.any(Object)] });
+    expect((await get(owner, '/v3/tools/all/user?limit=1&skip=1')).body).toMatchObject({
+      total: tools.length,
+      tools: [expect.any(Object)],
+    });
   });
 
   it('another owner sees an empty list; a bad page → 422', async () => {
     await toolSet(alice, 'alice_only');
-    for (const key of [bob, aliceElsewhere]) expect((await get(key, '/v3/tools/all/user')).body).toEqual({ tools: [], total: 0 });
+    for (const key of [bob, aliceElsewhere])
+      expect((await get(key, '/v3/tools/all/user')).body).toEqual({ tools: [], total: 0 });
     const res = await get(alice, '/v3/tools/all/user?limit=101');
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(['query', 'limit']);
@@ -74,7 +87,8 @@ describe('GET /v3/providers/tools/all', () => {
 
   it('another owner sees an empty catalog; a bad page → 422', async () => {
     await toolSet(alice, 'catalog_alice');
-    for (const key of [bob, aliceElsewhere]) expect((await get(key, '/v3/providers/tools/all')).body).toEqual({ tools: [], total: 0 });
+    for (const key of [bob, aliceElsewhere])
+      expect((await get(key, '/v3/providers/tools/all')).body).toEqual({ tools: [], total: 0 });
     const res = await get(alice, '/v3/providers/tools/all?skip=x');
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(['query', 'skip']);
@@ -84,17 +98,40 @@ describe('GET /v3/providers/tools/all', () => {
 it('the public client’s attach flow: catalog lookup, then PUT of the agent with provider_id tools and their configs', async () => {
   const owner = await t.dbs.mintKey({ user_id: 'attacher', org_id: 'acme' });
   await toolSet(owner, 'pets');
-  const created = await request(t.app).post('/v3/agents/').set('x-api-key', owner).send({ name: 'Pet bot', provider_id: 'OpenAI', model: 'gpt-4o-mini' });
-  const catalog = (await get(owner, '/v3/providers/tools/all')).body.tools as { _id: string; provider_id: string; provider_source: string }[];
+  const created = await request(t.app)
+    .post('/v3/agents/')
+    .set('x-api-key', owner)
+    .send({ name: 'Pet bot', provider_id: 'OpenAI', model: 'gpt-4o-mini' });
+  const catalog = (await get(owner, '/v3/providers/tools/all')).body.tools as {
+    _id: string;
+    provider_id: string;
+    provider_source: string;
+  }[];
   const entry = catalog.find((x) => x._id === 'openapi-pets-getPet')!;
-  const toolConfigs = [{ tool_name: entry.provider_id, tool_source: entry.provider_source, action_names: [entry.provider_id.split('-').pop()], persist_auth: false }];
+  const toolConfigs = [
+    {
+      tool_name: entry.provider_id,
+      tool_source: entry.provider_source,
+      action_names: [entry.provider_id.split('-').pop()],
+      persist_auth: false,
+    },
+  ];
   const put = await request(t.app)
     .put(`/v3/agents/${created.body.agent_id}`)
     .set('x-api-key', owner)
-    .send({ name: 'Pet bot', provider_id: 'OpenAI', model: 'gpt-4o-mini', tools: [entry.provider_id], tool_configs: toolConfigs });
+    .send({
+      name: 'Pet bot',
+      provider_id: 'OpenAI',
+      model: 'gpt-4o-mini',
+      tools: [entry.provider_id],
+      tool_configs: toolConfigs,
+    });
   expect(put.status).toBe(200);
   const agent = (await request(t.app).get(`/v3/agents/${created.body.agent_id}`).set('x-api-key', owner)).body;
-  expect(agent).toMatchObject({ tools: ['openapi-pets-getPet'], tool_configs: [{ tool_name: 'openapi-pets-getPet', tool_source: 'openapi', action_names: ['getPet'] }] });
+  expect(agent).toMatchObject({
+    tools: ['openapi-pets-getPet'],
+    tool_configs: [{ tool_name: 'openapi-pets-getPet', tool_source: 'openapi', action_names: ['getPet'] }],
+  });
 });
 
 describe('POST /v3/tools/bulk-delete', () => {
@@ -110,7 +147,8 @@ describe('POST /v3/tools/bulk-delete', () => {
 
   it('another owner’s tools are not_found and stay', async () => {
     const [a] = await toolSet(alice, 'bulk_two');
-    for (const key of [bob, aliceElsewhere]) expect((await bulkDelete(key, { tool_ids: [a] })).body).toEqual({ deleted: 0, not_found: [a] });
+    for (const key of [bob, aliceElsewhere])
+      expect((await bulkDelete(key, { tool_ids: [a] })).body).toEqual({ deleted: 0, not_found: [a] });
     await get(alice, `/v3/tools/${a}`).expect(200);
   });
 
@@ -139,7 +177,15 @@ describe('auth', () => {
   const calls: [string, () => request.Test][] = [
     ['GET /v3/tools/all/user', () => request(t.app).get('/v3/tools/all/user')],
     ['GET /v3/providers/tools/all', () => request(t.app).get('/v3/providers/tools/all')],
-    ['POST /v3/tools/bulk-delete', () => request(t.app).post('/v3/tools/bulk-delete').send({ tool_ids: ['x'] })],
+    [
+      'POST /v3/tools/bulk-delete',
+      () =>
+        request(t.app)
+          .post('/v3/tools/bulk-delete')
+          .send({ tool_ids: ['x'] }),
+    ],
   ];
-  it.each(calls)('%s without a key → 403 API key missing; with an unknown key → 403 Invalid Permission', (_n, call) => expectKeyRequired(call));
+  it.each(calls)('%s without a key → 403 API key missing; with an unknown key → 403 Invalid Permission', (_n, call) =>
+    expectKeyRequired(call),
+  );
 });

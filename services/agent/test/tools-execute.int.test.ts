@@ -1,5 +1,7 @@
 import request from 'supertest';
+
 import { startLocalServer, startPetStore, type LocalServer, type PetStore } from '@platform/testing';
+
 import { MAX_TOOL_RESPONSE_BYTES } from '../src/tools/tool-executor';
 import { startAgentApp, type AgentTestApp } from './helpers';
 import { openApi30, openApi31, swagger20 } from './pet-store-docs';
@@ -19,11 +21,20 @@ beforeAll(async () => {
   forbidden = await startLocalServer((_req, res) => res.writeHead(200).end('internal secrets'));
   t = await startAgentApp({ allowHosts: `127.0.0.1:${store.port}`, toolTimeoutMs: TOOL_TIMEOUT_MS });
   alice = await t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
-  for (const [set, doc] of [['v30', openApi30], ['v31', openApi31], ['v20', swagger20]] as const) {
+  for (const [set, doc] of [
+    ['v30', openApi30],
+    ['v31', openApi31],
+    ['v20', swagger20],
+  ] as const) {
     const res = await request(t.app)
       .post('/v3/tools/')
       .set('x-api-key', alice)
-      .send({ tool_set_name: set, openapi_schema: doc(store.url), default_headers: { Authorization: 'Bearer pet-token' }, default_body_params: { tag: 'default-tag' } });
+      .send({
+        tool_set_name: set,
+        openapi_schema: doc(store.url),
+        default_headers: { Authorization: 'Bearer pet-token' },
+        default_body_params: { tag: 'default-tag' },
+      });
     if (res.status !== 201) throw new Error(`import failed: ${res.status} ${res.text}`);
   }
 });
@@ -41,7 +52,11 @@ describe.each(['v30', 'v31', 'v20'])('execute (%s)', (set) => {
   it('GET with a path value and a query string → {status_code, headers, data}', async () => {
     const res = await execute(`openapi-${set}-getPet`, '/pets/2', 'GET');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status_code: 200, headers: expect.objectContaining({ 'x-pet-store': '1' }), data: { id: 2, name: 'Tom', tag: 'cat' } });
+    expect(res.body).toEqual({
+      status_code: 200,
+      headers: expect.objectContaining({ 'x-pet-store': '1' }),
+      data: { id: 2, name: 'Tom', tag: 'cat' },
+    });
     const list = await execute(`openapi-${set}-listPets`, '/pets?tag=dog&limit=1', 'get');
     expect(list.body.data).toEqual([{ id: 1, name: 'Rex', tag: 'dog' }]);
     expect(store.requests.at(-1)!.url).toBe('/pets?tag=dog&limit=1');
@@ -121,8 +136,14 @@ describe('execute: failures and limits', () => {
   });
 
   it('endpoint_defaults.base_url wins over the document’s server', async () => {
-    await request(t.app).post('/v3/tools/').set('x-api-key', alice)
-      .send({ tool_set_name: 'rebased', openapi_schema: openApi30('http://api.example.invalid'), endpoint_defaults: { base_url: store.url } })
+    await request(t.app)
+      .post('/v3/tools/')
+      .set('x-api-key', alice)
+      .send({
+        tool_set_name: 'rebased',
+        openapi_schema: openApi30('http://api.example.invalid'),
+        endpoint_defaults: { base_url: store.url },
+      })
       .expect(201);
     const res = await execute('openapi-rebased-getPet', '/pets/3', 'GET');
     expect(res.body).toMatchObject({ status_code: 200, data: { name: 'Fido' } });
@@ -130,7 +151,11 @@ describe('execute: failures and limits', () => {
 
   it('a document with a relative server and no base_url → 422 naming endpoint_defaults.base_url', async () => {
     const doc = { ...openApi30(store.url), servers: [{ url: '/api' }] };
-    await request(t.app).post('/v3/tools/').set('x-api-key', alice).send({ tool_set_name: 'relative', openapi_schema: doc }).expect(201);
+    await request(t.app)
+      .post('/v3/tools/')
+      .set('x-api-key', alice)
+      .send({ tool_set_name: 'relative', openapi_schema: doc })
+      .expect(201);
     const res = await execute('openapi-relative-getPet', '/pets/1', 'GET');
     expect(res.status).toBe(422);
     expect(res.body.detail[0]).toMatchObject({ type: 'base_url_missing' });
@@ -142,7 +167,10 @@ describe('execute: failures and limits', () => {
     ['a path without a leading slash', { path: 'pets', method: 'GET' }, ['query', 'path']],
     ['an unknown method', { path: '/pets', method: 'TRACE' }, ['query', 'method']],
   ])('answers 422 for %s', async (_label, query, loc) => {
-    const res = await request(t.app).post('/v3/tools/openapi/openapi-v30-listPets/execute').query(query).set('x-api-key', alice);
+    const res = await request(t.app)
+      .post('/v3/tools/openapi/openapi-v30-listPets/execute')
+      .query(query)
+      .set('x-api-key', alice);
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(loc);
   });

@@ -1,8 +1,10 @@
 import { Router, type Express } from 'express';
+
 import { createHttpApp } from '@platform/http';
 import type { Logger } from '@platform/logger';
-import { createProxy, type ProxyDeps } from './proxy';
+
 import { openapi } from './openapi';
+import { createProxy, type ProxyDeps } from './proxy';
 
 export interface AppDeps {
   logger: Logger;

@@ -1,4 +1,5 @@
-import { Joi, commonEnv, type CommonConfig } from '@platform/config';
+import { commonEnv, Joi, type CommonConfig } from '@platform/config';
+
 import { ROUTE_TABLE, type ServiceName } from './routes';
 
 const url = (service: string) =>
@@ -17,7 +18,9 @@ export const configSchema = Joi.object<GatewayConfig>({
     .min(1000)
     .max(900_000)
     .default(300_000)
-    .description('How long an upstream connection may stay silent (no bytes either way) before the request fails with 504.'),
+    .description(
+      'How long an upstream connection may stay silent (no bytes either way) before the request fails with 504.',
+    ),
   ...Object.fromEntries(ROUTE_TABLE.map((r) => [upstreamVariable(r.service), url(r.service)])),
   ...commonEnv,
 });

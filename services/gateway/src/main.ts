@@ -1,6 +1,7 @@
 import { loadConfigOrExit } from '@platform/config';
 import { listen, onShutdownSignal, startMain } from '@platform/http';
 import { createLogger } from '@platform/logger';
+
 import { createApp } from './app';
 import { configSchema, upstreamVariable, type GatewayConfig } from './config';
 import { ROUTE_TABLE } from './routes';

@@ -1,15 +1,28 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Router, type Request, type Response } from 'express';
+
 import type { Logger } from '@platform/logger';
+
 import { serviceFor, type ServiceName } from './routes';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection and are not forwarded. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-authenticate',
+]);
 
 function forwardHeaders(headers: IncomingHttpHeaders, req: Request): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
   out['x-request-id'] = String(req.res?.getHeader('x-request-id') ?? headers['x-request-id'] ?? '');
   out['x-forwarded-for'] = [headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
   out['x-forwarded-proto'] = req.protocol;
@@ -37,12 +50,17 @@ export function createProxy(deps: ProxyDeps): Router {
     if (!service || !base) return next();
     const target = new URL(req.originalUrl, base);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const upstream = send(target, { method: req.method, headers: forwardHeaders(req.headers, req), timeout: deps.timeoutMs }, (answer: IncomingMessage) => {
-      const headers: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-      res.writeHead(answer.statusCode ?? 502, headers);
-      answer.pipe(res);
-    });
+    const upstream = send(
+      target,
+      { method: req.method, headers: forwardHeaders(req.headers, req), timeout: deps.timeoutMs },
+      (answer: IncomingMessage) => {
+        const headers: Record<string, string | string[]> = {};
+        for (const [name, value] of Object.entries(answer.headers))
+          if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+        res.writeHead(answer.statusCode ?? 502, headers);
+        answer.pipe(res);
+      },
+    );
     upstream.on('timeout', () => upstream.destroy(Object.assign(new Error('upstream timeout'), { code: 'ETIMEDOUT' })));
     upstream.on('error', (err: NodeJS.ErrnoException) => {
       deps.logger.warn('upstream failed', { service, err: err.message });

@@ -1,8 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import request from 'supertest';
+
 import { listen, type RunningServer } from '@platform/http';
-import { captureLogger, createTestDatabases, freePort, startLocalServer, startServiceProcess, testInfra, type LocalServer, type ServiceProcess, type TestDatabases } from '@platform/testing';
+import {
+  captureLogger,
+  createTestDatabases,
+  freePort,
+  startLocalServer,
+  startServiceProcess,
+  testInfra,
+  type LocalServer,
+  type ServiceProcess,
+  type TestDatabases,
+} from '@platform/testing';
+
 import { createApp } from '../src/app';
 import { serviceFor } from '../src/routes';
 
@@ -17,7 +29,13 @@ beforeAll(async () => {
   dbs = await createTestDatabases('gateway');
   agent = await startServiceProcess({
     script: resolve(__dirname, '../../agent/dist/main.js'),
-    env: { MONGODB_URI: testInfra.mongoUri, MONGODB_DB: `${dbs.conn.name}_agent`, AUTH_DB: dbs.authDb, CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'), LOG_LEVEL: 'warn' },
+    env: {
+      MONGODB_URI: testInfra.mongoUri,
+      MONGODB_DB: `${dbs.conn.name}_agent`,
+      AUTH_DB: dbs.authDb,
+      CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'warn',
+    },
   });
   echo = await startLocalServer((req, res) => {
     if (req.url.startsWith('/schedules/stream')) {
@@ -33,7 +51,9 @@ beforeAll(async () => {
       }, 300);
       return;
     }
-    res.writeHead(207, { 'content-type': 'application/json', 'x-upstream': 'scheduler' }).end(JSON.stringify({ method: req.method, url: req.url, body: req.body, id: req.headers['x-request-id'] }));
+    res
+      .writeHead(207, { 'content-type': 'application/json', 'x-upstream': 'scheduler' })
+      .end(JSON.stringify({ method: req.method, url: req.url, body: req.body, id: req.headers['x-request-id'] }));
   });
   const captured = captureLogger('gateway');
   lines = captured.lines;
@@ -71,7 +91,10 @@ test('every prefix of contract §7 belongs to exactly one service', () => {
 
 test('a client with one base URL reaches the real agent service through it (key, body, status, answer)', async () => {
   const key = await dbs.mintKey({ user_id: 'u', org_id: 'o' });
-  const created = await request(base).post('/v3/agents/').set('x-api-key', key).send({ name: 'via gateway', system_prompt: 'hi' });
+  const created = await request(base)
+    .post('/v3/agents/')
+    .set('x-api-key', key)
+    .send({ name: 'via gateway', system_prompt: 'hi' });
   expect(created.status).toBe(201);
   const listed = await request(base).get('/v3/agents/').set('x-api-key', key);
   expect(listed.body.agents.map((a: { name: string }) => a.name)).toEqual(['via gateway']);
@@ -80,7 +103,11 @@ test('a client with one base URL reaches the real agent service through it (key,
 
 test('bytes, method, query, status and headers pass unchanged; the request id is the same on both sides', async () => {
   const raw = '{"b":1,  "a":"é"}';
-  const res = await request(base).patch('/schedules/x?y=1&z=%20').set('content-type', 'application/json').set('x-request-id', 'req-42').send(raw);
+  const res = await request(base)
+    .patch('/schedules/x?y=1&z=%20')
+    .set('content-type', 'application/json')
+    .set('x-request-id', 'req-42')
+    .send(raw);
   expect(res.status).toBe(207);
   expect(res.headers['x-upstream']).toBe('scheduler');
   expect(res.body).toEqual({ method: 'PATCH', url: '/schedules/x?y=1&z=%20', body: raw, id: 'req-42' });

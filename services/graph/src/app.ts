@@ -1,9 +1,11 @@
 import { Router, type Express } from 'express';
+
 import { withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+
 import { createBrowserRenderer, type BrowserRenderer } from './crawl/browser-renderer';
 import type { CrawlLimits } from './crawl/crawl.types';
 import { createCrawler } from './crawl/crawler';
@@ -73,17 +75,31 @@ export function createGraphParts(deps: AppDeps): GraphParts {
     rag: createRagClient({ outbound: deps.serviceOutbound, target: deps.rag, logger: deps.logger }),
     crawl: createCrawler({ outbound: deps.crawlOutbound, limits: deps.limits, browser }),
     models: createModels({
-      credentials: createCredentialClient({ outbound: deps.serviceOutbound, target: deps.agent ?? null, logger: deps.logger }),
+      credentials: createCredentialClient({
+        outbound: deps.serviceOutbound,
+        target: deps.agent ?? null,
+        logger: deps.logger,
+      }),
       outbound: deps.providerOutbound ?? deps.crawlOutbound,
       local: createLocalExtractor(),
       timeoutMs: deps.providerTimeoutMs ?? 30_000,
       logger: deps.logger,
     }),
-    indexes: createIndexCache({ revision: (id) => repo.revision(id), chunks: (id) => repo.chunks(id, true), maxGraphs: deps.indexCacheGraphs ?? 32 }),
+    indexes: createIndexCache({
+      revision: (id) => repo.revision(id),
+      chunks: (id) => repo.chunks(id, true),
+      maxGraphs: deps.indexCacheGraphs ?? 32,
+    }),
     clock,
     logger: deps.logger,
   });
-  const tasks = createTaskService({ repo: createTaskRepository(deps.db), graph, enqueue: (id) => deps.enqueue(id), clock, logger: deps.logger });
+  const tasks = createTaskService({
+    repo: createTaskRepository(deps.db),
+    graph,
+    enqueue: (id) => deps.enqueue(id),
+    clock,
+    logger: deps.logger,
+  });
   return {
     graph,
     tasks,

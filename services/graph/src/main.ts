@@ -1,8 +1,9 @@
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
-import { addWithin, createQueue, workerConnection, disconnectRedis } from '@platform/queue';
+import { addWithin, createQueue, disconnectRedis, workerConnection } from '@platform/queue';
 import { openInfra, runService, startMain } from '@platform/service';
+
 import { createApp, createGraphParts } from './app';
 import { configSchema, type GraphServiceConfig } from './config';
 import { CRAWL_QUEUE, startCrawlConsumer } from './tasks/crawl-consumer.unit';
@@ -17,9 +18,14 @@ async function main(): Promise<void> {
   const queue = createQueue<CrawlJob>(CRAWL_QUEUE, infra.redis!, {}, config.QUEUE_PREFIX);
   // The crawler and the LLM/embedding providers reach the operator's allow-list only; our own rag and agent services
   // (usually private) have a client of their own.
-  const crawlOutbound = createOutboundClient({ allowHosts: config.OUTBOUND_ALLOW_HOSTS, userAgent: config.CRAWL_USER_AGENT });
+  const crawlOutbound = createOutboundClient({
+    allowHosts: config.OUTBOUND_ALLOW_HOSTS,
+    userAgent: config.CRAWL_USER_AGENT,
+  });
   const providerOutbound = createOutboundClient({ allowHosts: config.OUTBOUND_ALLOW_HOSTS });
-  const serviceOutbound = createOutboundClient({ allowHosts: [new URL(config.RAG_URL).host, new URL(config.AGENT_URL).host].join(',') });
+  const serviceOutbound = createOutboundClient({
+    allowHosts: [new URL(config.RAG_URL).host, new URL(config.AGENT_URL).host].join(','),
+  });
   const deps = {
     logger,
     db: infra.db,
@@ -28,7 +34,11 @@ async function main(): Promise<void> {
     serviceOutbound,
     providerOutbound,
     providerTimeoutMs: config.PROVIDER_TIMEOUT_MS,
-    agent: { baseUrl: config.AGENT_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.AGENT_TIMEOUT_MS },
+    agent: {
+      baseUrl: config.AGENT_URL,
+      secret: config.INTERNAL_SERVICE_SECRET || null,
+      timeoutMs: config.AGENT_TIMEOUT_MS,
+    },
     rag: { baseUrl: config.RAG_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.RAG_TIMEOUT_MS },
     internalSecret: config.INTERNAL_SERVICE_SECRET || null,
     limits: {
@@ -56,7 +66,10 @@ async function main(): Promise<void> {
     infra,
     graceMs: config.SHUTDOWN_GRACE_MS,
     units: [
-      () => ({ name: 'outbound clients', stop: () => (crawlOutbound.close(), providerOutbound.close(), serviceOutbound.close()) }),
+      () => ({
+        name: 'outbound clients',
+        stop: () => (crawlOutbound.close(), providerOutbound.close(), serviceOutbound.close()),
+      }),
       () => ({ name: 'crawl queue', stop: () => queue.close() }),
       () => ({ name: 'browser', stop: () => parts.close() }),
       () => ({ name: 'consumer connection', stop: () => disconnectRedis(consumerConnection) }),

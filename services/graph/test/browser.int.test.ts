@@ -1,5 +1,7 @@
 import request from 'supertest';
+
 import { startLocalServer, type LocalServer } from '@platform/testing';
+
 import { startGraphStack, type GraphStack } from './helpers';
 import { startTestSite, type TestSite } from './site';
 
@@ -22,8 +24,12 @@ afterAll(async () => {
   await assets.close();
 });
 
-const train = (ragId: string, body: object) => request(g.app).post(`/v4/knowledge_graph/neo4j/website/?rag_id=${ragId}`).set('x-api-key', g.alice).send(body);
-const retrieve = (ragId: string, q: string) => request(g.app).get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=${encodeURIComponent(q)}`).set('x-api-key', g.alice);
+const train = (ragId: string, body: object) =>
+  request(g.app).post(`/v4/knowledge_graph/neo4j/website/?rag_id=${ragId}`).set('x-api-key', g.alice).send(body);
+const retrieve = (ragId: string, q: string) =>
+  request(g.app)
+    .get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=${encodeURIComponent(q)}`)
+    .set('x-api-key', g.alice);
 
 describe('crawler_type playwright:chromium', () => {
   it('trains the text a page writes with JavaScript, which the HTML crawler cannot see', async () => {
@@ -32,11 +38,20 @@ describe('crawler_type playwright:chromium', () => {
     expect((await retrieve(html, 'Moonlight lantern violet')).body.results).toEqual([]);
 
     const browser = await g.createRag(g.alice);
-    const res = await train(browser, { urls: [`${s.site.url}/js`], crawler_type: 'playwright:chromium', dynamic_content_wait_secs: 1 });
+    const res = await train(browser, {
+      urls: [`${s.site.url}/js`],
+      crawler_type: 'playwright:chromium',
+      dynamic_content_wait_secs: 1,
+    });
     expect(res.status).toBe(200);
     expect(res.body.pages_trained).toBe(1);
     const found = await retrieve(browser, 'Moonlight lantern violet');
-    expect(found.body.results[0]).toEqual(expect.objectContaining({ url: `${s.site.url}/js`, text: expect.stringContaining('The Moonlight lantern glows violet over Reykjavik') }));
+    expect(found.body.results[0]).toEqual(
+      expect.objectContaining({
+        url: `${s.site.url}/js`,
+        text: expect.stringContaining('The Moonlight lantern glows violet over Reykjavik'),
+      }),
+    );
   });
 
   it('routes every browser request through the guard: a script on a private address is never fetched', async () => {
@@ -51,7 +66,13 @@ describe('crawler_type playwright:chromium', () => {
 
   it('follows links from the rendered page on the same site, redirects to private addresses refused', async () => {
     const ragId = await g.createRag(g.alice);
-    const res = await train(ragId, { urls: [`${s.site.url}/products`], max_crawl_pages: 10, max_crawl_depth: 1, crawler_type: 'playwright:chromium', dynamic_content_wait_secs: 1 });
+    const res = await train(ragId, {
+      urls: [`${s.site.url}/products`],
+      max_crawl_pages: 10,
+      max_crawl_depth: 1,
+      crawler_type: 'playwright:chromium',
+      dynamic_content_wait_secs: 1,
+    });
     expect(res.status).toBe(200);
     // /products, / (its navigation link), /huge (under this test's cap) and /js; not the two redirects to private addresses.
     expect(res.body.pages_trained).toBe(4);

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startGraphStack, type GraphStack } from './helpers';
 import { startTestSite, type TestSite } from './site';
 
@@ -9,7 +10,10 @@ let g: GraphStack;
 beforeAll(async () => {
   s = await startTestSite({ hugeBytes: PAGE_CAP * 4 });
   // The site and the other site are allowed; the trap (a private address like any other) is not.
-  g = await startGraphStack({ allowHosts: `127.0.0.1:${s.site.port},127.0.0.1:${s.offsite.port}`, pageMaxBytes: PAGE_CAP });
+  g = await startGraphStack({
+    allowHosts: `127.0.0.1:${s.site.port},127.0.0.1:${s.offsite.port}`,
+    pageMaxBytes: PAGE_CAP,
+  });
 });
 afterAll(async () => {
   await g.close();
@@ -18,7 +22,8 @@ afterAll(async () => {
 
 const train = (key: string, ragId: string, body: object, path = '/v4/knowledge_graph/neo4j/website/') =>
   request(g.app).post(`${path}?rag_id=${ragId}`).set('x-api-key', key).send(body);
-const graphOf = (key: string, ragId: string, limit = 1000) => request(g.app).get(`/v4/knowledge_graph/graph/?rag_id=${ragId}&limit=${limit}`).set('x-api-key', key);
+const graphOf = (key: string, ragId: string, limit = 1000) =>
+  request(g.app).get(`/v4/knowledge_graph/graph/?rag_id=${ragId}&limit=${limit}`).set('x-api-key', key);
 const paths = () => s.site.requests.map((r) => new URL(r.url, 'http://x').pathname);
 
 describe('POST /v4/knowledge_graph/neo4j/website/ (cheerio)', () => {
@@ -56,8 +61,20 @@ describe('POST /v4/knowledge_graph/neo4j/website/ (cheerio)', () => {
   it('stores entities and relations with weights, the text of scripts and navigation left out', async () => {
     const res = await graphOf(g.alice, ragId);
     expect(res.status).toBe(200);
-    const names = res.body.nodes.filter((n: { label: string }) => n.label === 'Entity').map((n: { name: string }) => n.name);
-    expect(names).toEqual(expect.arrayContaining(['Ada Lovelace', 'Zylotech', 'Paris', 'Charles Babbage', 'Qorvian Institute', 'Lisbon', 'Grace Hopper']));
+    const names = res.body.nodes
+      .filter((n: { label: string }) => n.label === 'Entity')
+      .map((n: { name: string }) => n.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'Ada Lovelace',
+        'Zylotech',
+        'Paris',
+        'Charles Babbage',
+        'Qorvian Institute',
+        'Lisbon',
+        'Grace Hopper',
+      ]),
+    );
     const zylotech = res.body.nodes.find((n: { name: string }) => n.name === 'Zylotech');
     // One mention per chunk: the home page, /about, /team and /products.
     expect(zylotech.weight).toBe(4);
@@ -65,10 +82,16 @@ describe('POST /v4/knowledge_graph/neo4j/website/ (cheerio)', () => {
       expect.arrayContaining([
         { source: 'entity:ada lovelace', target: 'entity:zylotech', type: 'FOUNDED', weight: 1 },
         expect.objectContaining({ source: 'entity:charles babbage', target: 'entity:zylotech', type: 'WORKS' }),
-        expect.objectContaining({ source: `page:${s.site.url}/about`, target: 'entity:qorvian institute', type: 'MENTIONS' }),
+        expect.objectContaining({
+          source: `page:${s.site.url}/about`,
+          target: 'entity:qorvian institute',
+          type: 'MENTIONS',
+        }),
       ]),
     );
-    const pages = res.body.nodes.filter((n: { label: string }) => n.label === 'Page').map((n: { url: string }) => n.url);
+    const pages = res.body.nodes
+      .filter((n: { label: string }) => n.label === 'Page')
+      .map((n: { url: string }) => n.url);
     expect(pages).toEqual(expect.arrayContaining([`${s.site.url}/`, `${s.site.url}/about`, `${s.site.url}/products`]));
     const text = JSON.stringify(res.body);
     expect(text).not.toMatch(/tracking|boilerplate|Offsite|Marblefish|Enormous/);
@@ -76,21 +99,42 @@ describe('POST /v4/knowledge_graph/neo4j/website/ (cheerio)', () => {
 
   it('is idempotent: training the same URLs again leaves the same graph', async () => {
     const before = await graphOf(g.alice, ragId);
-    const again = await train(g.alice, ragId, { urls: [`${s.site.url}/`], max_crawl_pages: 50, max_crawl_depth: 2 }, '/v4/knowledge_graph/website/');
+    const again = await train(
+      g.alice,
+      ragId,
+      { urls: [`${s.site.url}/`], max_crawl_pages: 50, max_crawl_depth: 2 },
+      '/v4/knowledge_graph/website/',
+    );
     expect(again.body.pages_trained).toBe(5);
     const after = await graphOf(g.alice, ragId);
     expect(after.body).toEqual(before.body);
   });
 
   it('retrieves the chunks that answer a query, best first, with their page URLs', async () => {
-    const res = await request(g.app).get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=${encodeURIComponent('Qorvian Institute Lisbon')}&top_k=3`).set('x-api-key', g.alice);
+    const res = await request(g.app)
+      .get(
+        `/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=${encodeURIComponent('Qorvian Institute Lisbon')}&top_k=3`,
+      )
+      .set('x-api-key', g.alice);
     expect(res.status).toBe(200);
-    expect(res.body.results[0]).toEqual(expect.objectContaining({ url: `${s.site.url}/about`, title: 'About Zylotech', text: expect.stringContaining('Qorvian Institute is located in Lisbon') }));
+    expect(res.body.results[0]).toEqual(
+      expect.objectContaining({
+        url: `${s.site.url}/about`,
+        title: 'About Zylotech',
+        text: expect.stringContaining('Qorvian Institute is located in Lisbon'),
+      }),
+    );
     expect(res.body.results.length).toBeLessThanOrEqual(3);
     const scores = res.body.results.map((r: { score: number }) => r.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    expect(res.body.facts).toEqual(expect.arrayContaining([expect.objectContaining({ source: 'Qorvian Institute', relation: 'IS_LOCATED', target: 'Lisbon' })]));
-    const glow = await request(g.app).get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=Glowmaster`).set('x-api-key', g.alice);
+    expect(res.body.facts).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ source: 'Qorvian Institute', relation: 'IS_LOCATED', target: 'Lisbon' }),
+      ]),
+    );
+    const glow = await request(g.app)
+      .get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=Glowmaster`)
+      .set('x-api-key', g.alice);
     expect(glow.body.results[0].url).toBe(`${s.site.url}/products`);
   });
 });
@@ -123,19 +167,52 @@ describe('ownership and validation', () => {
       expect(res.body).toEqual({ detail: 'RAG configuration not found' });
     }
     expect((await graphOf(g.bob, ragId)).status).toBe(404);
-    expect((await request(g.app).get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=x`).set('x-api-key', g.bob)).status).toBe(404);
+    expect(
+      (await request(g.app).get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=x`).set('x-api-key', g.bob))
+        .status,
+    ).toBe(404);
     expect(s.site.requests).toHaveLength(0);
   });
 
   it('answers 422 naming each bad field, 403 without a key', async () => {
     const ragId = await g.createRag(g.alice);
-    const res = await train(g.alice, ragId, { urls: ['ftp://x/'], max_crawl_pages: 1001, max_crawl_depth: 11, crawler_type: 'lynx', chunk_size: 1000, chunk_overlap: 900 });
+    const res = await train(g.alice, ragId, {
+      urls: ['ftp://x/'],
+      max_crawl_pages: 1001,
+      max_crawl_depth: 11,
+      crawler_type: 'lynx',
+      chunk_size: 1000,
+      chunk_overlap: 900,
+    });
     expect(res.status).toBe(422);
     const locs = res.body.detail.map((d: { loc: string[] }) => d.loc.join('.'));
-    expect(locs).toEqual(expect.arrayContaining(['body.urls.0', 'body.max_crawl_pages', 'body.max_crawl_depth', 'body.crawler_type', 'body.chunk_overlap']));
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        'body.urls.0',
+        'body.max_crawl_pages',
+        'body.max_crawl_depth',
+        'body.crawler_type',
+        'body.chunk_overlap',
+      ]),
+    );
     expect((await train(g.alice, ragId, {})).status).toBe(422);
-    expect((await request(g.app).post(`/v4/knowledge_graph/website/`).set('x-api-key', g.alice).send({ urls: [`${s.site.url}/`] })).status).toBe(422);
-    expect((await request(g.app).get(`/v4/knowledge_graph/graph/?rag_id=${ragId}&limit=0`).set('x-api-key', g.alice)).status).toBe(422);
-    expect((await request(g.app).post(`/v4/knowledge_graph/website/?rag_id=${ragId}`).send({ urls: [`${s.site.url}/`] })).status).toBe(403);
+    expect(
+      (
+        await request(g.app)
+          .post(`/v4/knowledge_graph/website/`)
+          .set('x-api-key', g.alice)
+          .send({ urls: [`${s.site.url}/`] })
+      ).status,
+    ).toBe(422);
+    expect(
+      (await request(g.app).get(`/v4/knowledge_graph/graph/?rag_id=${ragId}&limit=0`).set('x-api-key', g.alice)).status,
+    ).toBe(422);
+    expect(
+      (
+        await request(g.app)
+          .post(`/v4/knowledge_graph/website/?rag_id=${ragId}`)
+          .send({ urls: [`${s.site.url}/`] })
+      ).status,
+    ).toBe(403);
   });
 });

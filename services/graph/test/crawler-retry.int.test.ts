@@ -1,5 +1,6 @@
 import { createOutboundClient } from '@platform/outbound';
 import { startLocalServer, type LocalServer } from '@platform/testing';
+
 import { createCrawler } from '../src/crawl/crawler';
 
 // A page whose training fails once (a store hiccup) is retried by the crawler and still counts within
@@ -8,7 +9,9 @@ let site: LocalServer;
 beforeAll(async () => {
   site = await startLocalServer((req, res) => {
     if (req.url === '/robots.txt') return res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>${req.url}</title></head><body><main><p>Page ${req.url} text.</p></main></body></html>`);
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(`<html><head><title>${req.url}</title></head><body><main><p>Page ${req.url} text.</p></main></body></html>`);
   });
 });
 afterAll(() => site.close());
@@ -17,7 +20,13 @@ it('trains every start page when the first training of one throws', async () => 
   const outbound = createOutboundClient({ allowHosts: `127.0.0.1:${site.port}` });
   const crawl = createCrawler({
     outbound,
-    limits: { pageMaxBytes: 64 * 1024, pageTimeoutMs: 5_000, concurrency: 3, chromiumPath: '/usr/bin/chromium', userAgent: 'graph-test' },
+    limits: {
+      pageMaxBytes: 64 * 1024,
+      pageTimeoutMs: 5_000,
+      concurrency: 3,
+      chromiumPath: '/usr/bin/chromium',
+      userAgent: 'graph-test',
+    },
     browser: () => {
       throw new Error('no browser in this test');
     },

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import request from 'supertest';
+
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { listen, type RunningServer } from '@platform/http';
@@ -7,6 +8,7 @@ import { createOutboundClient, type OutboundClient } from '@platform/outbound';
 import { createQueue, disconnectRedis, workerConnection, type IORedis, type Queue } from '@platform/queue';
 import type { Unit } from '@platform/service';
 import { captureLogger, createTestDatabases, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
+
 import { createApp as createRagApp } from '../../rag/src/app';
 import { createApp, createGraphParts, type AppDeps, type GraphParts } from '../src/app';
 import { CRAWL_QUEUE, startCrawlConsumer } from '../src/tasks/crawl-consumer.unit';
@@ -80,11 +82,19 @@ export async function startGraphStack(opts: {
     db: dbs.conn,
     auth,
     crawlOutbound,
-    serviceOutbound: serviceClient([`127.0.0.1:${ragServer.port}`, opts.agentUrl ? new URL(opts.agentUrl).host : ''].filter(Boolean).join(',')),
+    serviceOutbound: serviceClient(
+      [`127.0.0.1:${ragServer.port}`, opts.agentUrl ? new URL(opts.agentUrl).host : ''].filter(Boolean).join(','),
+    ),
     rag: { baseUrl: ragUrl, secret: INTERNAL_SECRET, timeoutMs: 5_000 },
     agent: opts.agentUrl ? { baseUrl: opts.agentUrl, secret: INTERNAL_SECRET, timeoutMs: 5_000 } : null,
     internalSecret: INTERNAL_SECRET,
-    limits: { pageMaxBytes: opts.pageMaxBytes ?? 256 * 1024, pageTimeoutMs: opts.pageTimeoutMs ?? 10_000, concurrency: 3, chromiumPath: '/usr/bin/chromium', userAgent: 'graph-test' },
+    limits: {
+      pageMaxBytes: opts.pageMaxBytes ?? 256 * 1024,
+      pageTimeoutMs: opts.pageTimeoutMs ?? 10_000,
+      concurrency: 3,
+      chromiumPath: '/usr/bin/chromium',
+      userAgent: 'graph-test',
+    },
     enqueue: async (taskId) => {
       await queue.add('crawl', { task_id: taskId }, { jobId: taskId });
     },
@@ -112,7 +122,15 @@ export async function startGraphStack(opts: {
     startConsumer(o = {}) {
       const conn = workerConnection(testInfra.redisUrl);
       const lock = o.lockDurationMs ?? 30_000;
-      const unit = startCrawlConsumer({ tasks: parts.tasks, connection: conn, logger, prefix, concurrency: 1, lockDurationMs: lock, stalledIntervalMs: Math.max(500, lock / 2) });
+      const unit = startCrawlConsumer({
+        tasks: parts.tasks,
+        connection: conn,
+        logger,
+        prefix,
+        concurrency: 1,
+        lockDurationMs: lock,
+        stalledIntervalMs: Math.max(500, lock / 2),
+      });
       consumers.push({ unit, conn });
       return unit;
     },

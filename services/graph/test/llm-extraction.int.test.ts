@@ -1,7 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import request from 'supertest';
+
 import { listen, type RunningServer } from '@platform/http';
-import { startFakeEmbeddings, startFakeLlm, startLocalServer, type FakeEmbeddings, type FakeLlm, type LocalServer } from '@platform/testing';
+import {
+  startFakeEmbeddings,
+  startFakeLlm,
+  startLocalServer,
+  type FakeEmbeddings,
+  type FakeLlm,
+  type LocalServer,
+} from '@platform/testing';
+
 import { startAgentApp, type AgentTestApp } from '../../agent/test/helpers';
 import { ALICE, INTERNAL_SECRET, startGraphStack, type GraphStack } from './helpers';
 
@@ -35,7 +44,9 @@ function page(res: ServerResponse, path: string): void {
   const found = PAGES[path];
   if (!found) return void res.writeHead(404).end();
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-  res.end(`<!doctype html><html><head><title>${found[0]}</title></head><body><main><p>${found[1]}</p></main></body></html>`);
+  res.end(
+    `<!doctype html><html><head><title>${found[0]}</title></head><body><main><p>${found[1]}</p></main></body></html>`,
+  );
 }
 
 const credential = async (apiKey: string, baseUrl: string) => {
@@ -78,12 +89,23 @@ const train = (ragId: string, paths: string[]) =>
 const entityNames = async (ragId: string) => {
   const res = await request(g.app).get(`/v4/knowledge_graph/graph/?rag_id=${ragId}`).set('x-api-key', g.alice);
   expect(res.status).toBe(200);
-  return (res.body.nodes as { label: string; name: string }[]).filter((n) => n.label === 'Entity').map((n) => n.name).sort();
+  return (res.body.nodes as { label: string; name: string }[])
+    .filter((n) => n.label === 'Entity')
+    .map((n) => n.name)
+    .sort();
 };
 const retrieve = (ragId: string, query: string) =>
-  request(g.app).get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=${encodeURIComponent(query)}&top_k=3`).set('x-api-key', g.alice);
+  request(g.app)
+    .get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=${encodeURIComponent(query)}&top_k=3`)
+    .set('x-api-key', g.alice);
 const storedChunks = (ragId: string) => g.dbs.conn.collection('graph_chunks').find({ rag_id: ragId }).toArray();
-const completion = (content: string) => ({ body: { id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] } });
+const completion = (content: string) => ({
+  body: {
+    id: 'c1',
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  },
+});
 const ANSWER = {
   entities: [
     { name: 'Ada Lovelace', type: 'person' },
@@ -108,7 +130,12 @@ describe('with an LLM credential', () => {
     // Only what the model named: compromise would also have found Charles Babbage and London.
     expect(await entityNames(ragId)).toEqual(['Ada Lovelace', 'Analytical Engine']);
     const graph = await request(g.app).get(`/v4/knowledge_graph/graph/?rag_id=${ragId}`).set('x-api-key', g.alice);
-    expect(graph.body.edges).toContainEqual({ source: 'entity:ada lovelace', target: 'entity:analytical engine', type: 'DESIGNED_PROGRAMS_FOR', weight: 1 });
+    expect(graph.body.edges).toContainEqual({
+      source: 'entity:ada lovelace',
+      target: 'entity:analytical engine',
+      type: 'DESIGNED_PROGRAMS_FOR',
+      weight: 1,
+    });
     expect(graph.body.nodes).toContainEqual(expect.objectContaining({ name: 'Ada Lovelace', type: 'PERSON' }));
     expect(g.lines.join('\n')).not.toContain(LLM_KEY);
   });
@@ -124,25 +151,34 @@ describe('with an LLM credential', () => {
     expect(res.status).toBe(200);
     expect(res.body.pages_trained).toBe(1);
     expect(await entityNames(ragId)).toEqual(expect.arrayContaining(['Ada Lovelace', 'Charles Babbage', 'London']));
-    const summary = g.lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.rag_id === ragId && l.message === 'training used the local fallback for some chunks');
+    const summary = g.lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.rag_id === ragId && l.message === 'training used the local fallback for some chunks');
     expect(summary).toEqual([expect.objectContaining({ llm_chunks: 0, extraction_fallbacks: 1 })]);
   });
 
   it('a credential the agent service no longer has → compromise, logged once however many trainings', async () => {
     const gone = await credential('sk-deleted-key-000', llm.baseUrl);
     const ragId = await g.createRag(g.alice, { llm_credential_id: gone, embedding_credential_id: 'ext_none' });
-    expect((await request(agent.app).delete(`/v3/providers/credentials/${gone}`).set('x-api-key', agentKey)).status).toBe(204);
+    expect(
+      (await request(agent.app).delete(`/v3/providers/credentials/${gone}`).set('x-api-key', agentKey)).status,
+    ).toBe(204);
     const before = llm.requests.length;
     for (let i = 0; i < 2; i++) expect((await train(ragId, ['/ada'])).status).toBe(200);
     expect(llm.requests.length).toBe(before);
     expect(await entityNames(ragId)).toEqual(expect.arrayContaining(['Charles Babbage', 'London']));
-    expect(g.lines.filter((l) => l.includes('credential not found at the agent service') && l.includes(gone))).toHaveLength(1);
+    expect(
+      g.lines.filter((l) => l.includes('credential not found at the agent service') && l.includes(gone)),
+    ).toHaveLength(1);
   });
 });
 
 describe('with an embedding credential', () => {
   it('chunks get vectors, and a query that shares no word but the meaning finds the right chunk first', async () => {
-    const ragId = await g.createRag(g.alice, { llm_credential_id: 'ext_none', embedding_credential_id: embeddingCredential });
+    const ragId = await g.createRag(g.alice, {
+      llm_credential_id: 'ext_none',
+      embedding_credential_id: embeddingCredential,
+    });
     const res = await train(ragId, ['/bakery', '/garage', '/harbour']);
     expect(res.status).toBe(200);
     expect(res.body.pages_trained).toBe(3);
@@ -163,7 +199,10 @@ describe('with an embedding credential', () => {
   });
 
   it('embeddings failing at training → chunks kept without vectors, retrieval by BM25 only', async () => {
-    const ragId = await g.createRag(g.alice, { llm_credential_id: 'ext_none', embedding_credential_id: embeddingCredential });
+    const ragId = await g.createRag(g.alice, {
+      llm_credential_id: 'ext_none',
+      embedding_credential_id: embeddingCredential,
+    });
     embeddings.fail(1);
     const res = await train(ragId, ['/garage']);
     expect(res.status).toBe(200);
@@ -174,7 +213,10 @@ describe('with an embedding credential', () => {
 });
 
 it('without credentials of the agent service, the local library and BM25 only, as before', async () => {
-  const ragId = await g.createRag(g.alice, { llm_credential_id: 'ext_plain_llm', embedding_credential_id: 'ext_plain_embed' });
+  const ragId = await g.createRag(g.alice, {
+    llm_credential_id: 'ext_plain_llm',
+    embedding_credential_id: 'ext_plain_embed',
+  });
   const [chats, embeds] = [llm.requests.length, embeddings.requests.length];
   for (let i = 0; i < 2; i++) expect((await train(ragId, ['/ada', '/garage'])).status).toBe(200);
   expect(await entityNames(ragId)).toEqual(expect.arrayContaining(['Ada Lovelace', 'Charles Babbage', 'London']));

@@ -19,7 +19,11 @@ describe('chunkText', () => {
   });
 
   it('ends chunks on sentence boundaries when it can; short text is one chunk; empty text none', () => {
-    expect(chunkText(text, 300, 0).slice(0, -1).every((c) => c.endsWith('.'))).toBe(true);
+    expect(
+      chunkText(text, 300, 0)
+        .slice(0, -1)
+        .every((c) => c.endsWith('.')),
+    ).toBe(true);
     expect(chunkText('  One short text.  ', 300, 50)).toEqual(['One short text.']);
     expect(chunkText('   ', 300, 50)).toEqual([]);
   });
@@ -53,7 +57,9 @@ describe('main content', () => {
 
 describe('local entity extraction', () => {
   it('finds people, places and organisations, and relates them by the verb between them', async () => {
-    const r = await createLocalExtractor().extract('Ada Lovelace founded Zylotech in Paris. Zylotech hired Charles Babbage.');
+    const r = await createLocalExtractor().extract(
+      'Ada Lovelace founded Zylotech in Paris. Zylotech hired Charles Babbage.',
+    );
     expect(r.entities.map((e) => [e.name, e.type])).toEqual(
       expect.arrayContaining([
         ['Ada Lovelace', 'PERSON'],

@@ -4,9 +4,11 @@
  * Needs `pnpm run build` first.
  */
 import { resolve } from 'node:path';
+
 import { createApiKeyRepository } from '@platform/auth';
 import { connectMongo, type Connection } from '@platform/db';
 import { freePort, startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
+
 import { ALICE, INTERNAL_SECRET } from './helpers';
 import { startTestSite, type TestSite } from './site';
 
@@ -26,23 +28,46 @@ beforeAll(async () => {
   const keys = createApiKeyRepository(auth);
   await keys.init();
   key = (await keys.create(ALICE, 'process')).key;
-  const common = { MONGODB_URI: testInfra.mongoUri, REDIS_URL: testInfra.redisUrl, AUTH_DB: dbs.auth, LOG_LEVEL: 'warn', INTERNAL_SERVICE_SECRET: INTERNAL_SECRET };
+  const common = {
+    MONGODB_URI: testInfra.mongoUri,
+    REDIS_URL: testInfra.redisUrl,
+    AUTH_DB: dbs.auth,
+    LOG_LEVEL: 'warn',
+    INTERNAL_SERVICE_SECRET: INTERNAL_SECRET,
+  };
   const graphPort = await freePort();
-  rag = await startServiceProcess({ script: `${SERVICES}/rag/dist/main.js`, env: { ...common, MONGODB_DB: dbs.rag, GRAPH_URL: `http://127.0.0.1:${graphPort}` } });
+  rag = await startServiceProcess({
+    script: `${SERVICES}/rag/dist/main.js`,
+    env: { ...common, MONGODB_DB: dbs.rag, GRAPH_URL: `http://127.0.0.1:${graphPort}` },
+  });
   // A short job lock, so that a crawl whose process died is taken over quickly by the next process.
-  env = { ...common, MONGODB_DB: dbs.graph, RAG_URL: rag.url, QUEUE_PREFIX: uniqueName('gp'), OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${s.site.port}`, CRAWL_LOCK_MS: '2000' };
+  env = {
+    ...common,
+    MONGODB_DB: dbs.graph,
+    RAG_URL: rag.url,
+    QUEUE_PREFIX: uniqueName('gp'),
+    OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${s.site.port}`,
+    CRAWL_LOCK_MS: '2000',
+  };
   graph = await startServiceProcess({ script: GRAPH_MAIN, port: graphPort, env });
 }, 60_000);
 afterAll(async () => {
   await graph?.stop();
   await rag?.stop();
   await s.close();
-  for (const name of Object.values(dbs)) await auth.useDb(name).dropDatabase().catch(() => undefined);
+  for (const name of Object.values(dbs))
+    await auth
+      .useDb(name)
+      .dropDatabase()
+      .catch(() => undefined);
   await auth.close();
 });
 
 const call = async (url: string, init: RequestInit = {}) => {
-  const res = await fetch(url, { ...init, headers: { 'x-api-key': key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  const res = await fetch(url, {
+    ...init,
+    headers: { 'x-api-key': key, 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
@@ -50,13 +75,24 @@ const call = async (url: string, init: RequestInit = {}) => {
 async function ragConfig(name: string): Promise<string> {
   const config = await call(`${rag.url}/v3/rag/`, {
     method: 'POST',
-    body: JSON.stringify({ llm_credential_id: 'x', embedding_credential_id: 'x', vector_db_credential_id: 'x', collection_name: name, llm_model: 'm', embedding_model: 'e', vector_store_provider: 'neo4j' }),
+    body: JSON.stringify({
+      llm_credential_id: 'x',
+      embedding_credential_id: 'x',
+      vector_db_credential_id: 'x',
+      collection_name: name,
+      llm_model: 'm',
+      embedding_model: 'e',
+      vector_store_provider: 'neo4j',
+    }),
   });
   return String(config.body.id);
 }
 
 /** Reads the task until `done` holds (or 30 s passed). */
-async function taskUntil(taskId: string, done: (t: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+async function taskUntil(
+  taskId: string,
+  done: (t: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
   let task: Record<string, unknown> = {};
   for (let i = 0; i < 600 && !done(task); i++) {
     await new Promise((r) => setTimeout(r, 50));
@@ -75,7 +111,9 @@ it('is ready, trains a site through its own queue consumer, and stops cleanly on
     body: JSON.stringify({ urls: [`${s.site.url}/`], max_crawl_pages: 3, max_crawl_depth: 1 }),
   });
   expect(queued.status).toBe(202);
-  expect(await taskUntil(String(queued.body.task_id), finished)).toEqual(expect.objectContaining({ status: 'completed', pages_trained: 3 }));
+  expect(await taskUntil(String(queued.body.task_id), finished)).toEqual(
+    expect.objectContaining({ status: 'completed', pages_trained: 3 }),
+  );
   const found = await call(`${rag.url}/v3/rag/${ragId}/retrieve/?query=Lovelace`);
   expect(found.body.results).toEqual([expect.objectContaining({ url: `${s.site.url}/` })]);
 
@@ -85,10 +123,13 @@ it('is ready, trains a site through its own queue consumer, and stops cleanly on
 
 it('resumes a crawl whose process was killed: the next process takes the job over once its lock expired', async () => {
   graph = await startServiceProcess({ script: GRAPH_MAIN, env });
-  const queued = await call(`${graph.url}/v4/knowledge_graph/website/?rag_id=${await ragConfig('proc_kill')}&async=true`, {
-    method: 'POST',
-    body: JSON.stringify({ urls: [`${s.site.url}/slow/0`], max_crawl_pages: 12, max_crawl_depth: 10 }),
-  });
+  const queued = await call(
+    `${graph.url}/v4/knowledge_graph/website/?rag_id=${await ragConfig('proc_kill')}&async=true`,
+    {
+      method: 'POST',
+      body: JSON.stringify({ urls: [`${s.site.url}/slow/0`], max_crawl_pages: 12, max_crawl_depth: 10 }),
+    },
+  );
   expect(queued.status).toBe(202);
   const taskId = String(queued.body.task_id);
   const started = await taskUntil(taskId, (t) => Number(t.pages_trained ?? 0) >= 2);
@@ -98,5 +139,7 @@ it('resumes a crawl whose process was killed: the next process takes the job ove
   expect(started).toEqual(expect.objectContaining({ status: 'running', attempts: 1 }));
 
   graph = await startServiceProcess({ script: GRAPH_MAIN, env });
-  expect(await taskUntil(taskId, finished)).toEqual(expect.objectContaining({ status: 'completed', pages_trained: 12, attempts: 2 }));
+  expect(await taskUntil(taskId, finished)).toEqual(
+    expect.objectContaining({ status: 'completed', pages_trained: 12, attempts: 2 }),
+  );
 }, 90_000);

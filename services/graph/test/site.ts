@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+
 import { startLocalServer, type LocalServer } from '@platform/testing';
 
 /** The local stand-in website of the crawl tests, and the servers that must never be reached. */
@@ -26,8 +27,12 @@ function html(res: ServerResponse, body: string, status = 200): void {
 
 /** Starts the three servers; the site's pages are described in the crawl tests. */
 export async function startTestSite(opts: { hugeBytes: number; slowMs?: number }): Promise<TestSite> {
-  const offsite = await startLocalServer((_req, res) => html(res, page('Elsewhere', '<p>Offsite Corporation sells umbrellas.</p>')));
-  const trap = await startLocalServer((_req, res) => html(res, page('Trap', '<p>Internal secrets of the metadata service.</p>')));
+  const offsite = await startLocalServer((_req, res) =>
+    html(res, page('Elsewhere', '<p>Offsite Corporation sells umbrellas.</p>')),
+  );
+  const trap = await startLocalServer((_req, res) =>
+    html(res, page('Trap', '<p>Internal secrets of the metadata service.</p>')),
+  );
   const slow = opts.slowMs ?? 0;
   const site = await startLocalServer(async (req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
@@ -42,7 +47,14 @@ export async function startTestSite(opts: { hugeBytes: number; slowMs?: number }
           page(
             'Zylotech Home',
             '<h1>Zylotech</h1><p>Ada Lovelace founded Zylotech in Paris. Zylotech designs quantum lanterns.</p>',
-            ['/about', '/products', '/private/secret', `${offsite.url}/`, '/about#team', '/about?utm_source=newsletter'],
+            [
+              '/about',
+              '/products',
+              '/private/secret',
+              `${offsite.url}/`,
+              '/about#team',
+              '/about?utm_source=newsletter',
+            ],
           ),
         );
       case '/about':
@@ -56,18 +68,20 @@ export async function startTestSite(opts: { hugeBytes: number; slowMs?: number }
           ),
         );
       case '/team':
-        return html(res, page('Team', '<p>Grace Hopper leads the lantern engineering team at Zylotech.</p>', ['/team/deep']));
+        return html(
+          res,
+          page('Team', '<p>Grace Hopper leads the lantern engineering team at Zylotech.</p>', ['/team/deep']),
+        );
       case '/team/deep':
         return html(res, page('Deep', '<p>Deep page beyond the depth limit about Marblefish.</p>'));
       case '/products':
         return html(
           res,
-          page('Products', '<p>The Acme Corporation buys quantum lanterns from Zylotech. The Glowmaster lantern burns for ninety days.</p>', [
-            '/go-private',
-            '/go-metadata',
-            '/huge',
-            '/js',
-          ]),
+          page(
+            'Products',
+            '<p>The Acme Corporation buys quantum lanterns from Zylotech. The Glowmaster lantern burns for ninety days.</p>',
+            ['/go-private', '/go-metadata', '/huge', '/js'],
+          ),
         );
       case '/go-private':
         res.writeHead(302, { location: `${trap.url}/latest/meta-data/` });
@@ -85,7 +99,10 @@ export async function startTestSite(opts: { hugeBytes: number; slowMs?: number }
         );
       case '/external-script': {
         const src = new URL(req.url, 'http://x').searchParams.get('src') ?? '';
-        return html(res, page('External script', `<p>The Harbor lantern is sold in Oslo.</p><script src="${src}"></script>`));
+        return html(
+          res,
+          page('External script', `<p>The Harbor lantern is sold in Oslo.</p><script src="${src}"></script>`),
+        );
       }
       case '/private/secret':
         return html(res, page('Secret', '<p>Robots must never read this.</p>'));
@@ -93,7 +110,10 @@ export async function startTestSite(opts: { hugeBytes: number; slowMs?: number }
         if (path.startsWith('/slow/')) {
           const n = Number(path.slice('/slow/'.length));
           const next = n < 11 ? [`/slow/${n + 1}`] : [];
-          return html(res, page(`Slow ${n}`, `<p>Slow page number ${n} describes the Tundra lantern model ${n}.</p>`, next));
+          return html(
+            res,
+            page(`Slow ${n}`, `<p>Slow page number ${n} describes the Tundra lantern model ${n}.</p>`, next),
+          );
         }
         return html(res, page('Missing', '<p>Not here.</p>'), 404);
     }

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startGraphStack, type GraphStack } from './helpers';
 import { startTestSite, type TestSite } from './site';
 
@@ -35,16 +36,31 @@ describe('?async=true', () => {
     const res = await startAsync(g.alice, ragId, { urls: [`${s.site.url}/`], max_crawl_pages: 50, max_crawl_depth: 2 });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ task_id: expect.stringMatching(/^[0-9a-f]{24}$/), rag_id: ragId, status: 'queued' });
-    const done = await until(() => task(g.alice, res.body.task_id), (r) => r.body.status === 'completed', 'the task');
+    const done = await until(
+      () => task(g.alice, res.body.task_id),
+      (r) => r.body.status === 'completed',
+      'the task',
+    );
     await consumer.stop();
     expect(done.body).toEqual(
-      expect.objectContaining({ task_id: res.body.task_id, rag_id: ragId, status: 'completed', pages_crawled: 5, pages_trained: 5, error: null, attempts: 1 }),
+      expect.objectContaining({
+        task_id: res.body.task_id,
+        rag_id: ragId,
+        status: 'completed',
+        pages_crawled: 5,
+        pages_trained: 5,
+        error: null,
+        attempts: 1,
+      }),
     );
     expect(done.body.errors).toEqual(
       expect.arrayContaining([
         { url: `${s.site.url}/private/secret`, reason: 'disallowed by robots.txt' },
         expect.objectContaining({ url: `${s.site.url}/huge` }),
-        expect.objectContaining({ url: `${s.site.url}/go-private`, reason: expect.stringContaining('refused to connect') }),
+        expect.objectContaining({
+          url: `${s.site.url}/go-private`,
+          reason: expect.stringContaining('refused to connect'),
+        }),
       ]),
     );
     expect((await task(g.bob, res.body.task_id)).status).toBe(404);
@@ -54,18 +70,32 @@ describe('?async=true', () => {
   it('resumes a crawl across a restart of the consumer, with the same graph as one uninterrupted run', async () => {
     const ragId = await g.createRag(g.alice);
     const first = g.startConsumer();
-    const res = await startAsync(g.alice, ragId, { urls: [`${s.site.url}/slow/0`], max_crawl_pages: 12, max_crawl_depth: 10 });
-    await until(() => task(g.alice, res.body.task_id), (r) => r.body.pages_trained >= 2, 'the first pages');
+    const res = await startAsync(g.alice, ragId, {
+      urls: [`${s.site.url}/slow/0`],
+      max_crawl_pages: 12,
+      max_crawl_depth: 10,
+    });
+    await until(
+      () => task(g.alice, res.body.task_id),
+      (r) => r.body.pages_trained >= 2,
+      'the first pages',
+    );
     await first.stop();
     const stopped = await task(g.alice, res.body.task_id);
     expect(stopped.body.status).toBe('queued');
     expect(stopped.body.pages_trained).toBeLessThan(12);
 
     const second = g.startConsumer();
-    const done = await until(() => task(g.alice, res.body.task_id), (r) => r.body.status === 'completed', 'the resumed task');
+    const done = await until(
+      () => task(g.alice, res.body.task_id),
+      (r) => r.body.status === 'completed',
+      'the resumed task',
+    );
     await second.stop();
     expect(done.body).toEqual(expect.objectContaining({ status: 'completed', pages_trained: 12, attempts: 2 }));
-    const graph = await request(g.app).get(`/v4/knowledge_graph/graph/?rag_id=${ragId}&limit=1000`).set('x-api-key', g.alice);
+    const graph = await request(g.app)
+      .get(`/v4/knowledge_graph/graph/?rag_id=${ragId}&limit=1000`)
+      .set('x-api-key', g.alice);
     const pages = graph.body.nodes.filter((n: { label: string }) => n.label === 'Page');
     expect(pages).toHaveLength(12);
   });

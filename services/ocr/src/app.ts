@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import type { Express } from 'express';
-import { Router } from 'express';
+import { Router, type Express } from 'express';
+
 import type { ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
+
 import { createDocumentLimiter, type LimiterOptions } from './extraction/document-limiter';
 import { createDocumentRunner } from './extraction/document-runner';
 import { createExtractionRepository } from './extraction/extraction.repository';

@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Joi, commonEnv, type CommonConfig } from '@platform/config';
+
+import { commonEnv, Joi, type CommonConfig } from '@platform/config';
 
 /** Tesseract language codes joined with `+` (its own syntax), e.g. `eng` or `eng+rus+chi_sim`. */
 const LANGUAGES = /^[a-z][a-z0-9_]{1,31}(\+[a-z][a-z0-9_]{1,31}){0,7}$/i;
@@ -12,15 +13,29 @@ export const configSchema = Joi.object<OcrServiceConfig>({
   OCR_LANGUAGES: Joi.string()
     .pattern(LANGUAGES)
     .default('eng')
-    .description('Tesseract languages for scanned pages, joined with + (e.g. eng+rus); each needs its tesseract-ocr-<lang> package.'),
-  OCR_DPI: Joi.number().integer().min(72).max(600).default(300).description('Resolution at which pages without a text layer are rasterized for OCR.'),
+    .description(
+      'Tesseract languages for scanned pages, joined with + (e.g. eng+rus); each needs its tesseract-ocr-<lang> package.',
+    ),
+  OCR_DPI: Joi.number()
+    .integer()
+    .min(72)
+    .max(600)
+    .default(300)
+    .description('Resolution at which pages without a text layer are rasterized for OCR.'),
   MAX_CONCURRENT_DOCUMENTS: Joi.number()
     .integer()
     .min(1)
     .max(64)
     .default(2)
-    .description('Documents parsed or OCR-read at once by one process (each in its own child process); about one per core.'),
-  MAX_QUEUED_DOCUMENTS: Joi.number().integer().min(0).max(1000).default(16).description('Documents that may wait for a free slot; more → 503 at once.'),
+    .description(
+      'Documents parsed or OCR-read at once by one process (each in its own child process); about one per core.',
+    ),
+  MAX_QUEUED_DOCUMENTS: Joi.number()
+    .integer()
+    .min(0)
+    .max(1000)
+    .default(16)
+    .description('Documents that may wait for a free slot; more → 503 at once.'),
   QUEUE_WAIT_MS: Joi.number()
     .integer()
     .min(0)
@@ -38,14 +53,20 @@ export const configSchema = Joi.object<OcrServiceConfig>({
     .min(64)
     .max(16384)
     .default(512)
-    .description('Memory limit of the process reading one document, and of each rasterizer and OCR process it starts; past it → 422.'),
+    .description(
+      'Memory limit of the process reading one document, and of each rasterizer and OCR process it starts; past it → 422.',
+    ),
   MAX_OCR_PAGES: Joi.number()
     .integer()
     .min(1)
     .max(500)
     .default(50)
-    .description('Most pages of one document run through OCR; a document needing more → 422 (split it, or send it with ocr=off).'),
-  UPLOAD_DIR: Joi.string().default(join(tmpdir(), 'ocr-uploads')).description('Where uploads are kept while they are read; each is removed when its request ends.'),
+    .description(
+      'Most pages of one document run through OCR; a document needing more → 422 (split it, or send it with ocr=off).',
+    ),
+  UPLOAD_DIR: Joi.string()
+    .default(join(tmpdir(), 'ocr-uploads'))
+    .description('Where uploads are kept while they are read; each is removed when its request ends.'),
   ...commonEnv,
 });
 

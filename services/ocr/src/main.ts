@@ -1,6 +1,7 @@
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { openInfra, runService, startMain } from '@platform/service';
+
 import { createApp } from './app';
 import { configSchema, type OcrServiceConfig } from './config';
 
@@ -14,7 +15,11 @@ async function main(): Promise<void> {
     auth: infra.auth,
     readiness: infra.readiness,
     uploadDir: config.UPLOAD_DIR,
-    limiter: { concurrency: config.MAX_CONCURRENT_DOCUMENTS, maxQueued: config.MAX_QUEUED_DOCUMENTS, waitMs: config.QUEUE_WAIT_MS },
+    limiter: {
+      concurrency: config.MAX_CONCURRENT_DOCUMENTS,
+      maxQueued: config.MAX_QUEUED_DOCUMENTS,
+      waitMs: config.QUEUE_WAIT_MS,
+    },
     document: { timeoutMs: config.DOCUMENT_TIMEOUT_MS, memoryMb: config.DOCUMENT_MEMORY_MB },
     ocr: { languages: config.OCR_LANGUAGES, dpi: config.OCR_DPI, maxOcrPages: config.MAX_OCR_PAGES },
     jsonLimit: config.JSON_BODY_LIMIT,

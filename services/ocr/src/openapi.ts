@@ -1,15 +1,24 @@
 /** OpenAPI description of the OCR service, served at /openapi.json and rendered at /docs. */
-import { apiKeySecurityScheme, errorSchemas, jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
+import {
+  apiKeySecurityScheme,
+  errorSchemas,
+  jsonContent as json,
+  notFoundResponse,
+  withStandardResponses as responses,
+} from '@platform/http';
 
 const error = (description: string) => ({ description, ...json({ $ref: '#/components/schemas/Error' }) });
 const organizationId = (required: boolean) => ({
   name: 'organization_id',
   in: 'query',
   required,
-  description: "The caller's organization: it must be the organization of the API key (else 404 Organization not found).",
+  description:
+    "The caller's organization: it must be the organization of the API key (else 404 Organization not found).",
   schema: { type: 'string', minLength: 1, maxLength: 200 },
 });
-const result = { '200': { description: 'The text of every page', ...json({ $ref: '#/components/schemas/ExtractionResult' }) } };
+const result = {
+  '200': { description: 'The text of every page', ...json({ $ref: '#/components/schemas/ExtractionResult' }) },
+};
 
 export const openapi = {
   openapi: '3.1.0',
@@ -33,14 +42,21 @@ export const openapi = {
         type: 'object',
         required: ['id', 'status', 'data', 'total_actions'],
         properties: {
-          id: { type: 'string', pattern: '^[0-9a-f]{24}$', description: 'Reads the result again at GET /extract/{id}.' },
+          id: {
+            type: 'string',
+            pattern: '^[0-9a-f]{24}$',
+            description: 'Reads the result again at GET /extract/{id}.',
+          },
           status: { type: 'string', enum: ['success'] },
           data: {
             type: 'object',
             description: 'Keyed by page number as a string ("1", "2", …).',
             additionalProperties: { $ref: '#/components/schemas/PageContent' },
           },
-          total_actions: { type: 'integer', description: 'Pages whose text layer was read plus pages run through OCR.' },
+          total_actions: {
+            type: 'integer',
+            description: 'Pages whose text layer was read plus pages run through OCR.',
+          },
           page_count: { type: 'integer' },
           ocr_pages: { type: 'array', items: { type: 'integer' }, description: 'Pages read by OCR.' },
           filename: { type: ['string', 'null'] },
@@ -70,7 +86,11 @@ export const openapi = {
           required: true,
           content: {
             'multipart/form-data': {
-              schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } },
+              schema: {
+                type: 'object',
+                required: ['file'],
+                properties: { file: { type: 'string', format: 'binary' } },
+              },
             },
           },
         },
@@ -80,7 +100,8 @@ export const openapi = {
           '413': error('Request body too large (over 25 MiB)'),
           '415': error('Content-Type must be multipart/form-data'),
           '503': {
-            description: 'Too many documents being read (with Retry-After), OCR not installed (ocr=force), or the database unreachable',
+            description:
+              'Too many documents being read (with Retry-After), OCR not installed (ocr=force), or the database unreachable',
             headers: { 'Retry-After': { schema: { type: 'integer' } } },
             ...json({ $ref: '#/components/schemas/Error' }),
           },

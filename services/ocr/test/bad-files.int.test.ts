@@ -1,5 +1,6 @@
 /** Files that are not readable PDFs, and bodies that are not uploads: each has its own 4xx, never a 5xx. */
 import request from 'supertest';
+
 import { startOcrApp, upload, type OcrTestApp } from './support/helpers';
 import { encryptedPdf, textPng } from './support/scan-fixtures';
 import { blankPages, textPdf } from './support/text-fixtures';
@@ -77,7 +78,11 @@ it.each([
   ['urlencoded', 'application/x-www-form-urlencoded', 'file=x'],
   ['plain text', 'text/plain', '%PDF-1.7'],
 ])('a %s body → 415 Content-Type must be multipart/form-data', async (_name, type, body) => {
-  const res = await request(t.app).post('/extract?organization_id=org-bad').set('x-api-key', key).set('content-type', type).send(body);
+  const res = await request(t.app)
+    .post('/extract?organization_id=org-bad')
+    .set('x-api-key', key)
+    .set('content-type', type)
+    .send(body);
   expect([res.status, res.body]).toEqual([415, { detail: 'Content-Type must be multipart/form-data' }]);
 });
 
@@ -87,7 +92,9 @@ it('no file, a file under another name, two files, or a large extra field → 42
   const none = await post().field('note', 'hello');
   expect(none.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'file'], type: 'missing' })]);
   const renamed = await post().attach('document', file, 'a.pdf');
-  expect(renamed.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'document'], type: 'file_unexpected' })]);
+  expect(renamed.body.detail).toEqual([
+    expect.objectContaining({ loc: ['body', 'document'], type: 'file_unexpected' }),
+  ]);
   const two = await post().attach('file', file, 'a.pdf').attach('file', file, 'b.pdf');
   expect(two.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'file'], type: 'file_unexpected' })]);
   const bigField = await post().field('note', 'n'.repeat(5000)).attach('file', file, 'a.pdf');

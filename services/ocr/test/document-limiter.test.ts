@@ -1,5 +1,6 @@
 /** The bound on documents read at once: waiting, then 503 with Retry-After. */
 import { AppError } from '@platform/errors';
+
 import { createDocumentLimiter } from '../src/extraction/document-limiter';
 
 const gate = () => {

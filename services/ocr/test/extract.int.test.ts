@@ -1,8 +1,9 @@
 /** Text-layer extraction end to end on real FerretDB: pages, reading order, scripts, rotation, ownership, keys. */
 import { readdirSync } from 'node:fs';
 import request from 'supertest';
+
 import { contents, startOcrApp, upload, type OcrTestApp } from './support/helpers';
-import { NON_LATIN, TWO_COLUMNS, nonLatinPdf, textPdf, twoColumnPdf } from './support/text-fixtures';
+import { NON_LATIN, nonLatinPdf, textPdf, TWO_COLUMNS, twoColumnPdf } from './support/text-fixtures';
 
 let t: OcrTestApp;
 let key: string;
@@ -24,7 +25,13 @@ const PAGES = [
 it('a multi-page text PDF → 200 with data keyed "1".."3", each {page, content}, and total_actions = pages read', async () => {
   const res = await upload(t.app, key, 'org-acme', await textPdf(PAGES), { filename: 'three.pdf' });
   expect(res.status).toBe(200);
-  expect(res.body).toMatchObject({ status: 'success', total_actions: 3, page_count: 3, ocr_pages: [], filename: 'three.pdf' });
+  expect(res.body).toMatchObject({
+    status: 'success',
+    total_actions: 3,
+    page_count: 3,
+    ocr_pages: [],
+    filename: 'three.pdf',
+  });
   expect(Object.keys(res.body.data)).toEqual(['1', '2', '3']);
   expect(res.body.data['2']).toEqual({ page: 2, content: 'Second page says hello' });
   expect(contents(res.body)).toEqual(PAGES.map((lines) => lines.join('\n')));
@@ -53,7 +60,9 @@ it('GET /extract/{id} reads the stored result again within the organization, 404
 
   const other = await request(t.app).get(`/extract/${created.body.id}`).set('x-api-key', otherOrgKey);
   expect([other.status, other.body]).toEqual([404, { detail: 'Extraction not found' }]);
-  const wrongQuery = await request(t.app).get(`/extract/${created.body.id}?organization_id=org-globex`).set('x-api-key', key);
+  const wrongQuery = await request(t.app)
+    .get(`/extract/${created.body.id}?organization_id=org-globex`)
+    .set('x-api-key', key);
   expect([wrongQuery.status, wrongQuery.body]).toEqual([404, { detail: 'Organization not found' }]);
   for (const id of ['000000000000000000000000', 'not-an-id']) {
     expect((await request(t.app).get(`/extract/${id}`).set('x-api-key', key)).status).toBe(404);
@@ -70,7 +79,10 @@ it('a missing or bad API key → 403 with the contract detail, on both routes', 
   const pdf = Buffer.from(await textPdf([['x']]));
   const noKey = await request(t.app).post('/extract?organization_id=org-acme').attach('file', pdf, 'a.pdf');
   expect([noKey.status, noKey.body]).toEqual([403, { detail: 'API key missing' }]);
-  const badKey = await request(t.app).post('/extract?organization_id=org-acme').set('x-api-key', 'sk_notakey').attach('file', pdf, 'a.pdf');
+  const badKey = await request(t.app)
+    .post('/extract?organization_id=org-acme')
+    .set('x-api-key', 'sk_notakey')
+    .attach('file', pdf, 'a.pdf');
   expect([badKey.status, badKey.body]).toEqual([403, { detail: 'Invalid Permission' }]);
   const read = await request(t.app).get('/extract/000000000000000000000000');
   expect([read.status, read.body]).toEqual([403, { detail: 'API key missing' }]);
@@ -80,7 +92,9 @@ it('query validation: organization_id required, ocr one of auto|off|force → 42
   const pdf = await textPdf([['x']]);
   const missing = await request(t.app).post('/extract').set('x-api-key', key).attach('file', Buffer.from(pdf), 'a.pdf');
   expect(missing.status).toBe(422);
-  expect(missing.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'organization_id'], type: 'missing' })]);
+  expect(missing.body.detail).toEqual([
+    expect.objectContaining({ loc: ['query', 'organization_id'], type: 'missing' }),
+  ]);
   const badMode = await upload(t.app, key, 'org-acme', pdf, { ocr: 'sometimes' });
   expect(badMode.status).toBe(422);
   expect(badMode.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'ocr'], type: 'enum' })]);

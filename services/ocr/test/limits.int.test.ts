@@ -1,5 +1,6 @@
 /** Hostile and heavy loads stay contained: a decompression bomb, a burst of uploads, more than the bound allows. */
 import request from 'supertest';
+
 import { bombPdf } from './support/bomb-fixture';
 import { contents, startOcrApp, upload, type OcrTestApp } from './support/helpers';
 import { textPdf } from './support/text-fixtures';
@@ -29,7 +30,9 @@ describe('a decompression bomb (2 GiB of content from a few MB)', () => {
     }
     const { res, seconds } = await pending;
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'file'], type: expect.stringMatching(/^pdf_(memory|time)_limit$/) })]);
+    expect(res.body.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'file'], type: expect.stringMatching(/^pdf_(memory|time)_limit$/) }),
+    ]);
     expect(seconds).toBeLessThan(17);
     expect(Math.max(...health)).toBeLessThan(1_000);
     // and the next document is read as usual
@@ -44,7 +47,9 @@ it('a document that outlives the time limit is killed → 422 pdf_time_limit, on
     const started = Date.now();
     const res = await upload(t.app, key, ORG, bombPdf(4));
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([expect.objectContaining({ type: 'pdf_time_limit', msg: expect.stringContaining('1 s') })]);
+    expect(res.body.detail).toEqual([
+      expect.objectContaining({ type: 'pdf_time_limit', msg: expect.stringContaining('1 s') }),
+    ]);
     expect(Date.now() - started).toBeLessThan(5_000);
   } finally {
     await t.close();
@@ -56,10 +61,14 @@ describe('concurrency', () => {
     const t = await startOcrApp({ limiter: { concurrency: 2, maxQueued: 16, waitMs: 30_000 } });
     try {
       const key = await t.dbs.mintKey({ user_id: 'ada', org_id: ORG });
-      const docs = await Promise.all(Array.from({ length: 10 }, (_, i) => textPdf([[`Document number ${i}`], [`Page two of ${i}`]])));
+      const docs = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => textPdf([[`Document number ${i}`], [`Page two of ${i}`]])),
+      );
       const answers = await Promise.all(docs.map((d) => upload(t.app, key, ORG, d)));
       expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
-      expect(answers.map((a) => contents(a.body))).toEqual(docs.map((_, i) => [`Document number ${i}`, `Page two of ${i}`]));
+      expect(answers.map((a) => contents(a.body))).toEqual(
+        docs.map((_, i) => [`Document number ${i}`, `Page two of ${i}`]),
+      );
       expect(new Set(answers.map((a) => a.body.id)).size).toBe(10);
     } finally {
       await t.close();

@@ -41,7 +41,9 @@ it('ocr=off leaves a scanned page empty and counts only the text-layer reads', a
 });
 
 it('ocr=force runs every page through OCR, text layer or not, and reads no text layer', async () => {
-  const res = await upload(t.app, key, 'org-scan', await textPdf([['Forced optical reading']], [460, 80]), { ocr: 'force' });
+  const res = await upload(t.app, key, 'org-scan', await textPdf([['Forced optical reading']], [460, 80]), {
+    ocr: 'force',
+  });
   expect(res.status).toBe(200);
   expect(folded(contents(res.body)[0]!)).toContain('Forced optical reading');
   expect(res.body).toMatchObject({ ocr_pages: [1], total_actions: 1 });
@@ -53,7 +55,9 @@ it('more pages needing OCR than the per-document bound → 422 before any is rea
     const k = await small.dbs.mintKey({ user_id: 'ada', org_id: 'org-scan' });
     const res = await upload(small.app, k, 'org-scan', await textPdf([['a'], ['b']]), { ocr: 'force' });
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'file'], type: 'pdf_too_many_ocr_pages' })]);
+    expect(res.body.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'file'], type: 'pdf_too_many_ocr_pages' }),
+    ]);
   } finally {
     await small.close();
   }

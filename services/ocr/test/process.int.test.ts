@@ -2,7 +2,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createTestDatabases, startServiceProcess, testInfra, uniqueName, type ServiceProcess, type TestDatabases } from '@platform/testing';
+
+import {
+  createTestDatabases,
+  startServiceProcess,
+  testInfra,
+  uniqueName,
+  type ServiceProcess,
+  type TestDatabases,
+} from '@platform/testing';
+
 import { textPdf } from './support/text-fixtures';
 
 let dbs: TestDatabases;
@@ -14,7 +23,13 @@ beforeAll(async () => {
   uploadDir = mkdtempSync(join(tmpdir(), 'ocr-proc-uploads-'));
   svc = await startServiceProcess({
     script: resolve(__dirname, '../dist/main.js'),
-    env: { MONGODB_URI: testInfra.mongoUri, MONGODB_DB: uniqueName('ocr_proc_svc'), AUTH_DB: dbs.authDb, UPLOAD_DIR: uploadDir, LOG_LEVEL: 'warn' },
+    env: {
+      MONGODB_URI: testInfra.mongoUri,
+      MONGODB_DB: uniqueName('ocr_proc_svc'),
+      AUTH_DB: dbs.authDb,
+      UPLOAD_DIR: uploadDir,
+      LOG_LEVEL: 'warn',
+    },
   });
 }, 30_000);
 
@@ -32,8 +47,16 @@ it('serves /healthz, /readyz and /openapi.json, and extracts an uploaded PDF thr
 
   const key = await dbs.mintKey({ user_id: 'ada', org_id: 'org-proc' });
   const form = new FormData();
-  form.append('file', new Blob([await textPdf([['Served by the real process']])], { type: 'application/pdf' }), 'real.pdf');
-  const res = await fetch(`${svc.url}/extract?organization_id=org-proc`, { method: 'POST', headers: { 'x-api-key': key }, body: form });
+  form.append(
+    'file',
+    new Blob([await textPdf([['Served by the real process']])], { type: 'application/pdf' }),
+    'real.pdf',
+  );
+  const res = await fetch(`${svc.url}/extract?organization_id=org-proc`, {
+    method: 'POST',
+    headers: { 'x-api-key': key },
+    body: form,
+  });
   expect(res.status).toBe(200);
   const body = (await res.json()) as { data: Record<string, { content: string }>; id: string };
   expect(body.data['1']).toEqual({ page: 1, content: 'Served by the real process' });

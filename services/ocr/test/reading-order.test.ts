@@ -2,7 +2,14 @@
 import { readingOrder, type TextBox } from '../src/extraction/worker/reading-order';
 
 /** A run of `str` at (x, baseline y) in an 10-unit font, 5 units per character wide. */
-const run = (str: string, x: number, y: number, size = 10): TextBox => ({ str, x0: x, x1: x + str.length * size * 0.5, y0: y - 0.8 * size, y1: y + 0.2 * size, size });
+const run = (str: string, x: number, y: number, size = 10): TextBox => ({
+  str,
+  x0: x,
+  x1: x + str.length * size * 0.5,
+  y0: y - 0.8 * size,
+  y1: y + 0.2 * size,
+  size,
+});
 
 it('reads one column line by line, runs of a line left to right with a space where there is a gap', () => {
   expect(readingOrder([run('world', 38, 20), run('Hello', 10, 20), run('Second', 10, 34)])).toBe('Hello world\nSecond');
@@ -24,7 +31,9 @@ it('reads columns one after the other whatever order the runs come in, under a f
 });
 
 it('keeps paragraphs of one column in order across blank space', () => {
-  expect(readingOrder([run('third', 10, 100), run('first', 10, 10), run('second', 10, 22)])).toBe('first\nsecond\nthird');
+  expect(readingOrder([run('third', 10, 100), run('first', 10, 10), run('second', 10, 22)])).toBe(
+    'first\nsecond\nthird',
+  );
 });
 
 it('ignores whitespace-only runs and answers "" for a page without text', () => {

@@ -1,9 +1,11 @@
 import { Router, type Express } from 'express';
+
 import { withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+
 import { createCredentialCheck, type AgentServiceTarget } from './credentials/credential-check';
 import { openapi } from './openapi';
 import { createRagRepository } from './rag/rag.repository';
@@ -38,7 +40,13 @@ export function createApp(deps: AppDeps): Express {
 
   const routes = Router();
   routes.use(createRagRoutes(rag));
-  if (deps.graph) routes.use(createRetrieveRoutes(rag, createRetrieveClient({ outbound: deps.outbound, target: deps.graph, logger: deps.logger })));
+  if (deps.graph)
+    routes.use(
+      createRetrieveRoutes(
+        rag,
+        createRetrieveClient({ outbound: deps.outbound, target: deps.graph, logger: deps.logger }),
+      ),
+    );
 
   const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
   return createHttpApp({

@@ -2,6 +2,7 @@ import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
 import { openInfra, runService, startMain } from '@platform/service';
+
 import { createApp } from './app';
 import { configSchema, type RagServiceConfig } from './config';
 
@@ -12,15 +13,25 @@ async function main(): Promise<void> {
   // The agent service is ours and usually on a private address: its host is allowed beside the operator's list.
   const agentHost = new URL(config.AGENT_URL).host;
   const graphHost = new URL(config.GRAPH_URL).host;
-  const outbound = createOutboundClient({ allowHosts: [config.OUTBOUND_ALLOW_HOSTS, agentHost, graphHost].filter(Boolean).join(',') });
+  const outbound = createOutboundClient({
+    allowHosts: [config.OUTBOUND_ALLOW_HOSTS, agentHost, graphHost].filter(Boolean).join(','),
+  });
   const app = createApp({
     logger,
     db: infra.db,
     auth: infra.auth,
     outbound,
-    agent: { baseUrl: config.AGENT_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.AGENT_TIMEOUT_MS },
+    agent: {
+      baseUrl: config.AGENT_URL,
+      secret: config.INTERNAL_SERVICE_SECRET || null,
+      timeoutMs: config.AGENT_TIMEOUT_MS,
+    },
     internalSecret: config.INTERNAL_SERVICE_SECRET || null,
-    graph: { baseUrl: config.GRAPH_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.GRAPH_TIMEOUT_MS },
+    graph: {
+      baseUrl: config.GRAPH_URL,
+      secret: config.INTERNAL_SERVICE_SECRET || null,
+      timeoutMs: config.GRAPH_TIMEOUT_MS,
+    },
     readiness: infra.readiness,
     jsonLimit: config.JSON_BODY_LIMIT,
   });

@@ -1,10 +1,12 @@
 import type { Express } from 'express';
 import request from 'supertest';
+
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { listen, type RunningServer } from '@platform/http';
 import { createOutboundClient } from '@platform/outbound';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
+
 import { startAgentApp, type AgentTestApp } from '../../agent/test/helpers';
 import { createApp } from '../src/app';
 
@@ -33,7 +35,11 @@ export async function startRagApp(opts: { secret?: string | null } = {}): Promis
     db: dbs.conn,
     auth: createApiKeyAuth({ keys: createApiKeyRepository(dbs.authConn), cacheTtlMs: 30_000 }),
     outbound,
-    agent: { baseUrl: `http://127.0.0.1:${agentServer.port}`, secret: opts.secret === undefined ? INTERNAL_SECRET : opts.secret, timeoutMs: 3_000 },
+    agent: {
+      baseUrl: `http://127.0.0.1:${agentServer.port}`,
+      secret: opts.secret === undefined ? INTERNAL_SECRET : opts.secret,
+      timeoutMs: 3_000,
+    },
     internalSecret: INTERNAL_SECRET,
     readiness: { mongodb: () => pingMongo(dbs.conn) },
   });

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { ragBody, startRagApp, type RagTestApp } from './helpers';
 
 let t: RagTestApp;
@@ -11,7 +12,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 it('answers 503 when a credential id of ours cannot be checked, and stores nothing', async () => {
-  const res = await request(t.app).post('/v3/rag/').set('x-api-key', key).send(ragBody({ llm_credential_id: 'b'.repeat(24) }));
+  const res = await request(t.app)
+    .post('/v3/rag/')
+    .set('x-api-key', key)
+    .send(ragBody({ llm_credential_id: 'b'.repeat(24) }));
   expect(res.status).toBe(503);
   expect(res.body).toEqual({ detail: 'Service unavailable' });
   expect((await request(t.app).get('/v3/rag/').set('x-api-key', key)).body.total).toBe(0);

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { ragBody, startRagApp, type RagTestApp } from './helpers';
 
 const ALICE = { user_id: 'alice', org_id: 'acme' };
@@ -18,7 +19,10 @@ const post = (key: string, body: object) => request(t.app).post('/v3/rag/').set(
 
 describe('POST /v3/rag/', () => {
   it('answers 200 with the configuration, its id and the defaults; user_id comes from the key', async () => {
-    const res = await post(alice, ragBody({ collection_name: 'create_one', user_id: 'mallory', id: 'x', org_id: 'evil' }));
+    const res = await post(
+      alice,
+      ragBody({ collection_name: 'create_one', user_id: 'mallory', id: 'x', org_id: 'evil' }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       ...ragBody({ collection_name: 'create_one' }),
@@ -37,7 +41,10 @@ describe('POST /v3/rag/', () => {
 
   it('keeps meta_data exactly, including keys a document store refuses, and accepts nulls for optional fields', async () => {
     const meta = { 'a.b': 1, $set: { x: [1, [2]] } };
-    const res = await post(alice, ragBody({ collection_name: 'meta_one', meta_data: meta, description: null, semantic_data_model: true }));
+    const res = await post(
+      alice,
+      ragBody({ collection_name: 'meta_one', meta_data: meta, description: null, semantic_data_model: true }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ meta_data: meta, description: '', semantic_data_model: true });
   });
@@ -62,10 +69,18 @@ describe('POST /v3/rag/', () => {
   });
 
   it('answers 422 json_invalid for a broken body and 415 for a body that is not JSON', async () => {
-    const broken = await request(t.app).post('/v3/rag/').set('x-api-key', alice).set('content-type', 'application/json').send('{"a":');
+    const broken = await request(t.app)
+      .post('/v3/rag/')
+      .set('x-api-key', alice)
+      .set('content-type', 'application/json')
+      .send('{"a":');
     expect(broken.status).toBe(422);
     expect(broken.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
-    const text = await request(t.app).post('/v3/rag/').set('x-api-key', alice).set('content-type', 'text/plain').send('hello');
+    const text = await request(t.app)
+      .post('/v3/rag/')
+      .set('x-api-key', alice)
+      .set('content-type', 'text/plain')
+      .send('hello');
     expect(text.status).toBe(415);
     expect(text.body).toEqual({ detail: 'Content-Type must be application/json' });
   });
@@ -95,18 +110,28 @@ describe('POST /v3/rag/', () => {
 describe('credential ids', () => {
   it("accepts the caller's own credential of the agent service", async () => {
     const id = await t.credential(await t.agent.dbs.mintKey(ALICE));
-    const res = await post(alice, ragBody({ collection_name: 'own_cred', llm_credential_id: id, embedding_credential_id: id }));
+    const res = await post(
+      alice,
+      ragBody({ collection_name: 'own_cred', llm_credential_id: id, embedding_credential_id: id }),
+    );
     expect(res.status).toBe(200);
     expect(res.body.llm_credential_id).toBe(id);
   });
 
   it("refuses another owner's credential and an unknown id of ours with 422 naming each field", async () => {
     const bobs = await t.credential(await t.agent.dbs.mintKey(BOB));
-    const res = await post(alice, ragBody({ collection_name: 'foreign_cred', llm_credential_id: bobs, vector_db_credential_id: 'a'.repeat(24) }));
+    const res = await post(
+      alice,
+      ragBody({ collection_name: 'foreign_cred', llm_credential_id: bobs, vector_db_credential_id: 'a'.repeat(24) }),
+    );
     expect(res.status).toBe(422);
     expect(res.body.detail).toEqual([
       { loc: ['body', 'llm_credential_id'], msg: `Credential ${bobs} not found`, type: 'credential_not_found' },
-      { loc: ['body', 'vector_db_credential_id'], msg: `Credential ${'a'.repeat(24)} not found`, type: 'credential_not_found' },
+      {
+        loc: ['body', 'vector_db_credential_id'],
+        msg: `Credential ${'a'.repeat(24)} not found`,
+        type: 'credential_not_found',
+      },
     ]);
   });
 });
@@ -114,9 +139,17 @@ describe('credential ids', () => {
 describe('GET, PUT, DELETE /v3/rag/{id}/', () => {
   it('replaces, then deletes; afterwards 404', async () => {
     const id = (await post(alice, ragBody({ collection_name: 'lifecycle' }))).body.id as string;
-    const put = await request(t.app).put(`/v3/rag/${id}`).set('x-api-key', alice).send(ragBody({ collection_name: 'lifecycle_2', description: 'new' }));
+    const put = await request(t.app)
+      .put(`/v3/rag/${id}`)
+      .set('x-api-key', alice)
+      .send(ragBody({ collection_name: 'lifecycle_2', description: 'new' }));
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ id, collection_name: 'lifecycle_2', description: 'new', updated_at: expect.stringMatching(/Z$/) });
+    expect(put.body).toMatchObject({
+      id,
+      collection_name: 'lifecycle_2',
+      description: 'new',
+      updated_at: expect.stringMatching(/Z$/),
+    });
     expect((await request(t.app).delete(`/v3/rag/${id}/`).set('x-api-key', alice)).status).toBe(204);
     const gone = await request(t.app).get(`/v3/rag/${id}/`).set('x-api-key', alice);
     expect(gone.status).toBe(404);
@@ -127,14 +160,26 @@ describe('GET, PUT, DELETE /v3/rag/{id}/', () => {
   it('answers 409 when a replacement takes a collection name the owner already uses', async () => {
     await post(alice, ragBody({ collection_name: 'first_name' }));
     const id = (await post(alice, ragBody({ collection_name: 'second_name' }))).body.id as string;
-    const res = await request(t.app).put(`/v3/rag/${id}/`).set('x-api-key', alice).send(ragBody({ collection_name: 'first_name' }));
+    const res = await request(t.app)
+      .put(`/v3/rag/${id}/`)
+      .set('x-api-key', alice)
+      .send(ragBody({ collection_name: 'first_name' }));
     expect(res.status).toBe(409);
   });
 
   it('answers 404 for an id of the wrong format, an unknown id, and on PUT of a missing one', async () => {
     expect((await request(t.app).get('/v3/rag/not-an-id/').set('x-api-key', alice)).status).toBe(404);
-    expect((await request(t.app).get(`/v3/rag/${'0'.repeat(24)}/`).set('x-api-key', alice)).status).toBe(404);
-    const put = await request(t.app).put(`/v3/rag/${'0'.repeat(24)}/`).set('x-api-key', alice).send(ragBody());
+    expect(
+      (
+        await request(t.app)
+          .get(`/v3/rag/${'0'.repeat(24)}/`)
+          .set('x-api-key', alice)
+      ).status,
+    ).toBe(404);
+    const put = await request(t.app)
+      .put(`/v3/rag/${'0'.repeat(24)}/`)
+      .set('x-api-key', alice)
+      .send(ragBody());
     expect(put.status).toBe(404);
   });
 });
@@ -143,25 +188,39 @@ describe('owner isolation', () => {
   it("never shows, changes, deletes or counts another owner's configuration", async () => {
     const id = (await post(alice, ragBody({ collection_name: 'private_one' }))).body.id as string;
     expect((await request(t.app).get(`/v3/rag/${id}/`).set('x-api-key', bob)).status).toBe(404);
-    expect((await request(t.app).put(`/v3/rag/${id}/`).set('x-api-key', bob).send(ragBody({ collection_name: 'stolen' }))).status).toBe(404);
+    expect(
+      (
+        await request(t.app)
+          .put(`/v3/rag/${id}/`)
+          .set('x-api-key', bob)
+          .send(ragBody({ collection_name: 'stolen' }))
+      ).status,
+    ).toBe(404);
     expect((await request(t.app).delete(`/v3/rag/${id}/`).set('x-api-key', bob)).status).toBe(404);
     const bobs = await request(t.app).get('/v3/rag/').set('x-api-key', bob);
     expect(bobs.body.configs.every((c: { user_id: string }) => c.user_id === 'bob')).toBe(true);
     expect(bobs.body.configs.some((c: { id: string }) => c.id === id)).toBe(false);
-    expect((await request(t.app).get(`/v3/rag/${id}/`).set('x-api-key', alice)).body.collection_name).toBe('private_one');
+    expect((await request(t.app).get(`/v3/rag/${id}/`).set('x-api-key', alice)).body.collection_name).toBe(
+      'private_one',
+    );
   });
 });
 
 describe('lists', () => {
-  it('pages newest first with the total of every match; the user path needs the caller\'s own user_id', async () => {
+  it("pages newest first with the total of every match; the user path needs the caller's own user_id", async () => {
     const carol = await t.dbs.mintKey({ user_id: 'carol', org_id: 'initech' });
-    for (const n of ['l_one', 'l_two', 'l_three']) expect((await post(carol, ragBody({ collection_name: n }))).status).toBe(200);
+    for (const n of ['l_one', 'l_two', 'l_three'])
+      expect((await post(carol, ragBody({ collection_name: n }))).status).toBe(200);
     const page = await request(t.app).get('/v3/rag?skip=1&limit=1').set('x-api-key', carol);
     expect(page.status).toBe(200);
     expect(page.body.total).toBe(3);
     expect(page.body.configs.map((c: { collection_name: string }) => c.collection_name)).toEqual(['l_two']);
     const all = await request(t.app).get('/v3/rag/user/carol/').set('x-api-key', carol);
-    expect(all.body.configs.map((c: { collection_name: string }) => c.collection_name)).toEqual(['l_three', 'l_two', 'l_one']);
+    expect(all.body.configs.map((c: { collection_name: string }) => c.collection_name)).toEqual([
+      'l_three',
+      'l_two',
+      'l_one',
+    ]);
     const other = await request(t.app).get('/v3/rag/user/alice/').set('x-api-key', carol);
     expect(other.status).toBe(403);
     expect(other.body).toEqual({ detail: 'Invalid Permission' });

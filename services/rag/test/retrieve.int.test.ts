@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startGraphStack, type GraphStack } from '../../graph/test/helpers';
 import { startTestSite, type TestSite } from '../../graph/test/site';
 
@@ -23,7 +24,9 @@ afterAll(async () => {
 });
 
 const retrieve = (key: string, id: string, query: string, extra = '') =>
-  request(g.ragApp).get(`/v3/rag/${id}/retrieve/?query=${encodeURIComponent(query)}${extra}`).set('x-api-key', key);
+  request(g.ragApp)
+    .get(`/v3/rag/${id}/retrieve/?query=${encodeURIComponent(query)}${extra}`)
+    .set('x-api-key', key);
 
 describe('GET /v3/rag/{id}/retrieve/', () => {
   it.each([
@@ -43,10 +46,25 @@ describe('GET /v3/rag/{id}/retrieve/', () => {
   it('returns at most top_k chunks (default 5) with their text, page URL and score, and the facts they state', async () => {
     const res = await retrieve(g.alice, ragId, 'lantern Zylotech', '&top_k=2');
     expect(res.body.results).toHaveLength(2);
-    expect(res.body.results[0]).toEqual({ chunk_id: expect.any(String), text: expect.any(String), url: expect.stringContaining(s.site.url), title: expect.any(String), score: expect.any(Number) });
+    expect(res.body.results[0]).toEqual({
+      chunk_id: expect.any(String),
+      text: expect.any(String),
+      url: expect.stringContaining(s.site.url),
+      title: expect.any(String),
+      score: expect.any(Number),
+    });
     expect((await retrieve(g.alice, ragId, 'lantern')).body.results.length).toBeLessThanOrEqual(5);
     const founded = await retrieve(g.alice, ragId, 'Ada Lovelace');
-    expect(founded.body.facts).toEqual(expect.arrayContaining([expect.objectContaining({ source: 'Ada Lovelace', relation: 'FOUNDED', target: 'Zylotech', urls: [`${s.site.url}/`] })]));
+    expect(founded.body.facts).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          source: 'Ada Lovelace',
+          relation: 'FOUNDED',
+          target: 'Zylotech',
+          urls: [`${s.site.url}/`],
+        }),
+      ]),
+    );
   });
 
   it("carries the caller's request id into the graph service's log lines", async () => {
@@ -54,7 +72,9 @@ describe('GET /v3/rag/{id}/retrieve/', () => {
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe('trace-rag-graph-1');
     // The graph service's own request line (the test logger holds both apps' lines): its path is the graph's.
-    const graphLines = g.lines.map((l) => JSON.parse(l) as { path?: string; requestId?: string }).filter((l) => l.path?.startsWith('/v4/knowledge_graph/retrieve'));
+    const graphLines = g.lines
+      .map((l) => JSON.parse(l) as { path?: string; requestId?: string })
+      .filter((l) => l.path?.startsWith('/v4/knowledge_graph/retrieve'));
     expect(graphLines.map((l) => l.requestId)).toContain('trace-rag-graph-1');
   });
 

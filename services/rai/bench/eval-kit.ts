@@ -24,12 +24,14 @@ export function seeded(seed: number): () => number {
 export type Rand = () => number;
 export const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 export const int = (r: Rand, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
-export const chars = (r: Rand, alphabet: string, n: number): string => Array.from({ length: n }, () => pick(r, [...alphabet])).join('');
+export const chars = (r: Rand, alphabet: string, n: number): string =>
+  Array.from({ length: n }, () => pick(r, [...alphabet])).join('');
 export const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const HEX = '0123456789abcdef';
 
 /** `n` examples from `make`, each given the running index. */
-export const times = (n: number, make: (i: number) => Example): Example[] => Array.from({ length: n }, (_, i) => make(i));
+export const times = (n: number, make: (i: number) => Example): Example[] =>
+  Array.from({ length: n }, (_, i) => make(i));
 
 const OPENERS = ['', '', 'Hi, ', 'Quick question: ', 'Hello team, ', 'FYI: ', 'Note: ', 'Okay. '];
 const CLOSERS = ['', '', ' Thanks.', ' Thank you!', ' Cheers.', ' Let me know.', ' (urgent)'];

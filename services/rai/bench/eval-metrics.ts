@@ -4,7 +4,17 @@ import type { PolicyRules } from '../src/policies/policy.types';
 import type { Example } from './eval-kit';
 import type { EvalCheck } from './eval-set';
 
-const PII_TYPES = ['CREDIT_CARD', 'EMAIL_ADDRESS', 'PHONE_NUMBER', 'PERSON', 'LOCATION', 'IP_ADDRESS', 'US_SSN', 'URL', 'DATE_TIME'] as const;
+const PII_TYPES = [
+  'CREDIT_CARD',
+  'EMAIL_ADDRESS',
+  'PHONE_NUMBER',
+  'PERSON',
+  'LOCATION',
+  'IP_ADDRESS',
+  'US_SSN',
+  'URL',
+  'DATE_TIME',
+] as const;
 const off = { enabled: false };
 
 /** A policy with only `check` enabled, at the contract's default thresholds, every PII type redacted. */
@@ -16,7 +26,11 @@ export function policyFor(check: EvalCheck): PolicyRules {
     toxicity_check: { enabled: check === 'toxicity', threshold: 0.4 },
     prompt_injection: { enabled: check === 'prompt_injection', threshold: 0.3 },
     secrets_detection: { enabled: check === 'secrets', action: 'mask' },
-    pii_detection: { enabled: check === 'pii', types: Object.fromEntries(PII_TYPES.map((t) => [t, 'redact'])) as PolicyRules['pii_detection']['types'], custom_pii: [] },
+    pii_detection: {
+      enabled: check === 'pii',
+      types: Object.fromEntries(PII_TYPES.map((t) => [t, 'redact'])) as PolicyRules['pii_detection']['types'],
+      custom_pii: [],
+    },
   };
 }
 
@@ -41,10 +55,12 @@ function found(check: EvalCheck, text: string, rules: PolicyRules): string[] {
 
 const FILLER = ' The team met to review the roadmap and agreed to revisit the open items after the release.';
 /** The example grown to about 2 KB with neutral text, as the latency target is stated for a 2 KB text. */
-const twoKb = (text: string) => (text + FILLER.repeat(Math.ceil((2048 - text.length) / FILLER.length))).slice(0, Math.max(2048, text.length));
+const twoKb = (text: string) =>
+  (text + FILLER.repeat(Math.ceil((2048 - text.length) / FILLER.length))).slice(0, Math.max(2048, text.length));
 
 const TIMING_REPEATS = 5;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Scores one check over its examples: PII per (example, type), the others per example. */

@@ -1,6 +1,6 @@
 /** The whole RAI evaluation set, per check, generated deterministically (seed below) and de-duplicated. */
-import { seeded, unique, type Example } from './eval-kit';
 import { injectionExamples } from './eval-injection';
+import { seeded, unique, type Example } from './eval-kit';
 import { piiExamples } from './eval-pii';
 import { secretExamples } from './eval-secrets';
 import { toxicityExamples } from './eval-toxicity';

@@ -1,8 +1,10 @@
 import { Router, type Express } from 'express';
+
 import { withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
+
 import { createInferenceRoutes } from './inference/inference.routes';
 import { createInferenceService } from './inference/inference.service';
 import { openapi } from './openapi';

@@ -1,4 +1,4 @@
-import { Joi, commonEnv, type CommonConfig } from '@platform/config';
+import { commonEnv, Joi, type CommonConfig } from '@platform/config';
 
 /** Every environment variable the rai service reads. */
 export const configSchema = Joi.object<RaiServiceConfig>({

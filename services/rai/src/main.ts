@@ -1,6 +1,7 @@
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { openInfra, runService, startMain } from '@platform/service';
+
 import { createApp } from './app';
 import { configSchema, type RaiServiceConfig } from './config';
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import { scoreCheck } from '../bench/eval-metrics';
 import { buildEvalSet, CHECKS } from '../bench/eval-set';
 
@@ -13,7 +14,10 @@ describe('the RAI evaluation set', () => {
       expect(examples.length).toBeGreaterThanOrEqual(200);
       expect(examples.filter((e) => e.label).length).toBeGreaterThanOrEqual(100);
       expect(examples.filter((e) => !e.label).length).toBeGreaterThanOrEqual(70);
-      const file = readFileSync(join(__dirname, '..', 'bench', 'data', `${check}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown);
+      const file = readFileSync(join(__dirname, '..', 'bench', 'data', `${check}.jsonl`), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown);
       expect(file).toEqual(examples);
     }
   });
@@ -26,6 +30,7 @@ describe('the RAI evaluation set', () => {
     ['toxicity', { f1: 0.8 }],
   ] as const)('%s meets its target', (check, target) => {
     const report = scoreCheck(check, set[check], false);
-    for (const [metric, min] of Object.entries(target)) expect({ metric, value: report[metric as 'f1'] >= min }).toEqual({ metric, value: true });
+    for (const [metric, min] of Object.entries(target))
+      expect({ metric, value: report[metric as 'f1'] >= min }).toEqual({ metric, value: true });
   });
 });

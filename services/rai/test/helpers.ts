@@ -1,8 +1,10 @@
 import type { Express } from 'express';
 import request from 'supertest';
+
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
+
 import { createApp } from '../src/app';
 
 export interface RaiTestApp {
@@ -33,15 +35,31 @@ export async function startRaiApp(opts: { internalSecret?: string | null } = {})
     dbs,
     lines,
     async policy(key, body) {
-      const res = await request(app).post('/v1/rai/policies').set('x-api-key', key).send({ name: 'test policy', ...body });
+      const res = await request(app)
+        .post('/v1/rai/policies')
+        .set('x-api-key', key)
+        .send({ name: 'test policy', ...body });
       if (res.status !== 201) throw new Error(`policy not created: ${res.status} ${res.text}`);
       return res.body._id as string;
     },
-    check: (key, policyId, text, direction = 'input') => request(app).post('/v1/rai/inference').set('x-api-key', key).send({ policy_id: policyId, text, direction }),
+    check: (key, policyId, text, direction = 'input') =>
+      request(app).post('/v1/rai/inference').set('x-api-key', key).send({ policy_id: policyId, text, direction }),
     close: () => dbs.cleanup(),
   };
 }
 
 /** Every PII type set to `action`. */
 export const allPii = (action: 'redact' | 'block') =>
-  Object.fromEntries(['CREDIT_CARD', 'EMAIL_ADDRESS', 'PHONE_NUMBER', 'PERSON', 'LOCATION', 'IP_ADDRESS', 'US_SSN', 'URL', 'DATE_TIME'].map((t) => [t, action]));
+  Object.fromEntries(
+    [
+      'CREDIT_CARD',
+      'EMAIL_ADDRESS',
+      'PHONE_NUMBER',
+      'PERSON',
+      'LOCATION',
+      'IP_ADDRESS',
+      'US_SSN',
+      'URL',
+      'DATE_TIME',
+    ].map((t) => [t, action]),
+  );

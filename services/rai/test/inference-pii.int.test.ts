@@ -19,7 +19,11 @@ describe('PII by type (redact)', () => {
     ['CREDIT_CARD', 'Card 5500-0000-0000-0004 on file', 'Card <CREDIT_CARD> on file'],
     ['EMAIL_ADDRESS', 'Mail jane.doe+tag@example.co.uk today', 'Mail <EMAIL_ADDRESS> <DATE_TIME>'],
     ['PHONE_NUMBER', 'Call (415) 555-2671 or +44 20 7946 0958', 'Call <PHONE_NUMBER> or <PHONE_NUMBER>'],
-    ['IP_ADDRESS', 'Hosts 192.168.10.20 and 2001:db8:85a3::8a2e:370:7334 and fe80::1.', 'Hosts <IP_ADDRESS> and <IP_ADDRESS> and <IP_ADDRESS>.'],
+    [
+      'IP_ADDRESS',
+      'Hosts 192.168.10.20 and 2001:db8:85a3::8a2e:370:7334 and fe80::1.',
+      'Hosts <IP_ADDRESS> and <IP_ADDRESS> and <IP_ADDRESS>.',
+    ],
     ['US_SSN', 'SSN 536-22-1234 here', 'SSN <US_SSN> here'],
     ['URL', 'See https://example.com/a?b=c, or www.example.org.', 'See <URL>, or <URL>.'],
     ['DATE_TIME', 'Meet on 2024-03-05 at 10:30', 'Meet on <DATE_TIME>'],
@@ -54,11 +58,18 @@ describe('PII by type (redact)', () => {
 
 describe('PII actions', () => {
   it('blocks on a type set to block, redacts others, and ignores disabled ones', async () => {
-    const id = await t.policy(key, { pii_detection: { enabled: true, types: { US_SSN: 'block', EMAIL_ADDRESS: 'redact', URL: 'disabled' } } });
+    const id = await t.policy(key, {
+      pii_detection: { enabled: true, types: { US_SSN: 'block', EMAIL_ADDRESS: 'redact', URL: 'disabled' } },
+    });
     const blocked = await t.check(key, id, 'SSN 536-22-1234, mail a@b.io');
     expect(blocked.body).toMatchObject({ allowed: false, action: 'block', text: 'SSN <US_SSN>, mail <EMAIL_ADDRESS>' });
     const redactedOnly = await t.check(key, id, 'mail a@b.io at https://x.io');
-    expect(redactedOnly.body).toEqual({ allowed: true, action: 'redact', text: 'mail <EMAIL_ADDRESS> at https://x.io', violations: [{ check: 'pii', detail: 'EMAIL_ADDRESS found (1)' }] });
+    expect(redactedOnly.body).toEqual({
+      allowed: true,
+      action: 'redact',
+      text: 'mail <EMAIL_ADDRESS> at https://x.io',
+      violations: [{ check: 'pii', detail: 'EMAIL_ADDRESS found (1)' }],
+    });
   });
 
   it('does nothing while pii_detection is disabled', async () => {
@@ -70,7 +81,14 @@ describe('PII actions', () => {
 describe('custom PII', () => {
   it('redacts strings and applies object entries with their replacement and action', async () => {
     const id = await t.policy(key, {
-      pii_detection: { enabled: true, custom_pii: ['EMP-4471', { label: 'Blue Harbor', replacement: '<SITE>', action: 'redact' }, { label: 'Orion', action: 'block' }] },
+      pii_detection: {
+        enabled: true,
+        custom_pii: [
+          'EMP-4471',
+          { label: 'Blue Harbor', replacement: '<SITE>', action: 'redact' },
+          { label: 'Orion', action: 'block' },
+        ],
+      },
     });
     const res = await t.check(key, id, 'Employee emp-4471 works at blue   harbor.');
     expect(res.body).toEqual({

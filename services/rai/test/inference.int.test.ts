@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startRaiApp, type RaiTestApp } from './helpers';
 
 let t: RaiTestApp;
@@ -14,15 +15,28 @@ afterAll(() => t.close());
 
 describe('POST /v1/rai/inference: the route', () => {
   it('allows a clean text unchanged, with no violations', async () => {
-    const id = await t.policy(alice, { toxicity_check: { enabled: true }, prompt_injection: { enabled: true }, secrets_detection: { enabled: true } });
+    const id = await t.policy(alice, {
+      toxicity_check: { enabled: true },
+      prompt_injection: { enabled: true },
+      secrets_detection: { enabled: true },
+    });
     const res = await t.check(alice, id, 'Please summarise the attached quarterly report.');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ allowed: true, action: 'allow', text: 'Please summarise the attached quarterly report.', violations: [] });
+    expect(res.body).toEqual({
+      allowed: true,
+      action: 'allow',
+      text: 'Please summarise the attached quarterly report.',
+      violations: [],
+    });
   });
 
   it("answers 404 for another owner's policy, an unknown id and an id of the wrong format", async () => {
     const id = await t.policy(alice, {});
-    for (const [key, pid] of [[bob, id], [alice, '0'.repeat(24)], [alice, 'nope']] as const) {
+    for (const [key, pid] of [
+      [bob, id],
+      [alice, '0'.repeat(24)],
+      [alice, 'nope'],
+    ] as const) {
       const res = await t.check(key, pid, 'hello');
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ detail: 'Policy not found' });
@@ -31,12 +45,19 @@ describe('POST /v1/rai/inference: the route', () => {
 
   it('answers 422 for a missing text, a wrong direction and a text over 100,000 characters; 415 for non-JSON', async () => {
     const id = await t.policy(alice, {});
-    const res = await request(t.app).post('/v1/rai/inference').set('x-api-key', alice).send({ policy_id: id, direction: 'sideways' });
+    const res = await request(t.app)
+      .post('/v1/rai/inference')
+      .set('x-api-key', alice)
+      .send({ policy_id: id, direction: 'sideways' });
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.text', 'body.direction']);
     expect((await t.check(alice, id, 'a'.repeat(100_000))).status).toBe(200);
     expect((await t.check(alice, id, 'a'.repeat(100_001))).status).toBe(422);
-    const text = await request(t.app).post('/v1/rai/inference').set('x-api-key', alice).set('content-type', 'text/plain').send('hi');
+    const text = await request(t.app)
+      .post('/v1/rai/inference')
+      .set('x-api-key', alice)
+      .set('content-type', 'text/plain')
+      .send('hi');
     expect(text.status).toBe(415);
   });
 
@@ -58,7 +79,11 @@ describe('keywords', () => {
     const id = await t.policy(alice, { keywords: { enabled: true, keywords: ['badword'] } });
     for (const text of ['a BADWORD here', 'a bädwörd here', 'a b.a.d.w.o.r.d here', 'a b4dw0rd here', 'a baaadword!']) {
       const res = await t.check(alice, id, text);
-      expect(res.body).toMatchObject({ allowed: false, action: 'block', violations: [{ check: 'keywords', detail: 'keyword "badword" found' }] });
+      expect(res.body).toMatchObject({
+        allowed: false,
+        action: 'block',
+        violations: [{ check: 'keywords', detail: 'keyword "badword" found' }],
+      });
     }
     for (const text of ['badwords are plural', 'notbadword', 'bad word apart']) {
       expect((await t.check(alice, id, text)).body.action).toBe('allow');
@@ -66,9 +91,16 @@ describe('keywords', () => {
   });
 
   it('redacts object keywords with their replacement', async () => {
-    const id = await t.policy(alice, { keywords: { enabled: true, keywords: [{ label: 'Project Falcon', replacement: '[CODENAME]', action: 'redact' }] } });
+    const id = await t.policy(alice, {
+      keywords: { enabled: true, keywords: [{ label: 'Project Falcon', replacement: '[CODENAME]', action: 'redact' }] },
+    });
     const res = await t.check(alice, id, 'Status of project   falcon? And PROJECT FALCON.');
-    expect(res.body).toEqual({ allowed: true, action: 'redact', text: 'Status of [CODENAME]? And [CODENAME].', violations: [{ check: 'keywords', detail: 'keyword "Project Falcon" found' }] });
+    expect(res.body).toEqual({
+      allowed: true,
+      action: 'redact',
+      text: 'Status of [CODENAME]? And [CODENAME].',
+      violations: [{ check: 'keywords', detail: 'keyword "Project Falcon" found' }],
+    });
   });
 
   it('does nothing while the section is disabled', async () => {
@@ -80,7 +112,9 @@ describe('keywords', () => {
 describe('topics', () => {
   it('blocks banned topics given as strings or {name} objects, and lets others pass', async () => {
     const id = await t.policy(alice, { banned_topics: { enabled: true, topics: [{ name: 'politics' }, 'gardening'] } });
-    expect((await t.check(alice, id, 'Who will win the election?')).body.violations).toEqual([{ check: 'banned_topics', detail: 'banned topic "politics" found' }]);
+    expect((await t.check(alice, id, 'Who will win the election?')).body.violations).toEqual([
+      { check: 'banned_topics', detail: 'banned topic "politics" found' },
+    ]);
     expect((await t.check(alice, id, 'Best time for gardening in spring?')).body.action).toBe('block');
     expect((await t.check(alice, id, 'How do I reset my password?')).body.action).toBe('allow');
   });
@@ -109,12 +143,20 @@ describe('scored checks: a score above the threshold violates, a score equal to 
     const at = await t.policy(alice, { [section]: { enabled: true, threshold: score } });
     expect((await t.check(alice, at, text)).body).toMatchObject({ allowed: true, action: 'allow', violations: [] });
     const below = await t.policy(alice, { [section]: { enabled: true, threshold: Math.max(0, score - 0.001) } });
-    expect((await t.check(alice, below, text)).body).toMatchObject({ allowed: false, action: 'block', violations: [{ check, score }] });
+    expect((await t.check(alice, below, text)).body).toMatchObject({
+      allowed: false,
+      action: 'block',
+      violations: [{ check, score }],
+    });
   });
 
   it('keeps ordinary texts under the default thresholds', async () => {
     const id = await t.policy(alice, { toxicity_check: { enabled: true }, prompt_injection: { enabled: true } });
-    for (const text of ['What is a system prompt, in general terms?', 'This bug is killing me, can you help?', 'Shit happens, let us fix the build.']) {
+    for (const text of [
+      'What is a system prompt, in general terms?',
+      'This bug is killing me, can you help?',
+      'Shit happens, let us fix the build.',
+    ]) {
       expect((await t.check(alice, id, text)).body.action).toBe('allow');
     }
   });
@@ -131,7 +173,13 @@ describe('secrets', () => {
     expect(res.body.action).toBe('redact');
     expect(res.body.text).toBe('use <SECRET> or <SECRET> with <SECRET> and <SECRET> at <SECRET>/app');
     expect(res.body.violations.map((v: { detail: string }) => v.detail).sort()).toEqual(
-      ['connection_string found', 'github_token found', 'jwt found', 'openai_api_key found', 'private_key found'].sort(),
+      [
+        'connection_string found',
+        'github_token found',
+        'jwt found',
+        'openai_api_key found',
+        'private_key found',
+      ].sort(),
     );
   });
 

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startRaiApp, type RaiTestApp } from './helpers';
 
 let t: RaiTestApp;
@@ -16,7 +17,12 @@ const create = (key: string, body: object) => request(t.app).post('/v1/rai/polic
 
 describe('POST /v1/rai/policies', () => {
   it('answers 201 with every section defaulted, _id and id alike, owner from the key', async () => {
-    const res = await create(alice, { name: 'Defaults', user_id: 'mallory', _id: 'x', created_at: '2000-01-01T00:00:00Z' });
+    const res = await create(alice, {
+      name: 'Defaults',
+      user_id: 'mallory',
+      _id: 'x',
+      created_at: '2000-01-01T00:00:00Z',
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       _id: res.body.id,
@@ -32,7 +38,17 @@ describe('POST /v1/rai/policies', () => {
       secrets_detection: { enabled: false, action: 'mask' },
       pii_detection: {
         enabled: false,
-        types: { CREDIT_CARD: 'disabled', EMAIL_ADDRESS: 'disabled', PHONE_NUMBER: 'disabled', PERSON: 'disabled', LOCATION: 'disabled', IP_ADDRESS: 'disabled', US_SSN: 'disabled', URL: 'disabled', DATE_TIME: 'disabled' },
+        types: {
+          CREDIT_CARD: 'disabled',
+          EMAIL_ADDRESS: 'disabled',
+          PHONE_NUMBER: 'disabled',
+          PERSON: 'disabled',
+          LOCATION: 'disabled',
+          IP_ADDRESS: 'disabled',
+          US_SSN: 'disabled',
+          URL: 'disabled',
+          DATE_TIME: 'disabled',
+        },
         custom_pii: [],
       },
       created_at: expect.stringMatching(/Z$/),
@@ -46,8 +62,15 @@ describe('POST /v1/rai/policies', () => {
       name: 'Terms',
       banned_topics: { enabled: true, topics: ['politics', { name: 'religion' }] },
       allowed_topics: { enabled: true, topics: [{ name: 'billing' }] },
-      keywords: { enabled: true, keywords: ['secret plan', { label: 'codename', replacement: '[CODE]', action: 'redact' }, { label: 'zeta' }] },
-      pii_detection: { enabled: true, types: { EMAIL_ADDRESS: 'redact' }, custom_pii: ['EMP-1', { label: 'ACME-42', action: 'block' }] },
+      keywords: {
+        enabled: true,
+        keywords: ['secret plan', { label: 'codename', replacement: '[CODE]', action: 'redact' }, { label: 'zeta' }],
+      },
+      pii_detection: {
+        enabled: true,
+        types: { EMAIL_ADDRESS: 'redact' },
+        custom_pii: ['EMP-1', { label: 'ACME-42', action: 'block' }],
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body.banned_topics.topics).toEqual(['politics', 'religion']);
@@ -57,7 +80,10 @@ describe('POST /v1/rai/policies', () => {
       { label: 'codename', replacement: '[CODE]', action: 'redact' },
       { label: 'zeta', replacement: '[REDACTED]', action: 'block' },
     ]);
-    expect(res.body.pii_detection.custom_pii).toEqual(['EMP-1', { label: 'ACME-42', replacement: '[REDACTED]', action: 'block' }]);
+    expect(res.body.pii_detection.custom_pii).toEqual([
+      'EMP-1',
+      { label: 'ACME-42', replacement: '[REDACTED]', action: 'block' },
+    ]);
     expect(res.body.pii_detection.types.EMAIL_ADDRESS).toBe('redact');
     const read = await request(t.app).get(`/v1/rai/policies/${res.body._id}`).set('x-api-key', alice);
     expect(read.body).toEqual(res.body);
@@ -93,15 +119,29 @@ describe('POST /v1/rai/policies', () => {
       keywords: { keywords: Array.from({ length: 500 }, (_, i) => `word${i}`) },
     });
     expect(edge.status).toBe(201);
-    const over = await create(alice, { name: 'n'.repeat(201), keywords: { keywords: Array.from({ length: 501 }, (_, i) => `w${i}`) } });
+    const over = await create(alice, {
+      name: 'n'.repeat(201),
+      keywords: { keywords: Array.from({ length: 501 }, (_, i) => `w${i}`) },
+    });
     expect(over.status).toBe(422);
-    expect(over.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual(['body.name', 'body.keywords.keywords']);
+    expect(over.body.detail.map((d: { loc: string[] }) => d.loc.join('.'))).toEqual([
+      'body.name',
+      'body.keywords.keywords',
+    ]);
   });
 
   it('answers 415 for a body that is not JSON and 422 json_invalid for broken JSON', async () => {
-    const text = await request(t.app).post('/v1/rai/policies').set('x-api-key', alice).set('content-type', 'text/plain').send('name=x');
+    const text = await request(t.app)
+      .post('/v1/rai/policies')
+      .set('x-api-key', alice)
+      .set('content-type', 'text/plain')
+      .send('name=x');
     expect(text.status).toBe(415);
-    const broken = await request(t.app).post('/v1/rai/policies').set('x-api-key', alice).set('content-type', 'application/json').send('{');
+    const broken = await request(t.app)
+      .post('/v1/rai/policies')
+      .set('x-api-key', alice)
+      .set('content-type', 'application/json')
+      .send('{');
     expect(broken.status).toBe(422);
     expect(broken.body.detail[0].type).toBe('json_invalid');
   });
@@ -109,10 +149,19 @@ describe('POST /v1/rai/policies', () => {
 
 describe('GET, PUT, DELETE /v1/rai/policies/{id}', () => {
   it('updates the sections given, keeps the others, then deletes', async () => {
-    const id = (await create(alice, { name: 'Update me', keywords: { enabled: true, keywords: ['a1'] } })).body._id as string;
-    const put = await request(t.app).put(`/v1/rai/policies/${id}`).set('x-api-key', alice).send({ toxicity_check: { enabled: true }, description: 'd' });
+    const id = (await create(alice, { name: 'Update me', keywords: { enabled: true, keywords: ['a1'] } })).body
+      ._id as string;
+    const put = await request(t.app)
+      .put(`/v1/rai/policies/${id}`)
+      .set('x-api-key', alice)
+      .send({ toxicity_check: { enabled: true }, description: 'd' });
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ name: 'Update me', description: 'd', toxicity_check: { enabled: true, threshold: 0.4 }, keywords: { enabled: true, keywords: ['a1'] } });
+    expect(put.body).toMatchObject({
+      name: 'Update me',
+      description: 'd',
+      toxicity_check: { enabled: true, threshold: 0.4 },
+      keywords: { enabled: true, keywords: ['a1'] },
+    });
     expect(Date.parse(put.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(put.body.created_at));
     expect((await request(t.app).delete(`/v1/rai/policies/${id}`).set('x-api-key', alice)).status).toBe(204);
     const gone = await request(t.app).get(`/v1/rai/policies/${id}`).set('x-api-key', alice);
@@ -123,14 +172,19 @@ describe('GET, PUT, DELETE /v1/rai/policies/{id}', () => {
   it('answers 404 for ids of the wrong format or unknown, on every method', async () => {
     for (const id of ['nope', '0'.repeat(24)]) {
       expect((await request(t.app).get(`/v1/rai/policies/${id}`).set('x-api-key', alice)).status).toBe(404);
-      expect((await request(t.app).put(`/v1/rai/policies/${id}`).set('x-api-key', alice).send({ name: 'x' })).status).toBe(404);
+      expect(
+        (await request(t.app).put(`/v1/rai/policies/${id}`).set('x-api-key', alice).send({ name: 'x' })).status,
+      ).toBe(404);
       expect((await request(t.app).delete(`/v1/rai/policies/${id}`).set('x-api-key', alice)).status).toBe(404);
     }
   });
 
   it('answers 422 for an invalid update', async () => {
     const id = (await create(alice, { name: 'Bad update' })).body._id as string;
-    const res = await request(t.app).put(`/v1/rai/policies/${id}`).set('x-api-key', alice).send({ toxicity_check: { threshold: 2 } });
+    const res = await request(t.app)
+      .put(`/v1/rai/policies/${id}`)
+      .set('x-api-key', alice)
+      .send({ toxicity_check: { threshold: 2 } });
     expect(res.status).toBe(422);
   });
 });
@@ -147,7 +201,9 @@ describe('owner isolation and lists', () => {
     const page = await request(t.app).get('/v1/rai/policies?skip=2&limit=1').set('x-api-key', carol);
     expect(page.body.policies.map((p: { name: string }) => p.name)).toEqual(['p1']);
     expect((await request(t.app).get(`/v1/rai/policies/${ids[0]}`).set('x-api-key', bob)).status).toBe(404);
-    expect((await request(t.app).put(`/v1/rai/policies/${ids[0]}`).set('x-api-key', bob).send({ name: 'stolen' })).status).toBe(404);
+    expect(
+      (await request(t.app).put(`/v1/rai/policies/${ids[0]}`).set('x-api-key', bob).send({ name: 'stolen' })).status,
+    ).toBe(404);
     expect((await request(t.app).delete(`/v1/rai/policies/${ids[0]}`).set('x-api-key', bob)).status).toBe(404);
     const bobs = await request(t.app).get('/v1/rai/policies/').set('x-api-key', bob);
     expect(bobs.body.policies.some((p: { _id: string }) => ids.includes(p._id))).toBe(false);

@@ -1,9 +1,11 @@
 import { Router, type Express } from 'express';
+import type { Registry } from 'prom-client';
+
+import type { AgentDirectory } from '@platform/agent-client';
 import type { ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
 import { createHttpApp, type RateLimit, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
-import type { Registry } from 'prom-client';
 import { localChangeBusOf, type ChangeBus, type Queue } from '@platform/queue';
 import {
   createExecutionRepository,
@@ -15,7 +17,7 @@ import {
   type WebhookStats,
 } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
-import type { AgentDirectory } from '@platform/agent-client';
+
 import { createExecutionService } from './executions/execution.service';
 import { openapi } from './openapi';
 import { createFiring } from './schedules/firing';
@@ -100,7 +102,10 @@ export function createApp(deps: AppDeps): Express {
   const webhookRepo = createWebhookStore(deps);
   const webhooks = createWebhooks(deps, webhookRepo);
   const executions = createExecutionRepository(deps.db);
-  const settings = { timeoutMs: deps.triggers?.enqueueTimeoutMs ?? 1_000, backoffMs: deps.triggers?.retryBackoffMs ?? 2_000 };
+  const settings = {
+    timeoutMs: deps.triggers?.enqueueTimeoutMs ?? 1_000,
+    backoffMs: deps.triggers?.retryBackoffMs ?? 2_000,
+  };
   const trigger = createTriggerService({
     webhooks: webhookRepo,
     executions,

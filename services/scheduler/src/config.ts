@@ -1,4 +1,4 @@
-import { Joi, commonEnv, encryptionKeyEnv, type CommonConfig } from '@platform/config';
+import { commonEnv, encryptionKeyEnv, Joi, type CommonConfig } from '@platform/config';
 
 /** Every environment variable the scheduler service reads. */
 export const configSchema = Joi.object<SchedulerServiceConfig>({
@@ -22,31 +22,82 @@ export const configSchema = Joi.object<SchedulerServiceConfig>({
     .max(30000)
     .default(5000)
     .description('Timeout of a call to the agent service; past it the request answers 503.'),
-  WEBHOOK_SECRET_ENCRYPTION_KEY: encryptionKeyEnv('32-byte key (64 hex chars or base64) that encrypts webhook signing secrets at rest (AES-256-GCM).'),
+  WEBHOOK_SECRET_ENCRYPTION_KEY: encryptionKeyEnv(
+    '32-byte key (64 hex chars or base64) that encrypts webhook signing secrets at rest (AES-256-GCM).',
+  ),
   SCHEDULE_SECRET_ENCRYPTION_KEY: encryptionKeyEnv(
     "32-byte key (64 hex chars or base64) that encrypts HTTP schedules' header values at rest (the worker's must match).",
   ),
-  RECONCILE_INTERVAL_MS: Joi.number().integer().min(1000).max(300_000).default(30_000).description('How often MongoDB schedules are reconciled into Redis (also once at start).'),
+  RECONCILE_INTERVAL_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .max(300_000)
+    .default(30_000)
+    .description('How often MongoDB schedules are reconciled into Redis (also once at start).'),
   SCHEDULE_CATCH_UP_MS: Joi.number()
     .integer()
     .min(0)
     .max(86_400_000)
     .default(300_000)
-    .description("A fire missed while Redis lacked its schedule (data loss, outage) still runs once if it is at most this old; 0: never."),
-  QUEUE_PREFIX: Joi.string().pattern(/^[A-Za-z0-9:_-]{1,64}$/).default('bull').description('Redis key prefix of the queues (same as the worker’s).'),
-  TRIGGER_MAX_ATTEMPTS: Joi.number().integer().min(1).max(10).default(3).description('Attempts of a webhook run: 1 + retries of transient failures.'),
+    .description(
+      'A fire missed while Redis lacked its schedule (data loss, outage) still runs once if it is at most this old; 0: never.',
+    ),
+  QUEUE_PREFIX: Joi.string()
+    .pattern(/^[A-Za-z0-9:_-]{1,64}$/)
+    .default('bull')
+    .description('Redis key prefix of the queues (same as the worker’s).'),
+  TRIGGER_MAX_ATTEMPTS: Joi.number()
+    .integer()
+    .min(1)
+    .max(10)
+    .default(3)
+    .description('Attempts of a webhook run: 1 + retries of transient failures.'),
   WEBHOOK_CACHE_TTL_MS: Joi.number()
     .integer()
     .min(0)
     .max(60000)
     .default(5000)
-    .description('How long a replica uses a cached webhook on the trigger path if the change message of an edit is lost (Redis away); 0 turns the cache off.'),
-  ENQUEUE_TIMEOUT_MS: Joi.number().integer().min(50).max(10000).default(1000).description('How long a trigger waits for Redis before leaving its run to the outbox.'),
-  RETRY_BACKOFF_MS: Joi.number().integer().min(10).max(600000).default(2000).description('First retry delay of a failed run; doubles per attempt.'),
-  OUTBOX_INTERVAL_MS: Joi.number().integer().min(100).max(60000).default(2000).description('How often the recovery rule looks for runs that have not ended and whose job is not alive.'),
-  RECOVER_QUEUED_AFTER_MS: Joi.number().integer().min(1000).max(3600000).default(5000).description('A queued run whose job Redis lacks is enqueued once it is this old.'),
-  RECOVER_RUNNING_AFTER_MS: Joi.number().integer().min(10000).max(86400000).default(240000).description('A running run whose job is gone is put back on the queue once it started this long ago (longer than any run lasts).'),
-  MAX_RECOVERIES: Joi.number().integer().min(1).max(100).default(5).description('A run put back on its queue this many times is ended as failed.'),
+    .description(
+      'How long a replica uses a cached webhook on the trigger path if the change message of an edit is lost (Redis away); 0 turns the cache off.',
+    ),
+  ENQUEUE_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(50)
+    .max(10000)
+    .default(1000)
+    .description('How long a trigger waits for Redis before leaving its run to the outbox.'),
+  RETRY_BACKOFF_MS: Joi.number()
+    .integer()
+    .min(10)
+    .max(600000)
+    .default(2000)
+    .description('First retry delay of a failed run; doubles per attempt.'),
+  OUTBOX_INTERVAL_MS: Joi.number()
+    .integer()
+    .min(100)
+    .max(60000)
+    .default(2000)
+    .description('How often the recovery rule looks for runs that have not ended and whose job is not alive.'),
+  RECOVER_QUEUED_AFTER_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .max(3600000)
+    .default(5000)
+    .description('A queued run whose job Redis lacks is enqueued once it is this old.'),
+  RECOVER_RUNNING_AFTER_MS: Joi.number()
+    .integer()
+    .min(10000)
+    .max(86400000)
+    .default(240000)
+    .description(
+      'A running run whose job is gone is put back on the queue once it started this long ago (longer than any run lasts).',
+    ),
+  MAX_RECOVERIES: Joi.number()
+    .integer()
+    .min(1)
+    .max(100)
+    .default(5)
+    .description('A run put back on its queue this many times is ended as failed.'),
   ...commonEnv,
 });
 

@@ -1,11 +1,20 @@
 import { Registry } from 'prom-client';
+
+import { createAgentDirectory } from '@platform/agent-client';
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { createQueue, openRedisChangeBus, QUEUE_NAMES } from '@platform/queue';
-import { createExecutionRepository, createRepeatStrategy, createScheduleStats, createWebhookStats, type AgentRunJob, type FireJob } from '@platform/scheduling';
+import {
+  createExecutionRepository,
+  createRepeatStrategy,
+  createScheduleStats,
+  createWebhookStats,
+  type AgentRunJob,
+  type FireJob,
+} from '@platform/scheduling';
 import { createSecretBox, parseKey } from '@platform/secrets';
 import { openInfra, runService, startMain } from '@platform/service';
-import { createAgentDirectory } from '@platform/agent-client';
+
 import { createApp } from './app';
 import { configSchema, type SchedulerServiceConfig } from './config';
 import { startRunRecovery } from './runs/run-recovery';
@@ -29,7 +38,8 @@ async function main(): Promise<void> {
     url: config.REDIS_URL,
     publisher: redis,
     channel: `${config.QUEUE_PREFIX}:webhook-changed`,
-    onError: (err) => logger.warn('webhook change not announced; other replicas see it within the cache TTL', { err: err.message }),
+    onError: (err) =>
+      logger.warn('webhook change not announced; other replicas see it within the cache TTL', { err: err.message }),
   });
   const enqueue = { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: config.RETRY_BACKOFF_MS };
 
@@ -41,7 +51,11 @@ async function main(): Promise<void> {
     auth: infra.auth,
     box: createSecretBox(parseKey(config.WEBHOOK_SECRET_ENCRYPTION_KEY)),
     scheduleBox: createSecretBox(parseKey(config.SCHEDULE_SECRET_ENCRYPTION_KEY)),
-    agents: createAgentDirectory({ baseUrl: config.AGENT_SERVICE_URL, timeoutMs: config.AGENT_SERVICE_TIMEOUT_MS, logger }),
+    agents: createAgentDirectory({
+      baseUrl: config.AGENT_SERVICE_URL,
+      timeoutMs: config.AGENT_SERVICE_TIMEOUT_MS,
+      logger,
+    }),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     readiness: infra.readiness,
     jsonLimit: config.JSON_BODY_LIMIT,
@@ -51,7 +65,11 @@ async function main(): Promise<void> {
     webhookRateLimit: infra.rateLimits.perWebhook,
     webhookChanges,
     webhookCacheTtlMs: config.WEBHOOK_CACHE_TTL_MS,
-    triggers: { maxAttempts: config.TRIGGER_MAX_ATTEMPTS, enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS, retryBackoffMs: config.RETRY_BACKOFF_MS },
+    triggers: {
+      maxAttempts: config.TRIGGER_MAX_ATTEMPTS,
+      enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS,
+      retryBackoffMs: config.RETRY_BACKOFF_MS,
+    },
   });
   const executions = createExecutionRepository(infra.db);
 
@@ -78,10 +96,27 @@ async function main(): Promise<void> {
           registry,
         }),
       // MongoDB → Redis for cron schedules: at start and every interval (repairs a flushed or restarted Redis).
-      () => startReconciler({ db: infra.db, executions, fires, logger, intervalMs: config.RECONCILE_INTERVAL_MS, catchUpMs: config.SCHEDULE_CATCH_UP_MS, enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS }),
+      () =>
+        startReconciler({
+          db: infra.db,
+          executions,
+          fires,
+          logger,
+          intervalMs: config.RECONCILE_INTERVAL_MS,
+          catchUpMs: config.SCHEDULE_CATCH_UP_MS,
+          enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS,
+        }),
       () => ({ name: 'webhook changes', stop: () => webhookChanges.close() }),
       // Last to stop: what the other units and in-flight requests still write.
-      () => ({ name: 'queues and statistics', stop: () => Promise.all([stats.webhooks.flush(), stats.schedules.flush(), ...[queues.agentRuns, queues.httpCalls, fires].map((q) => q.close())]) }),
+      () => ({
+        name: 'queues and statistics',
+        stop: () =>
+          Promise.all([
+            stats.webhooks.flush(),
+            stats.schedules.flush(),
+            ...[queues.agentRuns, queues.httpCalls, fires].map((q) => q.close()),
+          ]),
+      }),
     ],
   });
 }

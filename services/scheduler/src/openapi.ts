@@ -1,5 +1,12 @@
 /** OpenAPI description of the scheduler service, served at /openapi.json and rendered at /docs. */
-import { apiKeySecurityScheme, errorSchemas, jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
+import {
+  apiKeySecurityScheme,
+  errorSchemas,
+  jsonContent as json,
+  notFoundResponse,
+  withStandardResponses as responses,
+} from '@platform/http';
+
 import { executionListParameters, recentExecutionParameters } from './executions/execution.openapi';
 import { schedulePaths, scheduleSchemas } from './schedules/schedule.openapi';
 
@@ -14,12 +21,20 @@ const listParameters = [
   { name: 'skip', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
 ];
-const grace = { name: 'grace_seconds', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 604800, default: 86400 } };
+const grace = {
+  name: 'grace_seconds',
+  in: 'query',
+  schema: { type: 'integer', minimum: 0, maximum: 604800, default: 86400 },
+};
 const description = nullable('string', { maxLength: 1000 });
 
 export const openapi = {
   openapi: '3.1.0',
-  info: { title: 'Scheduler service', version: '1.1.0', description: 'Webhooks and cron schedules that run agents, and HTTP endpoints on cron.' },
+  info: {
+    title: 'Scheduler service',
+    version: '1.1.0',
+    description: 'Webhooks and cron schedules that run agents, and HTTP endpoints on cron.',
+  },
   components: {
     securitySchemes: apiKeySecurityScheme,
     schemas: {
@@ -42,7 +57,10 @@ export const openapi = {
           trigger_count: { type: 'integer' },
         },
       },
-      WebhookList: { type: 'object', properties: { webhooks: { type: 'array', items: ref('Webhook') }, total: { type: 'integer' } } },
+      WebhookList: {
+        type: 'object',
+        properties: { webhooks: { type: 'array', items: ref('Webhook') }, total: { type: 'integer' } },
+      },
       BulkPauseResult: {
         type: 'object',
         properties: {
@@ -62,8 +80,15 @@ export const openapi = {
     '/agent-webhooks/': {
       post: {
         summary: 'Create a webhook for one of your agents',
-        requestBody: json({ type: 'object', required: ['agent_id'], properties: { agent_id: { type: 'string' }, description } }),
-        responses: responses({ '201': { description: 'Created', ...json(ref('Webhook')) }, ...notFoundResponse('Agent not found') }),
+        requestBody: json({
+          type: 'object',
+          required: ['agent_id'],
+          properties: { agent_id: { type: 'string' }, description },
+        }),
+        responses: responses({
+          '201': { description: 'Created', ...json(ref('Webhook')) },
+          ...notFoundResponse('Agent not found'),
+        }),
       },
       get: {
         summary: 'List your webhooks, newest first',
@@ -75,7 +100,9 @@ export const openapi = {
       post: {
         summary: 'Pause up to 100 webhooks',
         requestBody: json({ type: 'array', maxItems: 100, items: { type: 'string' } }),
-        responses: responses({ '200': { description: 'Counts and the webhooks paused', ...json(ref('BulkPauseResult')) } }),
+        responses: responses({
+          '200': { description: 'Counts and the webhooks paused', ...json(ref('BulkPauseResult')) },
+        }),
       },
     },
     '/agent-webhooks/{webhook_id}': {
@@ -86,10 +113,18 @@ export const openapi = {
         requestBody: json({ type: 'object', properties: { description } }),
         responses: webhook('Updated'),
       },
-      delete: { summary: 'Delete a webhook', parameters: [id], responses: responses({ '204': { description: 'Deleted' }, ...notFound }) },
+      delete: {
+        summary: 'Delete a webhook',
+        parameters: [id],
+        responses: responses({ '204': { description: 'Deleted' }, ...notFound }),
+      },
     },
-    '/agent-webhooks/{webhook_id}/pause': { post: { summary: 'Pause (idempotent)', parameters: [id], responses: webhook('Paused') } },
-    '/agent-webhooks/{webhook_id}/resume': { post: { summary: 'Resume (idempotent)', parameters: [id], responses: webhook('Active') } },
+    '/agent-webhooks/{webhook_id}/pause': {
+      post: { summary: 'Pause (idempotent)', parameters: [id], responses: webhook('Paused') },
+    },
+    '/agent-webhooks/{webhook_id}/resume': {
+      post: { summary: 'Resume (idempotent)', parameters: [id], responses: webhook('Active') },
+    },
     '/agent-webhooks/{webhook_id}/regenerate-secret': {
       post: {
         summary: 'New signing secret; the old one keeps verifying for grace_seconds',
@@ -120,15 +155,30 @@ export const openapi = {
         security: [],
         parameters: [
           id,
-          ...['x-webhook-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'idempotency-key'].map((name) => ({ name, in: 'header', schema: { type: 'string' } })),
+          ...['x-webhook-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'idempotency-key'].map(
+            (name) => ({ name, in: 'header', schema: { type: 'string' } }),
+          ),
         ],
-        requestBody: { required: true, content: { 'application/json': { schema: {} }, '*/*': { schema: { type: 'string', format: 'binary' } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: {} }, '*/*': { schema: { type: 'string', format: 'binary' } } },
+        },
         responses: {
           '202': {
             description: 'Accepted: the run is stored and queued',
-            ...json({ type: 'object', properties: { message: { type: 'string' }, execution_id: { type: 'string' }, status: { type: 'string', enum: ['queued'] } } }),
+            ...json({
+              type: 'object',
+              properties: {
+                message: { type: 'string' },
+                execution_id: { type: 'string' },
+                status: { type: 'string', enum: ['queued'] },
+              },
+            }),
           },
-          '200': { description: 'Already accepted under the same Idempotency-Key or webhook-id (nothing runs)', ...json({ type: 'object' }) },
+          '200': {
+            description: 'Already accepted under the same Idempotency-Key or webhook-id (nothing runs)',
+            ...json({ type: 'object' }),
+          },
           '401': { description: 'Invalid signature', ...json(ref('Error')) },
           '409': { description: 'Webhook is paused', ...json(ref('Error')) },
           '413': { description: 'Body over 1 MiB', ...json(ref('Error')) },

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startSchedulerApp, type SchedulerTestApp } from './helpers';
 
 let t: SchedulerTestApp;
@@ -38,16 +39,19 @@ function send(method: Method, path: string, body: unknown, key?: string) {
 }
 
 describe('403 on every route', () => {
-  it.each(routes('0'.repeat(24)))('%s %s without a key → API key missing; with a bad key → Invalid Permission', async (method, path, body) => {
-    const missing = await send(method, path, body);
-    expect(missing.status).toBe(403);
-    expect(missing.body).toEqual({ detail: 'API key missing' });
-    for (const bad of ['nonsense', `sk_${'A'.repeat(40)}`]) {
-      const invalid = await send(method, path, body, bad);
-      expect(invalid.status).toBe(403);
-      expect(invalid.body).toEqual({ detail: 'Invalid Permission' });
-    }
-  });
+  it.each(routes('0'.repeat(24)))(
+    '%s %s without a key → API key missing; with a bad key → Invalid Permission',
+    async (method, path, body) => {
+      const missing = await send(method, path, body);
+      expect(missing.status).toBe(403);
+      expect(missing.body).toEqual({ detail: 'API key missing' });
+      for (const bad of ['nonsense', `sk_${'A'.repeat(40)}`]) {
+        const invalid = await send(method, path, body, bad);
+        expect(invalid.status).toBe(403);
+        expect(invalid.body).toEqual({ detail: 'Invalid Permission' });
+      }
+    },
+  );
 });
 
 describe("another owner's webhook is not found on every route", () => {

@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import request from 'supertest';
+
 import { freePort } from '@platform/testing';
+
 import { startSchedulerApp, type SchedulerTestApp } from './helpers';
 
 describe('create asks the real agent service', () => {
@@ -17,7 +19,8 @@ describe('create asks the real agent service', () => {
   }, 60_000);
   afterAll(() => t.close(), 30_000);
 
-  const create = (key: string, agent_id: string) => request(t.app).post('/agent-webhooks/').set('x-api-key', key).send({ agent_id });
+  const create = (key: string, agent_id: string) =>
+    request(t.app).post('/agent-webhooks/').set('x-api-key', key).send({ agent_id });
 
   it("accepts the caller's own agent and stores its id as a string", async () => {
     const agentId = await t.createAgent(alice);
@@ -32,7 +35,11 @@ describe('create asks the real agent service', () => {
     const globexAgent = await t.createAgent(aliceElsewhere);
     for (const agentId of ['999999999', bobsAgent, globexAgent, 'abc', '0', '-1', '1.5', ' 1', '9007199254740993']) {
       const res = await create(alice, agentId);
-      expect({ agentId, status: res.status, body: res.body }).toEqual({ agentId, status: 404, body: { detail: 'Agent not found' } });
+      expect({ agentId, status: res.status, body: res.body }).toEqual({
+        agentId,
+        status: 404,
+        body: { detail: 'Agent not found' },
+      });
     }
     expect((await request(t.app).get('/agent-webhooks/').set('x-api-key', alice)).body.total).toBe(before);
     expect((await create(bob, bobsAgent)).status).toBe(201);
@@ -52,8 +59,10 @@ describe('when the agent service cannot answer', () => {
       seenKeys.push(String(req.headers['x-api-key']));
       const id = req.url?.split('/').pop();
       if (id === '1') res.writeHead(500).end('{"detail":"Internal Server Error"}');
-      else if (id === '2') return; // never answers
-      else if (id === '3') res.writeHead(403, { 'content-type': 'application/json' }).end('{"detail":"Invalid Permission"}');
+      else if (id === '2')
+        return; // never answers
+      else if (id === '3')
+        res.writeHead(403, { 'content-type': 'application/json' }).end('{"detail":"Invalid Permission"}');
       else res.writeHead(302, { location: 'http://127.0.0.1:1/' }).end();
     });
     await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));

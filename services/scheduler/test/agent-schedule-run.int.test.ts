@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startTriggerStack, type TriggerStack } from './trigger-stack';
 
 // Agent schedules end to end: the scheduler app, the real agent service and worker processes, real BullMQ and
@@ -10,10 +11,15 @@ beforeAll(async () => {
 }, 90_000);
 afterAll(() => s.close(), 30_000);
 
-const api = (method: 'get' | 'post', path: string, body?: object) => request(s.app)[method](path).set('x-api-key', s.key).send(body);
+const api = (method: 'get' | 'post', path: string, body?: object) =>
+  request(s.app)[method](path).set('x-api-key', s.key).send(body);
 
 it('a cron fire runs the agent with the schedule message, once, and the schedule records the run', async () => {
-  const created = await api('post', '/schedules/', { agent_id: s.agentId, cron_expression: '* * * * *', message: 'Summarise the day' });
+  const created = await api('post', '/schedules/', {
+    agent_id: s.agentId,
+    cron_expression: '* * * * *',
+    message: 'Summarise the day',
+  });
   expect(created.status).toBe(201);
   const id = created.body.id;
   // Make the next fire due now instead of waiting for the minute (the worker process computes the one after).
@@ -44,7 +50,13 @@ it('a cron fire runs the agent with the schedule message, once, and the schedule
 });
 
 it('run now works outside the cron and a failing provider is retried, then recorded', async () => {
-  const created = await api('post', '/schedules/', { agent_id: s.agentId, cron_expression: '0 0 1 1 *', message: 'now', max_retries: 1, retry_delay: 1 });
+  const created = await api('post', '/schedules/', {
+    agent_id: s.agentId,
+    cron_expression: '0 0 1 1 *',
+    message: 'now',
+    max_retries: 1,
+    retry_delay: 1,
+  });
   // The agent service retries a provider 5xx twice itself; both worker attempts see three failures each.
   const failure = { status: 500, headers: { 'retry-after': '0' }, body: { error: { message: 'overloaded' } } };
   s.llm.script(...Array.from({ length: 6 }, () => failure));

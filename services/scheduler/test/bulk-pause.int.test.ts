@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import request from 'supertest';
+
 import type { BulkPauseResult } from '../src/webhooks/webhook.types';
-import { WEBHOOK_KEYS, startSchedulerApp, type SchedulerTestApp } from './helpers';
+import { startSchedulerApp, WEBHOOK_KEYS, type SchedulerTestApp } from './helpers';
 
 let t: SchedulerTestApp;
 let alice: string;
@@ -17,7 +18,6 @@ beforeAll(async () => {
   agentId = await t.createAgent(alice);
 }, 60_000);
 afterAll(() => t.close(), 30_000);
-
 
 const createAs = async (key: string, agent = agentId) =>
   (await request(t.app).post('/agent-webhooks/').set('x-api-key', key).send({ agent_id: agent })).body.id as string;
@@ -58,10 +58,18 @@ it('classifies a mix of ids in order, each exactly once', async () => {
   }
   // The same request again: everything found is already paused now.
   const again = await bulk(ids);
-  expect(again).toMatchObject({ paused_count: 0, already_paused_count: 6, not_found_count: 4, invalid_count: 3, paused_webhooks: [] });
+  expect(again).toMatchObject({
+    paused_count: 0,
+    already_paused_count: 6,
+    not_found_count: 4,
+    invalid_count: 3,
+    paused_webhooks: [],
+  });
   // Other owners' webhooks were not touched.
   expect((await request(t.app).get(`/agent-webhooks/${bobs}`).set('x-api-key', bob)).body.is_active).toBe(true);
-  expect((await request(t.app).get(`/agent-webhooks/${elsewhere}`).set('x-api-key', aliceElsewhere)).body.is_active).toBe(true);
+  expect(
+    (await request(t.app).get(`/agent-webhooks/${elsewhere}`).set('x-api-key', aliceElsewhere)).body.is_active,
+  ).toBe(true);
 });
 
 it('an empty array is a valid request with nothing to do', async () => {

@@ -1,5 +1,7 @@
 import request from 'supertest';
+
 import { createExecutionRepository, type ExecutionRecord, type ExecutionRepository } from '@platform/scheduling';
+
 import { startSchedulerApp, type SchedulerTestApp } from './helpers';
 
 // status, from and to on every execution list: the webhook's executions, the schedules' logs and the recent views.
@@ -31,15 +33,43 @@ beforeAll(async () => {
   repo = createExecutionRepository(t.dbs.conn);
   agentId = await t.createAgent(key);
   webhookId = (await request(t.app).post('/agent-webhooks/').set('x-api-key', key).send({ agent_id: agentId })).body.id;
-  scheduleId = (await request(t.app).post('/schedules/').set('x-api-key', key).send({ agent_id: agentId, cron_expression: '0 0 1 1 *' })).body.id;
+  scheduleId = (
+    await request(t.app)
+      .post('/schedules/')
+      .set('x-api-key', key)
+      .send({ agent_id: agentId, cron_expression: '0 0 1 1 *' })
+  ).body.id;
   now = Date.now();
   for (let i = 0; i < 70; i++) {
     const at = new Date(now - (70 - i) * 60_000);
-    runs.push(await settle(await repo.create({ kind: 'webhook', webhook_id: webhookId, agent_id: agentId, ...owner, payload: { i }, max_attempts: 1 }, at), i));
+    runs.push(
+      await settle(
+        await repo.create(
+          { kind: 'webhook', webhook_id: webhookId, agent_id: agentId, ...owner, payload: { i }, max_attempts: 1 },
+          at,
+        ),
+        i,
+      ),
+    );
   }
   for (let i = 0; i < 6; i++) {
     const at = new Date(now - (6 - i) * 600_000);
-    scheduleRuns.push(await settle(await repo.create({ kind: 'agent_schedule', schedule_id: scheduleId, agent_id: agentId, ...owner, payload: 'm', max_attempts: 1 }, at), i));
+    scheduleRuns.push(
+      await settle(
+        await repo.create(
+          {
+            kind: 'agent_schedule',
+            schedule_id: scheduleId,
+            agent_id: agentId,
+            ...owner,
+            payload: 'm',
+            max_attempts: 1,
+          },
+          at,
+        ),
+        i,
+      ),
+    );
   }
 }, 90_000);
 afterAll(async () => {
@@ -49,7 +79,8 @@ afterAll(async () => {
 
 const get = (path: string) => request(t.app).get(path).set('x-api-key', key);
 const iso = (ms: number) => new Date(ms).toISOString();
-const newestIds = (rs: ExecutionRecord[]) => [...rs].sort((a, b) => b.triggered_at.localeCompare(a.triggered_at)).map((r) => r.id);
+const newestIds = (rs: ExecutionRecord[]) =>
+  [...rs].sort((a, b) => b.triggered_at.localeCompare(a.triggered_at)).map((r) => r.id);
 
 it.each([
   ['status=failed', (r: ExecutionRecord) => r.status === 'failed'],
@@ -60,7 +91,11 @@ it.each([
   ['status=skipped', () => false],
   ['from=FROM', (r: ExecutionRecord) => r.triggered_at >= iso(now - 30 * 60_000)],
   ['to=FROM', (r: ExecutionRecord) => r.triggered_at < iso(now - 30 * 60_000)],
-  ['from=FROM&to=TO&status=queued', (r: ExecutionRecord) => r.triggered_at >= iso(now - 30 * 60_000) && r.triggered_at < iso(now - 10 * 60_000) && r.status === 'queued'],
+  [
+    'from=FROM&to=TO&status=queued',
+    (r: ExecutionRecord) =>
+      r.triggered_at >= iso(now - 30 * 60_000) && r.triggered_at < iso(now - 10 * 60_000) && r.status === 'queued',
+  ],
   ['from=FROM&to=FROM', () => false],
 ])('webhook executions ?%s: the matching runs, newest first, with their total', async (query, keep) => {
   const q = query.replace(/FROM/g, iso(now - 30 * 60_000)).replace(/TO/g, iso(now - 10 * 60_000));
@@ -76,11 +111,15 @@ it.each([
 
 it('the recent views and the schedule logs take the same filters', async () => {
   const failedRecent = await get(`/agent-webhooks/executions/recent?status=failed&agent_id=${agentId}&limit=100`);
-  expect(failedRecent.body.executions.map((e: { id: string }) => e.id)).toEqual(newestIds(runs.filter((r) => r.status === 'failed')));
+  expect(failedRecent.body.executions.map((e: { id: string }) => e.id)).toEqual(
+    newestIds(runs.filter((r) => r.status === 'failed')),
+  );
   const window = await get(`/agent-webhooks/executions/recent?from=${iso(now - 20 * 60_000)}&hours=1&limit=100`);
   expect(window.body.total).toBe(runs.filter((r) => r.triggered_at >= iso(now - 20 * 60_000)).length);
   const logs = await get(`/schedules/${scheduleId}/logs?status=queued,failed`);
-  expect(logs.body.executions.map((e: { id: string }) => e.id)).toEqual(newestIds(scheduleRuns.filter((r) => ['queued', 'failed'].includes(r.status))));
+  expect(logs.body.executions.map((e: { id: string }) => e.id)).toEqual(
+    newestIds(scheduleRuns.filter((r) => ['queued', 'failed'].includes(r.status))),
+  );
   const recent = await get(`/schedules/executions/recent?to=${iso(now - 25 * 60_000)}&status=succeeded`);
   expect(recent.body.executions.map((e: { id: string }) => e.id)).toEqual(
     newestIds(scheduleRuns.filter((r) => r.status === 'succeeded' && r.triggered_at < iso(now - 25 * 60_000))),

@@ -1,4 +1,12 @@
-import { atomicStrategy, ensureLookupIndexes, mongoose, newObjectId, readCostOf, type Connection, type ReadCost } from '@platform/db';
+import {
+  atomicStrategy,
+  ensureLookupIndexes,
+  mongoose,
+  newObjectId,
+  readCostOf,
+  type Connection,
+  type ReadCost,
+} from '@platform/db';
 import {
   bucketIndexOf,
   bucketKey,
@@ -11,6 +19,7 @@ import {
   type ExecutionRepository,
 } from '@platform/scheduling';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
+
 import { createWebhookRepository } from '../src/webhooks/webhook.repository';
 import { captureQueries, type Captured } from './query-capture';
 
@@ -35,7 +44,8 @@ beforeAll(async () => {
   conn = dbs.conn;
   executions = createExecutionRepository(conn);
   await executions.init();
-  if ((await atomicStrategy(conn)) === 'claims') for (const model of Object.values(conn.models)) await ensureLookupIndexes(model, PG_URL);
+  if ((await atomicStrategy(conn)) === 'claims')
+    for (const model of Object.values(conn.models)) await ensureLookupIndexes(model, PG_URL);
 }, 60_000);
 afterAll(() => dbs.cleanup());
 
@@ -104,7 +114,10 @@ async function runTriggerAndRunPaths(): Promise<void> {
   await createWebhookRepository(conn).findForTrigger(webhookId);
   // Concurrent triggers (stored together, so their runs are claimed together), then one at a time.
   const trigger = async (i: number) => {
-    const run = await executions.create({ kind: 'webhook', webhook_id: webhookId, agent_id: '3', ...owner, payload: { i }, max_attempts: 3 }, new Date(now.getTime() - (40 - i) * 1000));
+    const run = await executions.create(
+      { kind: 'webhook', webhook_id: webhookId, agent_id: '3', ...owner, payload: { i }, max_attempts: 3 },
+      new Date(now.getTime() - (40 - i) * 1000),
+    );
     stats.accepted(webhookId, now);
     return run;
   };
@@ -115,19 +128,45 @@ async function runTriggerAndRunPaths(): Promise<void> {
   await executions.get(runs[0]!.id);
   await stats.flush();
   // The worker: claims that arrive together, then outcomes, a retry, a release.
-  const claimed = await Promise.all(runs.slice(0, 8).map((r) => executions.claim(r.id, now, undefined, { batch: r.batch })));
+  const claimed = await Promise.all(
+    runs.slice(0, 8).map((r) => executions.claim(r.id, now, undefined, { batch: r.batch })),
+  );
   for (const [k, c] of claimed.entries()) {
     if (!c) continue;
-    if (k === 6) await executions.retryLater(c.id, c.attempt, { success: false, response_status: 503, response_output: null, error_message: 'busy' });
+    if (k === 6)
+      await executions.retryLater(c.id, c.attempt, {
+        success: false,
+        response_status: 503,
+        response_output: null,
+        error_message: 'busy',
+      });
     else if (k === 7) await executions.release(c.id);
-    else await executions.finish(c.id, c.attempt, { success: k % 2 === 0, response_status: 200, response_output: 'ok', error_message: null }, now, now);
+    else
+      await executions.finish(
+        c.id,
+        c.attempt,
+        { success: k % 2 === 0, response_status: 200, response_output: 'ok', error_message: null },
+        now,
+        now,
+      );
     stats.outcome(webhookId, true);
   }
   await executions.claim(runs[6]!.id, now, 1, { batch: runs[6]!.batch }); // a resumed attempt (none: it was retried)
   await executions.claim(runs[6]!.id, now, undefined, { batch: runs[6]!.batch, redelivered: true });
   // A schedule's fire with overlap_policy skip, and the reconciler's look-up of its last fire.
   await executions.hasUnfinishedRun(scheduleId);
-  const fire = await executions.createOnce({ kind: 'agent_schedule', schedule_id: scheduleId, agent_id: '3', ...owner, payload: null, max_attempts: 1, fire_key: `${scheduleId}:1` }, now);
+  const fire = await executions.createOnce(
+    {
+      kind: 'agent_schedule',
+      schedule_id: scheduleId,
+      agent_id: '3',
+      ...owner,
+      payload: null,
+      max_attempts: 1,
+      fire_key: `${scheduleId}:1`,
+    },
+    now,
+  );
   await executions.getByFireKey(`${scheduleId}:1`);
   // The outbox's sweep over runs not ended, and what it does to them.
   await executions.unfinished({ queuedBefore: now, runningBefore: new Date(now.getTime() + 1000), limit: 200 });
@@ -154,7 +193,15 @@ test('the trigger and run paths read no more as the executions collection grows'
   }
   // The paths must have reached every kind of lookup they make, or the test proves less than it says.
   const seen = [...shapes.keys()].join('\n');
-  for (const shape of ['webhooks findOne _id', 'executions findOne _id', 'bucket', 'fire_key', 'schedule_id,status', 'execution_series', 'idempotency_keys']) {
+  for (const shape of [
+    'webhooks findOne _id',
+    'executions findOne _id',
+    'bucket',
+    'fire_key',
+    'schedule_id,status',
+    'execution_series',
+    'idempotency_keys',
+  ]) {
     expect(seen).toContain(shape);
   }
   expect(seen).toMatch(/executions \w+ .*status/); // the outcomes' and the sweep's status equalities
@@ -168,7 +215,8 @@ test('the trigger and run paths read no more as the executions collection grows'
     const b = await readCostOf(conn, c.collection, c.filter, PG_URL);
     // Ten times the ended executions may add a level to an index's tree (a block or two per index read); a query
     // that read (or scanned past) what the new executions brought reads thousands more rows or hundreds of blocks.
-    if (b.rows > a.rows + 2 || b.blocks > a.blocks + 8) grew.push(`${shape}: ${JSON.stringify(a)} -> ${JSON.stringify(b)}`);
+    if (b.rows > a.rows + 2 || b.blocks > a.blocks + 8)
+      grew.push(`${shape}: ${JSON.stringify(a)} -> ${JSON.stringify(b)}`);
   }
   expect(grew).toEqual([]);
 }, 240_000);

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Express } from 'express';
 import request from 'supertest';
+
+import { createAgentDirectory } from '@platform/agent-client';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { pingRedis, producerConnection, type IORedis } from '@platform/queue';
@@ -16,7 +18,7 @@ import {
   type ServiceProcess,
   type TestDatabases,
 } from '@platform/testing';
-import { createAgentDirectory } from '@platform/agent-client';
+
 import { createApp, createWebhooks, type AppDeps } from '../src/app';
 import type { WebhookService } from '../src/webhooks/webhook.service';
 import { createTestQueues, type TestQueues } from './queues';
@@ -25,7 +27,9 @@ export const PUBLIC_BASE_URL = 'https://hooks.example.test';
 const AGENT_MAIN = resolve(__dirname, '../../agent/dist/main.js');
 
 /** The real agent service as a process, on its own database, reading the test's auth database. */
-export async function startAgentService(dbs: TestDatabases): Promise<{ process: ServiceProcess; close(): Promise<void> }> {
+export async function startAgentService(
+  dbs: TestDatabases,
+): Promise<{ process: ServiceProcess; close(): Promise<void> }> {
   const dbName = `${dbs.conn.name}_agent`;
   const proc = await startServiceProcess({
     script: AGENT_MAIN,
@@ -41,7 +45,10 @@ export async function startAgentService(dbs: TestDatabases): Promise<{ process: 
     process: proc,
     close: async () => {
       await proc.stop();
-      await dbs.conn.useDb(dbName).dropDatabase().catch(() => undefined);
+      await dbs.conn
+        .useDb(dbName)
+        .dropDatabase()
+        .catch(() => undefined);
     },
   };
 }
@@ -134,10 +141,12 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
     lines,
     agentServiceUrl,
     async createAgent(key) {
-      const res = await request(agentServiceUrl)
-        .post('/v3/agents/')
-        .set('x-api-key', key)
-        .send({ name: 'Webhook target', system_prompt: 'You are helpful.', provider_id: 'openai', model: 'gpt-4o-mini' });
+      const res = await request(agentServiceUrl).post('/v3/agents/').set('x-api-key', key).send({
+        name: 'Webhook target',
+        system_prompt: 'You are helpful.',
+        provider_id: 'openai',
+        model: 'gpt-4o-mini',
+      });
       if (res.status !== 201) throw new Error(`agent create answered ${res.status}: ${res.text}`);
       return String(res.body.agent_id);
     },

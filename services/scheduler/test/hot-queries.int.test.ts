@@ -1,6 +1,19 @@
-import { analyzeLookupTables, atomicStrategy, ensureLookupIndexes, mongoose, newObjectId, type Connection } from '@platform/db';
-import { createExecutionRepository, createIdempotencyStore, createScheduleRepository, type ExecutionRepository } from '@platform/scheduling';
+import {
+  analyzeLookupTables,
+  atomicStrategy,
+  ensureLookupIndexes,
+  mongoose,
+  newObjectId,
+  type Connection,
+} from '@platform/db';
+import {
+  createExecutionRepository,
+  createIdempotencyStore,
+  createScheduleRepository,
+  type ExecutionRepository,
+} from '@platform/scheduling';
 import { createTestDatabases, type TestDatabases } from '@platform/testing';
+
 import { createWebhookRepository } from '../src/webhooks/webhook.repository';
 import { captureQueries, type Captured } from './query-capture';
 
@@ -41,9 +54,25 @@ async function runHotPaths(): Promise<void> {
   await schedules.getById(scheduleId);
   const runs = [];
   for (let i = 0; i < 60; i++) {
-    runs.push(await executions.create({ kind: 'webhook', webhook_id: webhookId, agent_id: '3', ...owner, payload: { i }, max_attempts: 3 }, new Date(now.getTime() - (60 - i) * 1000)));
+    runs.push(
+      await executions.create(
+        { kind: 'webhook', webhook_id: webhookId, agent_id: '3', ...owner, payload: { i }, max_attempts: 3 },
+        new Date(now.getTime() - (60 - i) * 1000),
+      ),
+    );
   }
-  const fire = await executions.createOnce({ kind: 'agent_schedule', schedule_id: scheduleId, agent_id: '3', ...owner, payload: null, max_attempts: 1, fire_key: `${scheduleId}:1` }, now);
+  const fire = await executions.createOnce(
+    {
+      kind: 'agent_schedule',
+      schedule_id: scheduleId,
+      agent_id: '3',
+      ...owner,
+      payload: null,
+      max_attempts: 1,
+      fire_key: `${scheduleId}:1`,
+    },
+    now,
+  );
   await executions.hasUnfinishedRun(scheduleId);
   await executions.getByFireKey(`${scheduleId}:1`);
   const keys = createIdempotencyStore(conn);
@@ -52,9 +81,20 @@ async function runHotPaths(): Promise<void> {
   const run = runs[1]!;
   await executions.get(run.id);
   await executions.claim(run.id, now);
-  await executions.finish(run.id, 1, { success: false, response_status: 500, response_output: null, error_message: 'x' }, now, now);
+  await executions.finish(
+    run.id,
+    1,
+    { success: false, response_status: 500, response_output: null, error_message: 'x' },
+    now,
+    now,
+  );
   await executions.claim(runs[2]!.id, now);
-  await executions.retryLater(runs[2]!.id, 1, { success: false, response_status: 503, response_output: null, error_message: 'busy' });
+  await executions.retryLater(runs[2]!.id, 1, {
+    success: false,
+    response_status: 503,
+    response_output: null,
+    error_message: 'busy',
+  });
   await executions.abandon(fire!.id, 'gone', now);
   await executions.unfinished({ queuedBefore: now, runningBefore: now, limit: 200 });
   await executions.claim(runs[2]!.id, now, 1);
@@ -62,11 +102,25 @@ async function runHotPaths(): Promise<void> {
   await executions.delete(runs[3]!.id);
   await executions.settle();
   const hour = new Date(now.getTime() - 3600_000);
-  for (const q of [{}, { skip: 40 }, { statuses: ['failed' as const] }, { statuses: ['succeeded' as const, 'queued' as const] }, { from: new Date(now.getTime() - 30_000) }, { to: new Date(now.getTime() - 20_000) }]) {
+  for (const q of [
+    {},
+    { skip: 40 },
+    { statuses: ['failed' as const] },
+    { statuses: ['succeeded' as const, 'queued' as const] },
+    { from: new Date(now.getTime() - 30_000) },
+    { to: new Date(now.getTime() - 20_000) },
+  ]) {
     await executions.list(owner, { webhook_id: webhookId, skip: 0, limit: 50, ...q });
   }
   await executions.list(owner, { kinds: ['webhook'], since: hour, skip: 0, limit: 50 });
-  await executions.list(owner, { kinds: ['webhook'], agent_id: '3', since: hour, statuses: ['failed'], skip: 0, limit: 50 });
+  await executions.list(owner, {
+    kinds: ['webhook'],
+    agent_id: '3',
+    since: hour,
+    statuses: ['failed'],
+    skip: 0,
+    limit: 50,
+  });
   conn.set('debug', false);
 }
 
@@ -131,7 +185,19 @@ test('every hot query is served by an index', async () => {
   for (const c of captured) shapes.set(`${c.collection} ${c.method} ${Object.keys(c.filter).sort().join(',')}`, c);
   // The paths above must have reached every kind of lookup they make, or the test proves less than it says.
   const seen = [...shapes.keys()].join('\n');
-  for (const field of ['executions findOne _id', 'bucket', 'tomb', 'series,status', 'day_keys', 'fire_key', 'schedule_id,status', 'execution_series', 'idempotency_keys', 'webhooks', 'schedules']) {
+  for (const field of [
+    'executions findOne _id',
+    'bucket',
+    'tomb',
+    'series,status',
+    'day_keys',
+    'fire_key',
+    'schedule_id,status',
+    'execution_series',
+    'idempotency_keys',
+    'webhooks',
+    'schedules',
+  ]) {
     expect(seen).toContain(field);
   }
   await pad();

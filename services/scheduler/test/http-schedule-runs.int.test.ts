@@ -1,6 +1,8 @@
 import request from 'supertest';
+
 import { createExecutionRepository, type ExecutionRecord } from '@platform/scheduling';
 import { startLocalServer, type LocalServer } from '@platform/testing';
+
 import { startScheduleStack, type ScheduleStack } from './schedule-stack';
 
 let s: ScheduleStack;
@@ -91,7 +93,12 @@ describe('calls to an allowed endpoint', () => {
       query: { page: 2, q: 'a b' },
       body: { hello: 'world' },
     });
-    expect(run).toMatchObject({ status: 'succeeded', success: true, response_status: 201, response_output: '{"created":true}' });
+    expect(run).toMatchObject({
+      status: 'succeeded',
+      success: true,
+      response_status: 201,
+      response_output: '{"created":true}',
+    });
     const got = s.target.requests[before]!;
     expect(got.method).toBe('POST');
     expect(got.url).toBe('/items?x=1&page=2&q=a+b');
@@ -106,7 +113,13 @@ describe('calls to an allowed endpoint', () => {
       res.end('nope');
     });
     const run = await runOnce(`${s.target.url}/missing`);
-    expect(run).toMatchObject({ status: 'failed', success: false, response_status: 404, response_output: 'nope', error_message: 'endpoint answered 404' });
+    expect(run).toMatchObject({
+      status: 'failed',
+      success: false,
+      response_status: 404,
+      response_output: 'nope',
+      error_message: 'endpoint answered 404',
+    });
   });
 
   it('stores at most 64 KiB of the response', async () => {

@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { WEBHOOK_KEYS, startSchedulerApp, type SchedulerTestApp } from './helpers';
+
+import { startSchedulerApp, WEBHOOK_KEYS, type SchedulerTestApp } from './helpers';
 
 let t: SchedulerTestApp;
 let key: string;
@@ -17,7 +18,10 @@ beforeAll(async () => {
     ids.push((await request(t.app).post('/agent-webhooks/').set('x-api-key', key).send({ agent_id })).body.id);
   }
   for (const id of [ids[1], ids[3]]) await request(t.app).post(`/agent-webhooks/${id}/pause`).set('x-api-key', key);
-  await request(t.app).post('/agent-webhooks/').set('x-api-key', other).send({ agent_id: await t.createAgent(other) });
+  await request(t.app)
+    .post('/agent-webhooks/')
+    .set('x-api-key', other)
+    .send({ agent_id: await t.createAgent(other) });
 }, 60_000);
 afterAll(() => t.close(), 30_000);
 

@@ -1,5 +1,7 @@
 import request from 'supertest';
+
 import { freePort, privateFerretDb, type PrivateFerretDb } from '@platform/testing';
+
 import { startSchedulerApp, type SchedulerTestApp } from './helpers';
 
 // MongoDB outage on a FerretDB process of this file's own, so stopping it disturbs no other test file.
@@ -55,7 +57,10 @@ describe('MongoDB down', () => {
 describe('Redis down', () => {
   let t: SchedulerTestApp;
   beforeAll(async () => {
-    t = await startSchedulerApp({ redisUrl: `redis://127.0.0.1:${await freePort()}`, agentServiceUrl: 'http://127.0.0.1:1' });
+    t = await startSchedulerApp({
+      redisUrl: `redis://127.0.0.1:${await freePort()}`,
+      agentServiceUrl: 'http://127.0.0.1:1',
+    });
   }, 60_000);
   afterAll(() => t.close(), 30_000);
 

@@ -1,3 +1,5 @@
+import { Registry } from 'prom-client';
+
 import { createWorker, producerConnection, workerConnection, type IORedis, type Worker } from '@platform/queue';
 import {
   createExecutionRepository,
@@ -12,7 +14,7 @@ import {
   type ExecutionRepository,
 } from '@platform/scheduling';
 import { captureLogger, createTestDatabases, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
-import { Registry } from 'prom-client';
+
 import { startRunRecovery } from '../src/runs/run-recovery';
 import { createTestQueues, type TestQueues } from './queues';
 
@@ -44,7 +46,10 @@ afterAll(async () => {
 /** A recovery sweep over this file's executions and queues, at `at`, with small bounds. */
 function recovery(at: Date, opts: { batch?: number; maxRecoveries?: number; reads?: { n: number } } = {}) {
   const store = executionRunStore(executions);
-  const counted = { ...store, unfinished: (x: Parameters<typeof store.unfinished>[0]) => ((opts.reads && opts.reads.n++), store.unfinished(x)) };
+  const counted = {
+    ...store,
+    unfinished: (x: Parameters<typeof store.unfinished>[0]) => (opts.reads && opts.reads.n++, store.unfinished(x)),
+  };
   return createRunRecovery({
     store: counted,
     jobs: executionJobs(q.queues, enqueueOpts, (id) => executions.get(id)),
@@ -57,7 +62,8 @@ function recovery(at: Date, opts: { batch?: number; maxRecoveries?: number; read
   });
 }
 
-const run = (at: Date, payload: unknown = 'm') => executions.create({ kind: 'webhook', webhook_id: 'w-outbox', ...owner, payload, max_attempts: 1 }, at);
+const run = (at: Date, payload: unknown = 'm') =>
+  executions.create({ kind: 'webhook', webhook_id: 'w-outbox', ...owner, payload, max_attempts: 1 }, at);
 
 /** A worker on the agent-runs queue that fails or completes every job without touching its execution. */
 async function settleJobsWith(outcome: 'fail' | 'complete', jobIds: string[]): Promise<void> {
@@ -112,7 +118,11 @@ it('a queued run whose job failed for good (its attempts used up) goes back on t
   expect(a.recovered + b.recovered).toBe(1);
   expect(await q.queues.agentRuns.getJobState(runJobId(e.id, 1))).toBe('waiting');
   expect(await executions.get(e.id)).toMatchObject({ status: 'queued' });
-  expect((await executions.unfinished({ queuedBefore: new Date(), runningBefore: new Date(), limit: 1000 })).runs.find((r) => r.id === e.id)?.recoveries).toBe(1);
+  expect(
+    (await executions.unfinished({ queuedBefore: new Date(), runningBefore: new Date(), limit: 1000 })).runs.find(
+      (r) => r.id === e.id,
+    )?.recoveries,
+  ).toBe(1);
   // Its new job is alive: the next sweep leaves it alone.
   expect((await recovery(new Date())()).recovered).toBe(0);
   await q.queues.agentRuns.obliterate({ force: true });
@@ -141,7 +151,11 @@ it('a run recovered MAX_RECOVERIES times ends as failed, saying why', async () =
     expect((await recovery(new Date(), { maxRecoveries: 2 })()).recovered).toBe(k < 2 ? 1 : 0);
   }
   const ended = await executions.get(e.id);
-  expect(ended).toMatchObject({ status: 'failed', success: false, error_message: 'abandoned: its job was lost or gave up 3 times' });
+  expect(ended).toMatchObject({
+    status: 'failed',
+    success: false,
+    error_message: 'abandoned: its job was lost or gave up 3 times',
+  });
   await q.queues.agentRuns.obliterate({ force: true });
 });
 
@@ -163,9 +177,12 @@ it('the outbox unit reports its backlog and what it moved as metrics', async () 
   });
   try {
     const value = async (name: string, labels: Record<string, string> = {}) =>
-      (await registry.getSingleMetric(name)!.get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+      (await registry.getSingleMetric(name)!.get()).values.find((v) =>
+        Object.entries(labels).every(([k, x]) => v.labels[k] === x),
+      )?.value ?? 0;
     const deadline = Date.now() + 10_000;
-    while ((await value('outbox_runs_total', { action: 'enqueued' })) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((await value('outbox_runs_total', { action: 'enqueued' })) < 1 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(await value('outbox_runs_total', { action: 'enqueued' })).toBeGreaterThanOrEqual(1);
     expect(await q.queues.agentRuns.getJobState(lost.id)).not.toBe('unknown');
     expect(await value('outbox_backlog_runs')).toBeGreaterThanOrEqual(0);

@@ -14,7 +14,14 @@ export interface Captured {
 export function captureQueries(conn: Connection, into: Captured[]): void {
   conn.set('debug', (collection: string, method: string, ...args: unknown[]) => {
     const filter = args[0];
-    if (method.startsWith('insert') || method === 'createIndex' || !filter || typeof filter !== 'object' || Array.isArray(filter)) return;
+    if (
+      method.startsWith('insert') ||
+      method === 'createIndex' ||
+      !filter ||
+      typeof filter !== 'object' ||
+      Array.isArray(filter)
+    )
+      return;
     if (Object.keys(filter).length === 0) return;
     into.push({ collection, method, filter: filter as Record<string, unknown> });
   });

@@ -1,6 +1,8 @@
 import request from 'supertest';
+
 import { mongoose } from '@platform/db';
-import { SECRET, WEBHOOK_KEYS, startSchedulerApp, type SchedulerTestApp } from './helpers';
+
+import { SECRET, startSchedulerApp, WEBHOOK_KEYS, type SchedulerTestApp } from './helpers';
 
 let t: SchedulerTestApp;
 let alice: string;
@@ -14,7 +16,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close(), 30_000);
 
-const newWebhook = async () => (await request(t.app).post('/agent-webhooks/').set('x-api-key', alice).send({ agent_id: agentId })).body;
+const newWebhook = async () =>
+  (await request(t.app).post('/agent-webhooks/').set('x-api-key', alice).send({ agent_id: agentId })).body;
 const regenerate = (id: string, query = '') =>
   request(t.app).post(`/agent-webhooks/${id}/regenerate-secret${query}`).set('x-api-key', alice);
 
@@ -27,7 +30,9 @@ it('answers 200 with the webhook and a new secret; the old one verifies for the 
   expect(res.body.secret_key).not.toBe(before.secret_key);
   expect(res.body).toMatchObject({ id: before.id, created_at: before.created_at, is_active: true });
   expect(res.body.updated_at).not.toBeNull();
-  expect((await request(t.app).get(`/agent-webhooks/${before.id}`).set('x-api-key', alice)).body.secret_key).toBe(res.body.secret_key);
+  expect((await request(t.app).get(`/agent-webhooks/${before.id}`).set('x-api-key', alice)).body.secret_key).toBe(
+    res.body.secret_key,
+  );
 
   expect(await t.webhooks.validSecrets(owner, before.id)).toEqual([res.body.secret_key, before.secret_key]);
   t.advanceClock(86_400_000 - 1000);

@@ -1,7 +1,9 @@
 import request from 'supertest';
+
 import { QUEUE_NAMES } from '@platform/queue';
 import { addFire, fireJobId, firesBetween } from '@platform/scheduling';
 import { nextDstChange, utcDayAhead, wallTimeIn } from '@platform/testing';
+
 import { createApp } from '../src/app';
 import { startScheduleStack, type ScheduleStack, type WorkerHandle } from './schedule-stack';
 
@@ -27,7 +29,8 @@ beforeEach(() => {
 });
 
 const api = () => request(s.t.app);
-const send = (method: 'post' | 'patch' | 'delete', path: string, body?: object) => api()[method](path).set('x-api-key', s.key).send(body);
+const send = (method: 'post' | 'patch' | 'delete', path: string, body?: object) =>
+  api()[method](path).set('x-api-key', s.key).send(body);
 
 describe('fire times in Redis', () => {
   it('one job scheduler per schedule, whose next job is the next fire in the schedule zone', async () => {
@@ -114,7 +117,10 @@ describe('pause, resume, change, delete', () => {
     const id = await s.createHttp({ cron_expression: '*/5 * * * *' });
     expect((await s.nextFireJob(id))?.id).toBe(fireJobId(id, day('10:10').getTime()));
     // Tokyo has no daylight saving: 20:00 there is 11:00 UTC, later the same day.
-    const changed = await send('patch', `/http-schedules/${id}`, { cron_expression: '0 20 * * *', timezone: 'Asia/Tokyo' });
+    const changed = await send('patch', `/http-schedules/${id}`, {
+      cron_expression: '0 20 * * *',
+      timezone: 'Asia/Tokyo',
+    });
     expect(changed.status).toBe(200);
     expect(changed.body.next_run_time).toBe(isoOf(day('11:00')));
     const delayed = (await s.t.queues.fires.getDelayed()).filter((j) => String(j.id).startsWith(`repeat:${id}:`));
@@ -144,7 +150,11 @@ describe('runs', () => {
     const allow = await s.createHttp({ cron_expression: '*/5 * * * *', overlap_policy: 'allow' });
     for (const id of [skip, allow]) {
       const first = await s.fireNow(id);
-      await waitFor(async () => (await s.executionsOf(id))[0]?.status === 'running', 10_000, () => s.executionsOf(id));
+      await waitFor(
+        async () => (await s.executionsOf(id))[0]?.status === 'running',
+        10_000,
+        () => s.executionsOf(id),
+      );
       await addFire(s.t.queues.fires, id, firesBetween('*/5 * * * *', 'UTC', first, first + 600_000)[0]!, 2_000);
     }
     await waitFor(async () => (await s.executionsOf(skip)).length === 2 && (await s.executionsOf(allow)).length === 2);
@@ -166,7 +176,14 @@ describe('runs', () => {
     const id = await s.createHttp({ max_retries: 3, retry_delay: 1 });
     await s.fireNow(id);
     const [run] = await s.waitEnded(id, 1, 20_000);
-    expect(run).toMatchObject({ status: 'succeeded', success: true, attempt: 3, max_attempts: 4, response_status: 200, response_output: 'fine' });
+    expect(run).toMatchObject({
+      status: 'succeeded',
+      success: true,
+      attempt: 3,
+      max_attempts: 4,
+      response_status: 200,
+      response_output: 'fine',
+    });
     expect(hits).toHaveLength(3);
     for (let i = 1; i < hits.length; i++) expect(hits[i]! - hits[i - 1]!).toBeGreaterThanOrEqual(900);
 
@@ -177,9 +194,18 @@ describe('runs', () => {
     const failing = await s.createHttp({ max_retries: 1, retry_delay: 1 });
     await s.fireNow(failing);
     const [failed] = await s.waitEnded(failing, 1, 20_000);
-    expect(failed).toMatchObject({ status: 'failed', success: false, attempt: 2, response_status: 503, error_message: 'endpoint answered 503' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      success: false,
+      attempt: 2,
+      response_status: 503,
+      error_message: 'endpoint answered 503',
+    });
     // The run counts once, when it ends, whatever its attempts: run_count 1, last_run_at = when the fire was handled.
-    await waitFor(async () => (await api().get(`/http-schedules/${failing}`).set('x-api-key', s.key)).body.last_run_success === false);
+    await waitFor(
+      async () =>
+        (await api().get(`/http-schedules/${failing}`).set('x-api-key', s.key)).body.last_run_success === false,
+    );
     const read = await api().get(`/http-schedules/${failing}`).set('x-api-key', s.key);
     expect(read.body).toMatchObject({ run_count: 1, last_run_at: failed!.triggered_at });
   });
@@ -189,7 +215,10 @@ describe('runs', () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
       const app = i % 2 ? second : s.t.app;
-      const res = await request(app).post('/http-schedules/').set('x-api-key', s.key).send({ name: `n${i}`, url: `${s.target.url}/x?i=${i}`, cron_expression: '* * * * *' });
+      const res = await request(app)
+        .post('/http-schedules/')
+        .set('x-api-key', s.key)
+        .send({ name: `n${i}`, url: `${s.target.url}/x?i=${i}`, cron_expression: '* * * * *' });
       ids.push(res.body.id);
     }
     const reports = await Promise.all([s.reconcile(), s.reconcile()]);
@@ -212,14 +241,21 @@ describe('runs', () => {
     for (const id of ids) expect(await s.executionsOf(id)).toHaveLength(1);
     expect(s.target.requests.length - before).toBe(ids.length);
     // Both workers took part in the race, each with a consumer per queue.
-    expect(w1.runtime.consumers.workers.length + w2.runtime.consumers.workers.length).toBe(2 * Object.keys(QUEUE_NAMES).length);
+    expect(w1.runtime.consumers.workers.length + w2.runtime.consumers.workers.length).toBe(
+      2 * Object.keys(QUEUE_NAMES).length,
+    );
   });
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000, state?: () => Promise<unknown>): Promise<void> {
+async function waitFor(
+  check: () => Promise<boolean>,
+  timeoutMs = 10_000,
+  state?: () => Promise<unknown>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met in time ${state ? JSON.stringify(await state()) : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in time ${state ? JSON.stringify(await state()) : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import request from 'supertest';
+
 import { startServiceProcess, testInfra, type ServiceProcess } from '@platform/testing';
+
 import { createApp } from '../src/app';
 import { startScheduleStack, type ScheduleStack } from './schedule-stack';
 

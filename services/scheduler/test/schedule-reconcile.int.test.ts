@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import request from 'supertest';
+
 import { IORedis } from '@platform/queue';
 import { fireJobId } from '@platform/scheduling';
 import { privateRedis, startServiceProcess, testInfra, utcDayAhead, type PrivateRedis } from '@platform/testing';
+
 import { startScheduleStack, type ScheduleStack } from './schedule-stack';
 
 // FLUSHALL needs a Redis of this file's own.
@@ -66,7 +68,11 @@ it('after FLUSHALL, reconcile restores every active schedule exactly once, catch
 it('removes a scheduler whose schedule is gone or paused in MongoDB (an orphan left by an outage)', async () => {
   const id = await s.createHttp();
   const orphan = 'f'.repeat(24);
-  await s.t.queues.fires.upsertJobScheduler(orphan, { pattern: '* * * * *' }, { name: 'fire', data: { schedule_id: orphan } });
+  await s.t.queues.fires.upsertJobScheduler(
+    orphan,
+    { pattern: '* * * * *' },
+    { name: 'fire', data: { schedule_id: orphan } },
+  );
   const report = await s.reconcile();
   expect(report.removed).toBe(1);
   expect(await s.t.queues.fires.getJobScheduler(orphan)).toBeUndefined();
@@ -75,7 +81,11 @@ it('removes a scheduler whose schedule is gone or paused in MongoDB (an orphan l
 
 it('a schedule whose cron changed while Redis was away is brought in line', async () => {
   const id = await s.createHttp({ cron_expression: '*/5 * * * *' });
-  await s.t.queues.fires.upsertJobScheduler(id, { pattern: '0 0 * * *', tz: 'UTC' }, { name: 'fire', data: { schedule_id: id } });
+  await s.t.queues.fires.upsertJobScheduler(
+    id,
+    { pattern: '0 0 * * *', tz: 'UTC' },
+    { name: 'fire', data: { schedule_id: id } },
+  );
   const report = await s.reconcile();
   expect(report.upserted).toBe(1);
   expect(await s.t.queues.fires.getJobScheduler(id)).toMatchObject({ pattern: '*/5 * * * *' });
@@ -106,7 +116,9 @@ it('the scheduler process reconciles on its own: at start, and again after Redis
     await flush.flushall();
     expect(await present()).toBe(false);
     await until(present, 10_000);
-    expect((await s.t.queues.fires.getDelayed()).filter((j) => String(j.id).startsWith(`repeat:${id}:`))).toHaveLength(1);
+    expect((await s.t.queues.fires.getDelayed()).filter((j) => String(j.id).startsWith(`repeat:${id}:`))).toHaveLength(
+      1,
+    );
   } finally {
     await proc.stop();
     await flush.quit();

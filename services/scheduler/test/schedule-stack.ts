@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import request from 'supertest';
+
 import { createOutboundClient } from '@platform/outbound';
 import { workerConnection, type Job } from '@platform/queue';
 import {
@@ -10,6 +11,7 @@ import {
   type FireJob,
 } from '@platform/scheduling';
 import { captureLogger, startLocalServer, testInfra, type LocalHandler, type LocalServer } from '@platform/testing';
+
 import { createWorkerRuntime, type WorkerRuntime } from '../../worker/src/runtime';
 import { startSchedulerApp, type SchedulerTestApp, type StartOptions } from './helpers';
 
@@ -137,7 +139,10 @@ export async function startScheduleStack(opts: StartOptions = {}): Promise<Sched
       return fireMsOf(job);
     },
     async executionsOf(scheduleId) {
-      const { items } = await executions.list({ user_id: 'alice', org_id: 'acme' }, { schedule_id: scheduleId, skip: 0, limit: 100 });
+      const { items } = await executions.list(
+        { user_id: 'alice', org_id: 'acme' },
+        { schedule_id: scheduleId, skip: 0, limit: 100 },
+      );
       return items.sort((a, b) => a.triggered_at.localeCompare(b.triggered_at));
     },
     async waitEnded(scheduleId, n, timeoutMs = 15_000) {
@@ -145,7 +150,8 @@ export async function startScheduleStack(opts: StartOptions = {}): Promise<Sched
       for (;;) {
         const list = await stack.executionsOf(scheduleId);
         if (list.length >= n && list.every((e) => ['succeeded', 'failed', 'skipped'].includes(e.status))) return list;
-        if (Date.now() > deadline) throw new Error(`executions of ${scheduleId}: ${JSON.stringify(list.map((e) => e.status))}`);
+        if (Date.now() > deadline)
+          throw new Error(`executions of ${scheduleId}: ${JSON.stringify(list.map((e) => e.status))}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     },

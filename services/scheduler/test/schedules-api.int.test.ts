@@ -1,5 +1,7 @@
 import request from 'supertest';
+
 import { createScheduleRepository, scheduleModel } from '@platform/scheduling';
+
 import { ISO, startSchedulerApp, type SchedulerTestApp } from './helpers';
 
 let t: SchedulerTestApp;
@@ -17,15 +19,37 @@ afterAll(() => t.close(), 30_000);
 
 const as = (k: string) => ({
   get: (p: string) => request(t.app).get(p).set('x-api-key', k),
-  post: (p: string, body?: unknown) => request(t.app).post(p).set('x-api-key', k).send(body as object),
-  patch: (p: string, body?: unknown) => request(t.app).patch(p).set('x-api-key', k).send(body as object),
+  post: (p: string, body?: unknown) =>
+    request(t.app)
+      .post(p)
+      .set('x-api-key', k)
+      .send(body as object),
+  patch: (p: string, body?: unknown) =>
+    request(t.app)
+      .patch(p)
+      .set('x-api-key', k)
+      .send(body as object),
   delete: (p: string) => request(t.app).delete(p).set('x-api-key', k),
 });
 const api = () => as(key);
 
 const SCHEDULE_KEYS = [
-  'agent_id', 'created_at', 'cron_expression', 'id', 'is_active', 'last_run_at', 'last_run_success', 'max_retries', 'message',
-  'next_run_time', 'overlap_policy', 'retry_delay', 'run_count', 'timezone', 'updated_at', 'user_id',
+  'agent_id',
+  'created_at',
+  'cron_expression',
+  'id',
+  'is_active',
+  'last_run_at',
+  'last_run_success',
+  'max_retries',
+  'message',
+  'next_run_time',
+  'overlap_policy',
+  'retry_delay',
+  'run_count',
+  'timezone',
+  'updated_at',
+  'user_id',
 ];
 const newAgentSchedule = async (body: Record<string, unknown> = {}) => {
   const res = await api().post('/schedules/', { agent_id: agentId, cron_expression: '0 9 * * *', ...body });
@@ -33,14 +57,26 @@ const newAgentSchedule = async (body: Record<string, unknown> = {}) => {
   return res.body;
 };
 const newHttpSchedule = async (body: Record<string, unknown> = {}) => {
-  const res = await api().post('/http-schedules/', { name: 'ping', url: 'https://example.com/hook', cron_expression: '*/10 * * * *', ...body });
+  const res = await api().post('/http-schedules/', {
+    name: 'ping',
+    url: 'https://example.com/hook',
+    cron_expression: '*/10 * * * *',
+    ...body,
+  });
   expect(res.status).toBe(201);
   return res.body;
 };
 
 describe('agent schedules', () => {
   it('creates with the defaults, exactly the contract fields, next_run_time in the zone', async () => {
-    const res = await api().post('/schedules/', { agent_id: agentId, cron_expression: '0 9 * * MON-FRI', timezone: 'Asia/Calcutta', id: 'x', user_id: 'mallory', run_count: 9 });
+    const res = await api().post('/schedules/', {
+      agent_id: agentId,
+      cron_expression: '0 9 * * MON-FRI',
+      timezone: 'Asia/Calcutta',
+      id: 'x',
+      user_id: 'mallory',
+      run_count: 9,
+    });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(SCHEDULE_KEYS);
     expect(res.body).toMatchObject({
@@ -92,7 +128,11 @@ describe('agent schedules', () => {
   });
 
   it('refuses a body that is not JSON, and an agent that is not the caller’s', async () => {
-    const bad = await request(t.app).post('/schedules/').set('x-api-key', key).set('content-type', 'application/json').send('{nope');
+    const bad = await request(t.app)
+      .post('/schedules/')
+      .set('x-api-key', key)
+      .set('content-type', 'application/json')
+      .send('{nope');
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
     for (const id of ['999999', 'abc']) {
@@ -100,7 +140,9 @@ describe('agent schedules', () => {
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ detail: 'Agent not found' });
     }
-    expect((await as(otherKey).post('/schedules/', { agent_id: agentId, cron_expression: '0 9 * * *' })).status).toBe(404);
+    expect((await as(otherKey).post('/schedules/', { agent_id: agentId, cron_expression: '0 9 * * *' })).status).toBe(
+      404,
+    );
   });
 
   it('reads, changes, pauses, resumes and deletes; another owner sees 404 everywhere', async () => {
@@ -108,9 +150,20 @@ describe('agent schedules', () => {
     const path = `/schedules/${s.id}`;
     expect((await api().get(path)).body).toEqual(s);
 
-    const changed = await api().patch(path, { message: 'weekly', cron_expression: '0 8 * * 1', timezone: 'Europe/Berlin', max_retries: 0 });
+    const changed = await api().patch(path, {
+      message: 'weekly',
+      cron_expression: '0 8 * * 1',
+      timezone: 'Europe/Berlin',
+      max_retries: 0,
+    });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ message: 'weekly', cron_expression: '0 8 * * 1', timezone: 'Europe/Berlin', max_retries: 0, agent_id: agentId });
+    expect(changed.body).toMatchObject({
+      message: 'weekly',
+      cron_expression: '0 8 * * 1',
+      timezone: 'Europe/Berlin',
+      max_retries: 0,
+      agent_id: agentId,
+    });
     expect(changed.body.updated_at).toMatch(ISO);
     expect(new Date(changed.body.next_run_time).getUTCDay()).toBe(1);
     expect((await api().patch(path, { cron_expression: 'nope' })).status).toBe(422);
@@ -192,8 +245,20 @@ describe('agent schedules', () => {
   it('bulk pause counts every entry once, in order', async () => {
     const [a, b, c] = [await newAgentSchedule(), await newAgentSchedule(), await newAgentSchedule()];
     await api().post(`/schedules/${c.id}/pause`);
-    const bobs = await as(otherKey).post('/http-schedules/', { name: 'x', url: 'https://example.com', cron_expression: '* * * * *' });
-    const res = await api().post('/schedules/pause-bulk/', [a.id, b.id, a.id, c.id, 'nope', 'f'.repeat(24), bobs.body.id]);
+    const bobs = await as(otherKey).post('/http-schedules/', {
+      name: 'x',
+      url: 'https://example.com',
+      cron_expression: '* * * * *',
+    });
+    const res = await api().post('/schedules/pause-bulk/', [
+      a.id,
+      b.id,
+      a.id,
+      c.id,
+      'nope',
+      'f'.repeat(24),
+      bobs.body.id,
+    ]);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       total_requested: 7,
@@ -217,7 +282,11 @@ describe('agent schedules', () => {
     expect(res.body.agent_id).toBe(agent);
     expect(res.body.schedules.map((x: { id: string }) => x.id)).toEqual([s.id]);
     expect(res.body.webhooks.map((x: { id: string }) => x.id)).toEqual([hook.body.id]);
-    expect((await as(otherKey).get(`/schedules/by-agent/${agent}`)).body).toEqual({ agent_id: agent, schedules: [], webhooks: [] });
+    expect((await as(otherKey).get(`/schedules/by-agent/${agent}`)).body).toEqual({
+      agent_id: agent,
+      schedules: [],
+      webhooks: [],
+    });
   });
 
   it('needs an API key', async () => {
@@ -255,7 +324,10 @@ describe('HTTP schedules', () => {
     expect(JSON.stringify(raw)).not.toContain('s3cret-token');
 
     // Sending the mask back keeps the stored value; a new value replaces it.
-    const kept = await api().patch(`/http-schedules/${res.body.id}`, { headers: { Authorization: '***', 'X-New': 'v' }, method: 'POST' });
+    const kept = await api().patch(`/http-schedules/${res.body.id}`, {
+      headers: { Authorization: '***', 'X-New': 'v' },
+      method: 'POST',
+    });
     expect(kept.body.headers).toEqual({ Authorization: '***', 'X-New': '***' });
     const before = JSON.parse(raw!.http!.headers_json!) as Record<string, string>;
     const after = (await createScheduleRepository(t.dbs.conn).getById(res.body.id))!.http!.headers_sealed;
@@ -278,7 +350,12 @@ describe('HTTP schedules', () => {
     [{ query: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`q${i}`, 'v'])) }, 'query'],
     [{ cron_expression: '* * * * * *' }, 'cron_expression'],
   ])('refuses %j with 422', async (patch, field) => {
-    const res = await api().post('/http-schedules/', { name: 'x', url: 'https://example.com', cron_expression: '* * * * *', ...patch });
+    const res = await api().post('/http-schedules/', {
+      name: 'x',
+      url: 'https://example.com',
+      cron_expression: '* * * * *',
+      ...patch,
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc[1]).toBe(field);
   });
@@ -307,7 +384,16 @@ describe('HTTP schedules', () => {
 it('/openapi.json describes every schedule route of both kinds', async () => {
   const paths = Object.keys((await request(t.app).get('/openapi.json')).body.paths);
   for (const base of ['/schedules', '/http-schedules']) {
-    for (const p of ['/', '/pause-bulk/', '/executions/recent', '/{schedule_id}', '/{schedule_id}/pause', '/{schedule_id}/resume', '/{schedule_id}/trigger', '/{schedule_id}/logs']) {
+    for (const p of [
+      '/',
+      '/pause-bulk/',
+      '/executions/recent',
+      '/{schedule_id}',
+      '/{schedule_id}/pause',
+      '/{schedule_id}/resume',
+      '/{schedule_id}/trigger',
+      '/{schedule_id}/logs',
+    ]) {
       expect(paths).toContain(base + p);
     }
   }

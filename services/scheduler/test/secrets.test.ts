@@ -17,7 +17,9 @@ describe('verificationSecrets', () => {
   const at = (deltaMs: number) => new Date(now.getTime() + deltaMs);
 
   it('is the current secret alone when there is no previous one', () => {
-    expect(verificationSecrets({ secret_key: 'new', previous_secret_key: null, previous_secret_expires_at: null }, now)).toEqual(['new']);
+    expect(
+      verificationSecrets({ secret_key: 'new', previous_secret_key: null, previous_secret_expires_at: null }, now),
+    ).toEqual(['new']);
   });
 
   it('adds the previous secret until its expiry, excluding the expiry instant', () => {
@@ -29,11 +31,17 @@ describe('verificationSecrets', () => {
   });
 
   it('a grace of 0 (expiry = now) leaves only the current secret', () => {
-    expect(verificationSecrets({ secret_key: 'new', previous_secret_key: 'old', previous_secret_expires_at: now }, now)).toEqual(['new']);
+    expect(
+      verificationSecrets({ secret_key: 'new', previous_secret_key: 'old', previous_secret_expires_at: now }, now),
+    ).toEqual(['new']);
   });
 
   it('ignores a previous secret without an expiry, and never lists a secret twice', () => {
-    expect(verificationSecrets({ secret_key: 'new', previous_secret_key: 'old', previous_secret_expires_at: null }, now)).toEqual(['new']);
-    expect(verificationSecrets({ secret_key: 'same', previous_secret_key: 'same', previous_secret_expires_at: at(1) }, now)).toEqual(['same']);
+    expect(
+      verificationSecrets({ secret_key: 'new', previous_secret_key: 'old', previous_secret_expires_at: null }, now),
+    ).toEqual(['new']);
+    expect(
+      verificationSecrets({ secret_key: 'same', previous_secret_key: 'same', previous_secret_expires_at: at(1) }, now),
+    ).toEqual(['same']);
   });
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import { signSha256, signStandard, verifySignature } from '../src/webhooks/signature';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -48,7 +49,9 @@ describe('Standard Webhooks scheme', () => {
   });
   it('accepts any matching entry of a space-separated list', () => {
     const h = signStandard(secret, 'msg_1', nowS, body);
-    expect(verify({ ...h, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${h['webhook-signature']}` })).toBe(true);
+    expect(
+      verify({ ...h, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${h['webhook-signature']}` }),
+    ).toBe(true);
   });
   it.each([
     ['stale timestamp', signStandard(secret, 'msg_1', nowS - 301, body)],

@@ -1,16 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
+
 import { createAgentDirectory } from '@platform/agent-client';
+import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { openRedisChangeBus, producerConnection, type ChangeBus, type IORedis } from '@platform/queue';
 import { createWebhookStats } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
 import { captureLogger, createTestDatabases, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
+
 import { createApp, type AppDeps } from '../src/app';
-import { createWebhookRepository } from '../src/webhooks/webhook.repository';
 import { signSha256 } from '../src/webhooks/signature';
+import { createWebhookRepository } from '../src/webhooks/webhook.repository';
 import { createTestQueues, type TestQueues } from './queues';
 
 // Two replicas of the scheduler over one database and one Redis, as a Deployment with two pods runs them. The
@@ -78,12 +80,20 @@ afterAll(async () => {
 /** A webhook stored as the create route stores it (the route itself would ask an agent service for the agent). */
 async function newWebhook(): Promise<{ id: string; secret: string }> {
   const secret = 'whsec_' + randomBytes(32).toString('base64');
-  const created = await createWebhookRepository(dbs.conn).create(OWNER, { agent_id: '7', description: null, secret_key_sealed: box.encrypt(secret) }, new Date());
+  const created = await createWebhookRepository(dbs.conn).create(
+    OWNER,
+    { agent_id: '7', description: null, secret_key_sealed: box.encrypt(secret) },
+    new Date(),
+  );
   return { id: created.id, secret };
 }
 
 const trigger = (r: Replica, hook: { id: string; secret: string }, body = '{"n":1}') =>
-  request(r.app).post(`/webhook-trigger/${hook.id}`).set('content-type', 'application/json').set('x-webhook-signature', signSha256(hook.secret, body)).send(body);
+  request(r.app)
+    .post(`/webhook-trigger/${hook.id}`)
+    .set('content-type', 'application/json')
+    .set('x-webhook-signature', signSha256(hook.secret, body))
+    .send(body);
 
 const eventuallyStatus = async (r: Replica, hook: { id: string; secret: string }, status: number) => {
   for (let i = 0; i < 20; i++) {

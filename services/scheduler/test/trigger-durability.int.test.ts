@@ -1,4 +1,5 @@
 import { privateRedis, type PrivateRedis } from '@platform/testing';
+
 import { startTriggerStack, type TriggerStack } from './trigger-stack';
 
 // Its own Redis, which this file stops and restarts; the worker's lock is short so a killed worker's job returns fast.

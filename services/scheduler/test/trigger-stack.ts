@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Express } from 'express';
 import request from 'supertest';
+
+import { createAgentDirectory } from '@platform/agent-client';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { producerConnection, type IORedis, type Queue } from '@platform/queue';
@@ -27,7 +29,7 @@ import {
   type ServiceProcess,
   type TestDatabases,
 } from '@platform/testing';
-import { createAgentDirectory } from '@platform/agent-client';
+
 import { createApp } from '../src/app';
 import { signSha256 } from '../src/webhooks/signature';
 import { createTestQueues } from './queues';
@@ -95,11 +97,18 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
   const cred = await request(agentService.url)
     .post('/v3/providers/credentials')
     .set('x-api-key', key)
-    .send({ name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-test-provider-key', base_url: llm.baseUrl } });
-  const agent = await request(agentService.url)
-    .post('/v3/agents/')
-    .set('x-api-key', key)
-    .send({ name: 'Hook agent', system_prompt: 'You handle events.', provider_id: 'openai', model: 'gpt-4o-mini', llm_credential_id: cred.body.credential_id });
+    .send({
+      name: 'local',
+      provider_id: 'openai',
+      credentials: { api_key: 'sk-test-provider-key', base_url: llm.baseUrl },
+    });
+  const agent = await request(agentService.url).post('/v3/agents/').set('x-api-key', key).send({
+    name: 'Hook agent',
+    system_prompt: 'You handle events.',
+    provider_id: 'openai',
+    model: 'gpt-4o-mini',
+    llm_credential_id: cred.body.credential_id,
+  });
   if (agent.status !== 201) throw new Error(`agent create: ${agent.status} ${agent.text}`);
   const agentId = String(agent.body.agent_id);
 
@@ -202,7 +211,10 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
       redis.disconnect();
       await agentService.stop();
       await llm.close();
-      await dbs.conn.useDb(agentDb).dropDatabase().catch(() => undefined);
+      await dbs.conn
+        .useDb(agentDb)
+        .dropDatabase()
+        .catch(() => undefined);
       await dbs.cleanup();
     },
   };

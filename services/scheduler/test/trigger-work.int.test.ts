@@ -1,13 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
+
 import { createAgentDirectory } from '@platform/agent-client';
+import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { connectMongo, mongoose, pingMongo, syncIndexes, type Connection } from '@platform/db';
 import { producerConnection, type IORedis } from '@platform/queue';
 import { createWebhookStats } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
-import { captureLogger, monitorRedis, privateRedis, testInfra, uniqueName, type PrivateRedis, type RedisMonitor } from '@platform/testing';
+import {
+  captureLogger,
+  monitorRedis,
+  privateRedis,
+  testInfra,
+  uniqueName,
+  type PrivateRedis,
+  type RedisMonitor,
+} from '@platform/testing';
+
 import { createApp } from '../src/app';
 import { signSha256 } from '../src/webhooks/signature';
 import { createWebhookRepository } from '../src/webhooks/webhook.repository';
@@ -47,7 +57,11 @@ beforeAll(async () => {
   const dbName = uniqueName('work');
   conn = await connectMongo({ uri: testInfra.mongoUri, dbName, monitorCommands: true });
   authConn = await connectMongo({ uri: testInfra.mongoUri, dbName: `${dbName}_auth` });
-  conn.getClient().on('commandStarted', (e: mongoose.mongo.CommandStartedEvent) => dbCommands.push(`${e.commandName} ${String(e.command[e.commandName])}`));
+  conn
+    .getClient()
+    .on('commandStarted', (e: mongoose.mongo.CommandStartedEvent) =>
+      dbCommands.push(`${e.commandName} ${String(e.command[e.commandName])}`),
+    );
   const { logger } = captureLogger('scheduler');
   redis = producerConnection(redisServer.url);
   queues = createTestQueues(redis, uniqueName('q'));
@@ -111,7 +125,9 @@ it(`an accepted trigger costs ${DB_PER_TRIGGER} database commands (+ statistics 
   const redisCommands = monitor.commands();
   const perRedis = redisCommands.length / N;
   // Printed for the benchmark notes: what the work is made of.
-  process.stdout.write(`trigger work: ${perDb} database commands (${summary(dbCommands)}), ${perRedis} Redis commands (${summary(redisCommands)}) per trigger\n`);
+  process.stdout.write(
+    `trigger work: ${perDb} database commands (${summary(dbCommands)}), ${perRedis} Redis commands (${summary(redisCommands)}) per trigger\n`,
+  );
   expect(dbCommands.filter((c) => c.startsWith('insert executions'))).toHaveLength(N);
   expect(dbCommands.length).toBeLessThanOrEqual(N * DB_PER_TRIGGER + (seconds + 1) * DB_PER_STATS_WRITE);
   expect(redisCommands.length).toBeLessThanOrEqual(N * REDIS_PER_TRIGGER);
@@ -130,7 +146,11 @@ it('triggers that arrive together are stored together: fewer inserts than trigge
   expect(inserts).toBeLessThanOrEqual(BURST / 4);
   const ids = results.map((r) => (r.body as { execution_id: string }).execution_id);
   expect(new Set(ids).size).toBe(BURST);
-  expect(await conn.collection('executions').countDocuments({ _id: { $in: ids.map((id) => new mongoose.Types.ObjectId(id)) } })).toBe(BURST);
+  expect(
+    await conn
+      .collection('executions')
+      .countDocuments({ _id: { $in: ids.map((id) => new mongoose.Types.ObjectId(id)) } }),
+  ).toBe(BURST);
   expect(await queues.queues.agentRuns.count()).toBe(before + BURST);
 }, 60_000);
 

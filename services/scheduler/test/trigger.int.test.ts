@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { signSha256, signStandard } from '../src/webhooks/signature';
 import { startTriggerStack, type TriggerStack } from './trigger-stack';
 
@@ -29,7 +30,11 @@ const executionsOf = async () =>
 describe('signature matrix', () => {
   const body = '{"event":"order.created","n":1}';
   const post = (headers: Record<string, string>, b: string = body) =>
-    request(s.app).post(`/webhook-trigger/${s.webhook.id}`).set('content-type', 'application/json').set(headers).send(b);
+    request(s.app)
+      .post(`/webhook-trigger/${s.webhook.id}`)
+      .set('content-type', 'application/json')
+      .set(headers)
+      .send(b);
   const valid = () => signSha256(s.webhook.secret_key, body);
 
   it.each([
@@ -83,7 +88,11 @@ describe('accepted trigger → queue → worker → agent run', () => {
     const before = (await request(s.app).get(`/agent-webhooks/${s.webhook.id}`).set('x-api-key', s.key)).body;
     const res = await s.trigger('{"ticket":7,"text":"printer on fire"}');
     expect(res.status).toBe(202);
-    expect(res.body).toEqual({ message: 'Webhook accepted', execution_id: expect.stringMatching(/^[0-9a-f]{24}$/), status: 'queued' });
+    expect(res.body).toEqual({
+      message: 'Webhook accepted',
+      execution_id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      status: 'queued',
+    });
     const done = await s.waitEnded(res.body.execution_id);
     expect(done).toMatchObject({
       status: 'succeeded',
@@ -97,7 +106,9 @@ describe('accepted trigger → queue → worker → agent run', () => {
     });
     expect(done.duration_ms).toEqual(expect.any(Number));
     expect(lastUserMessage()).toBe('{"ticket":7,"text":"printer on fire"}');
-    const after = await webhookWhen((w) => w.trigger_count === before.trigger_count + 1 && w.last_trigger_success === true);
+    const after = await webhookWhen(
+      (w) => w.trigger_count === before.trigger_count + 1 && w.last_trigger_success === true,
+    );
     expect(after.trigger_count).toBe(before.trigger_count + 1);
     expect(after.last_triggered_at).toEqual(expect.any(String));
     expect(after.last_trigger_success).toBe(true);
@@ -146,8 +157,14 @@ describe('accepted trigger → queue → worker → agent run', () => {
   });
 
   it('a 4xx from the agent service is final at once: no retry, a readable error', async () => {
-    const agent = await request(s.agentService.url).post('/v3/agents/').set('x-api-key', s.key).send({ name: 'No credential' });
-    const hook = await request(s.app).post('/agent-webhooks/').set('x-api-key', s.key).send({ agent_id: String(agent.body.agent_id) });
+    const agent = await request(s.agentService.url)
+      .post('/v3/agents/')
+      .set('x-api-key', s.key)
+      .send({ name: 'No credential' });
+    const hook = await request(s.app)
+      .post('/agent-webhooks/')
+      .set('x-api-key', s.key)
+      .send({ agent_id: String(agent.body.agent_id) });
     const body = '{"order":1}';
     const res = await request(s.app)
       .post(`/webhook-trigger/${hook.body.id}`)
@@ -189,7 +206,10 @@ describe('refusals', () => {
 
   it('unknown or malformed webhook id → 404', async () => {
     for (const id of ['0123456789abcdef01234567', 'nope']) {
-      const res = await request(s.app).post(`/webhook-trigger/${id}`).set('x-webhook-signature', 'sha256=00').send('{}');
+      const res = await request(s.app)
+        .post(`/webhook-trigger/${id}`)
+        .set('x-webhook-signature', 'sha256=00')
+        .send('{}');
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ detail: 'Webhook not found' });
     }
@@ -214,11 +234,15 @@ describe('refusals', () => {
 describe('secret rotation', () => {
   it('the old secret works within its grace and not after a zero grace', async () => {
     const old = s.webhook.secret_key;
-    const rotated = await request(s.app).post(`/agent-webhooks/${s.webhook.id}/regenerate-secret?grace_seconds=3600`).set('x-api-key', s.key);
+    const rotated = await request(s.app)
+      .post(`/agent-webhooks/${s.webhook.id}/regenerate-secret?grace_seconds=3600`)
+      .set('x-api-key', s.key);
     expect(rotated.status).toBe(200);
     expect((await s.trigger('{"k":"old"}', {}, old)).status).toBe(202);
     expect((await s.trigger('{"k":"new"}', {}, rotated.body.secret_key)).status).toBe(202);
-    const again = await request(s.app).post(`/agent-webhooks/${s.webhook.id}/regenerate-secret?grace_seconds=0`).set('x-api-key', s.key);
+    const again = await request(s.app)
+      .post(`/agent-webhooks/${s.webhook.id}/regenerate-secret?grace_seconds=0`)
+      .set('x-api-key', s.key);
     expect((await s.trigger('{"k":"old2"}', {}, rotated.body.secret_key)).status).toBe(401);
     s.webhook.secret_key = again.body.secret_key;
     expect((await s.trigger('{"k":"newest"}')).status).toBe(202);
@@ -235,16 +259,22 @@ describe('executions endpoints', () => {
     expect(all.executions[0]).not.toHaveProperty('org_id');
     const times = all.executions.map((e: { triggered_at: string }) => e.triggered_at);
     expect([...times].sort().reverse()).toEqual(times);
-    const failed = await request(s.app).get(`/agent-webhooks/${s.webhook.id}/executions?success=false`).set('x-api-key', s.key);
+    const failed = await request(s.app)
+      .get(`/agent-webhooks/${s.webhook.id}/executions?success=false`)
+      .set('x-api-key', s.key);
     expect(failed.body.executions.every((e: { success: boolean }) => e.success === false)).toBe(true);
     const mallory = await s.dbs.mintKey({ user_id: 'mallory', org_id: 'acme' });
-    expect((await request(s.app).get(`/agent-webhooks/${s.webhook.id}/executions`).set('x-api-key', mallory)).status).toBe(404);
+    expect(
+      (await request(s.app).get(`/agent-webhooks/${s.webhook.id}/executions`).set('x-api-key', mallory)).status,
+    ).toBe(404);
     const theirs = await request(s.app).get('/agent-webhooks/executions/recent').set('x-api-key', mallory);
     expect(theirs.body).toEqual({ executions: [], total: 0 });
   });
 
   it('recent: by agent and hours, with validation', async () => {
-    const recent = await request(s.app).get(`/agent-webhooks/executions/recent?agent_id=${s.agentId}&hours=1&limit=5`).set('x-api-key', s.key);
+    const recent = await request(s.app)
+      .get(`/agent-webhooks/executions/recent?agent_id=${s.agentId}&hours=1&limit=5`)
+      .set('x-api-key', s.key);
     expect(recent.status).toBe(200);
     expect(recent.body.executions).toHaveLength(5);
     expect(recent.body.total).toBeGreaterThan(5);

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { startSchedulerApp, type SchedulerTestApp } from './helpers';
 
 let t: SchedulerTestApp;
@@ -10,7 +11,8 @@ beforeAll(async () => {
   t = await startSchedulerApp();
   alice = await t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
   agentId = await t.createAgent(alice);
-  webhookId = (await request(t.app).post('/agent-webhooks/').set('x-api-key', alice).send({ agent_id: agentId })).body.id;
+  webhookId = (await request(t.app).post('/agent-webhooks/').set('x-api-key', alice).send({ agent_id: agentId })).body
+    .id;
 }, 60_000);
 afterAll(() => t.close(), 30_000);
 
@@ -26,7 +28,12 @@ describe('create body', () => {
     ['agent_id empty', { agent_id: '' }, ['body', 'agent_id'], 'string_too_short'],
     ['agent_id null', { agent_id: null }, ['body', 'agent_id'], 'string_type'],
     ['description a number', { agent_id: '1', description: 5 }, ['body', 'description'], 'string_type'],
-    ['description over 1000 chars', { agent_id: '1', description: 'x'.repeat(1001) }, ['body', 'description'], 'string_too_long'],
+    [
+      'description over 1000 chars',
+      { agent_id: '1', description: 'x'.repeat(1001) },
+      ['body', 'description'],
+      'string_too_long',
+    ],
     ['an array', ['1'], ['body'], 'dict_type'],
   ])('%s → 422', async (_name, body, loc, type) => {
     expect422(await request(t.app).post('/agent-webhooks/').set('x-api-key', alice).send(body), loc, type);
@@ -47,7 +54,10 @@ describe('create body', () => {
   });
 
   it('a description of exactly 1000 chars is fine', async () => {
-    const res = await request(t.app).post('/agent-webhooks/').set('x-api-key', alice).send({ agent_id: agentId, description: 'x'.repeat(1000) });
+    const res = await request(t.app)
+      .post('/agent-webhooks/')
+      .set('x-api-key', alice)
+      .send({ agent_id: agentId, description: 'x'.repeat(1000) });
     expect(res.status).toBe(201);
   });
 });
@@ -79,11 +89,18 @@ describe('bulk pause body', () => {
     expect422(await bulk({ ids: [webhookId] }), ['body'], 'list_type');
   });
 
-  it.each([['"abc"'], ['7'], ['null'], ['true']])('top-level JSON %s → 422 on the body (the parser takes objects and arrays only)', async (raw) => {
-    const res = await request(t.app).post('/agent-webhooks/pause-bulk/').set('x-api-key', alice).set('content-type', 'application/json').send(raw);
-    expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ loc: ['body'], msg: expect.any(String), type: 'json_invalid' }]);
-  });
+  it.each([['"abc"'], ['7'], ['null'], ['true']])(
+    'top-level JSON %s → 422 on the body (the parser takes objects and arrays only)',
+    async (raw) => {
+      const res = await request(t.app)
+        .post('/agent-webhooks/pause-bulk/')
+        .set('x-api-key', alice)
+        .set('content-type', 'application/json')
+        .send(raw);
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toEqual([{ loc: ['body'], msg: expect.any(String), type: 'json_invalid' }]);
+    },
+  );
 
   it('no body → 422 missing', async () => {
     expect422(await bulk(), ['body'], 'missing');
@@ -110,13 +127,17 @@ describe('regenerate-secret query', () => {
     ['1.5', 'int_type'],
     ['soon', 'float_type'],
   ])('grace_seconds=%s → 422', async (value, type) => {
-    const res = await request(t.app).post(`/agent-webhooks/${webhookId}/regenerate-secret?grace_seconds=${value}`).set('x-api-key', alice);
+    const res = await request(t.app)
+      .post(`/agent-webhooks/${webhookId}/regenerate-secret?grace_seconds=${value}`)
+      .set('x-api-key', alice);
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ detail: [{ loc: ['query', 'grace_seconds'], msg: expect.any(String), type }] });
   });
 
   it.each(['0', '604800'])('grace_seconds=%s is within the limits', async (value) => {
-    const res = await request(t.app).post(`/agent-webhooks/${webhookId}/regenerate-secret?grace_seconds=${value}`).set('x-api-key', alice);
+    const res = await request(t.app)
+      .post(`/agent-webhooks/${webhookId}/regenerate-secret?grace_seconds=${value}`)
+      .set('x-api-key', alice);
     expect(res.status).toBe(200);
   });
 });

@@ -1,6 +1,8 @@
 import request from 'supertest';
+
 import { mongoose } from '@platform/db';
-import { ISO, PUBLIC_BASE_URL, SECRET, WEBHOOK_KEYS, startSchedulerApp, type SchedulerTestApp } from './helpers';
+
+import { ISO, PUBLIC_BASE_URL, SECRET, startSchedulerApp, WEBHOOK_KEYS, type SchedulerTestApp } from './helpers';
 
 let t: SchedulerTestApp;
 let alice: string; // user alice in org acme
@@ -91,16 +93,30 @@ describe('create and get', () => {
 describe('patch, pause, resume, delete', () => {
   it('PATCH changes only the description and moves updated_at', async () => {
     const { id, secret_key } = (await create()).body;
-    const res = await request(t.app)
-      .patch(`/agent-webhooks/${id}`)
-      .set('x-api-key', alice)
-      .send({ description: 'New text', is_active: false, secret_key: 'whsec_x', agent_id: '999', trigger_count: 5, extra: 1 });
+    const res = await request(t.app).patch(`/agent-webhooks/${id}`).set('x-api-key', alice).send({
+      description: 'New text',
+      is_active: false,
+      secret_key: 'whsec_x',
+      agent_id: '999',
+      trigger_count: 5,
+      extra: 1,
+    });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(WEBHOOK_KEYS);
-    expect(res.body).toMatchObject({ id, description: 'New text', is_active: true, secret_key, agent_id: agentId, trigger_count: 0 });
+    expect(res.body).toMatchObject({
+      id,
+      description: 'New text',
+      is_active: true,
+      secret_key,
+      agent_id: agentId,
+      trigger_count: 0,
+    });
     expect(res.body.updated_at).toMatch(ISO);
 
-    const cleared = await request(t.app).patch(`/agent-webhooks/${id}`).set('x-api-key', alice).send({ description: null });
+    const cleared = await request(t.app)
+      .patch(`/agent-webhooks/${id}`)
+      .set('x-api-key', alice)
+      .send({ description: null });
     expect(cleared.status).toBe(200);
     expect(cleared.body.description).toBeNull();
 
@@ -151,7 +167,11 @@ describe('patch, pause, resume, delete', () => {
         ['post', `/agent-webhooks/${bad}/regenerate-secret`],
       ] as const) {
         const res = await request(t.app)[method](path).set('x-api-key', alice).send({});
-        expect({ method, status: res.status, body: res.body }).toEqual({ method, status: 404, body: { detail: 'Webhook not found' } });
+        expect({ method, status: res.status, body: res.body }).toEqual({
+          method,
+          status: 404,
+          body: { detail: 'Webhook not found' },
+        });
       }
     },
   );
@@ -167,6 +187,8 @@ describe('readiness', () => {
   it('/openapi.json describes the webhook routes', async () => {
     const res = await request(t.app).get('/openapi.json');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/agent-webhooks/', '/agent-webhooks/pause-bulk/']));
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining(['/agent-webhooks/', '/agent-webhooks/pause-bulk/']),
+    );
   });
 });

@@ -1,8 +1,10 @@
 import { Router, type Express } from 'express';
+
 import type { ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
+
 import { openapi } from './openapi';
 import { createTallyRepository } from './transcripts/tally.repository';
 import { createTranscriptRepository } from './transcripts/transcript.repository';

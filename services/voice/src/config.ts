@@ -1,4 +1,4 @@
-import { Joi, commonEnv, type CommonConfig } from '@platform/config';
+import { commonEnv, Joi, type CommonConfig } from '@platform/config';
 
 /** Every environment variable the voice service reads. */
 export const configSchema: Joi.ObjectSchema<VoiceServiceConfig> = Joi.object<VoiceServiceConfig>({

@@ -1,5 +1,10 @@
 /** OpenAPI description of the voice service, served at /openapi.json and rendered at /docs. */
-import { apiKeySecurityScheme, errorSchemas, jsonContent as json, withStandardResponses as responses } from '@platform/http';
+import {
+  apiKeySecurityScheme,
+  errorSchemas,
+  jsonContent as json,
+  withStandardResponses as responses,
+} from '@platform/http';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 // `format: uuid` (any version, either case; another string → 422).
@@ -7,7 +12,10 @@ const sessionId = { name: 'sessionId', in: 'path', required: true, schema: { typ
 const agentId = { name: 'agentId', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } };
 const dateTime = { type: 'string', format: 'date-time' };
 const transcriptNotFound = {
-  '404': { description: "No such transcript in the caller's organization (also another organization's)", ...json(ref('TranscriptError')) },
+  '404': {
+    description: "No such transcript in the caller's organization (also another organization's)",
+    ...json(ref('TranscriptError')),
+  },
 };
 
 const summaryProperties = {
@@ -28,7 +36,11 @@ const summaryProperties = {
 
 export const openapi = {
   openapi: '3.1.0',
-  info: { title: 'Voice service', version: '1.0.0', description: "Voice session transcripts of the caller's organization." },
+  info: {
+    title: 'Voice service',
+    version: '1.0.0',
+    description: "Voice session transcripts of the caller's organization.",
+  },
   components: {
     securitySchemes: apiKeySecurityScheme,
     schemas: {
@@ -80,7 +92,11 @@ export const openapi = {
       },
       AgentStats: {
         type: 'object',
-        properties: { totalCalls: { type: 'integer' }, avgMessages: { type: 'number' }, avgDurationMs: { type: 'integer' } },
+        properties: {
+          totalCalls: { type: 'integer' },
+          avgMessages: { type: 'number' },
+          avgDurationMs: { type: 'integer' },
+        },
       },
     },
   },
@@ -92,7 +108,10 @@ export const openapi = {
         requestBody: json(ref('TranscriptIngest')),
         responses: responses({
           '201': { description: 'Stored', ...json({ type: 'object', properties: { transcript: ref('Transcript') } }) },
-          '200': { description: 'A replay: the stored transcript, unchanged', ...json({ type: 'object', properties: { transcript: ref('Transcript') } }) },
+          '200': {
+            description: 'A replay: the stored transcript, unchanged',
+            ...json({ type: 'object', properties: { transcript: ref('Transcript') } }),
+          },
           '409': { description: 'The session already has a transcript with other content', ...json(ref('Error')) },
           '413': { description: 'Body over 10 MiB', ...json(ref('Error')) },
           '415': { description: 'Body is not JSON', ...json(ref('Error')) },
@@ -115,7 +134,13 @@ export const openapi = {
       get: {
         summary: "One transcript of the caller's organization",
         parameters: [sessionId],
-        responses: responses({ '200': { description: 'The transcript', ...json({ type: 'object', properties: { transcript: ref('Transcript') } }) }, ...transcriptNotFound }),
+        responses: responses({
+          '200': {
+            description: 'The transcript',
+            ...json({ type: 'object', properties: { transcript: ref('Transcript') } }),
+          },
+          ...transcriptNotFound,
+        }),
       },
     },
     '/v1/transcripts/agent/{agentId}/stats': {

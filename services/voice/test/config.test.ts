@@ -1,4 +1,5 @@
 import { ConfigError, describeConfig, loadConfig } from '@platform/config';
+
 import { configSchema, type VoiceServiceConfig } from '../src/config';
 
 it('defaults to port 3005, its own database and a 10 MiB body limit', () => {

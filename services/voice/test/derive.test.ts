@@ -9,7 +9,8 @@ it('reads epoch seconds and ISO strings; refuses the rest and what a Date cannot
   const ms = now.getTime();
   expect(instantMs(ms / 1000)).toBe(ms);
   expect(instantMs(now.toISOString())).toBe(ms);
-  for (const bad of [undefined, null, '', 'soon', {}, Number.NaN, Infinity, 1e20]) expect(instantMs(bad)).toBeUndefined();
+  for (const bad of [undefined, null, '', 'soon', {}, Number.NaN, Infinity, 1e20])
+    expect(instantMs(bad)).toBeUndefined();
 });
 
 it('takes the chat history from the body, else from the report, keeping only typed objects', () => {
@@ -37,14 +38,25 @@ it('never ends before it starts, and a negative report duration is not used', ()
 });
 
 it('counts only message items', () => {
-  const items: ChatItem[] = [msg(1), { type: 'function_call', call_id: 'c', name: 'n', arguments: '' }, msg(2), { type: 'other' }];
+  const items: ChatItem[] = [
+    msg(1),
+    { type: 'function_call', call_id: 'c', name: 'n', arguments: '' },
+    msg(2),
+    { type: 'other' },
+  ];
   expect(deriveFields(base, items, now).messageCount).toBe(2);
 });
 
 it('fingerprints equal bodies alike whatever their key order, and different ones differently', () => {
   const a: TranscriptInput = { ...base, sessionReport: { x: 1, y: { b: 2, a: [1, { d: 1, c: 2 }] } } };
-  const b: TranscriptInput = { sessionReport: { y: { a: [1, { c: 2, d: 1 }], b: 2 }, x: 1 }, agentId: 'a', sessionId: base.sessionId };
+  const b: TranscriptInput = {
+    sessionReport: { y: { a: [1, { c: 2, d: 1 }], b: 2 }, x: 1 },
+    agentId: 'a',
+    sessionId: base.sessionId,
+  };
   expect(fingerprintOf(a)).toBe(fingerprintOf(b));
   expect(fingerprintOf(a)).not.toBe(fingerprintOf({ ...a, agentId: 'b' }));
-  expect(fingerprintOf({ ...base, sessionReport: { a: [1, 2] } })).not.toBe(fingerprintOf({ ...base, sessionReport: { a: [2, 1] } }));
+  expect(fingerprintOf({ ...base, sessionReport: { a: [1, 2] } })).not.toBe(
+    fingerprintOf({ ...base, sessionReport: { a: [2, 1] } }),
+  );
 });

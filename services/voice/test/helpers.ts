@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Express } from 'express';
 import request from 'supertest';
+
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
+
 import { createApp } from '../src/app';
 
 export interface VoiceTestApp {
@@ -50,12 +52,41 @@ export function livekitReport(startMs: number, endMs: number, items: object[], r
 export function chatItems(startMs: number): Record<string, unknown>[] {
   const at = (s: number) => startMs / 1000 + s;
   return [
-    { id: 'item_1', type: 'message', role: 'assistant', content: ['Hello, how can I help?'], interrupted: false, created_at: at(1) },
-    { id: 'item_2', type: 'message', role: 'user', content: ['Book a table'], interrupted: false, created_at: at(3), metrics: { e2e_latency: 0.4 } },
+    {
+      id: 'item_1',
+      type: 'message',
+      role: 'assistant',
+      content: ['Hello, how can I help?'],
+      interrupted: false,
+      created_at: at(1),
+    },
+    {
+      id: 'item_2',
+      type: 'message',
+      role: 'user',
+      content: ['Book a table'],
+      interrupted: false,
+      created_at: at(3),
+      metrics: { e2e_latency: 0.4 },
+    },
     { id: 'item_3', type: 'function_call', call_id: 'c1', name: 'book', arguments: '{"n":2}', created_at: at(4) },
-    { id: 'item_4', type: 'function_call_output', call_id: 'c1', name: 'book', output: 'ok', is_error: false, created_at: at(5) },
+    {
+      id: 'item_4',
+      type: 'function_call_output',
+      call_id: 'c1',
+      name: 'book',
+      output: 'ok',
+      is_error: false,
+      created_at: at(5),
+    },
     { id: 'item_5', type: 'agent_handoff', old_agent_id: 'a', new_agent_id: 'b', created_at: at(6) },
-    { id: 'item_6', type: 'agent_config_update', tools_added: ['x'], nested: [[1, 2], { $weird: 'kept' }], created_at: at(7) },
+    {
+      id: 'item_6',
+      type: 'agent_config_update',
+      tools_added: ['x'],
+      nested: [[1, 2], { $weird: 'kept' }],
+      created_at: at(7),
+    },
     { id: 'item_7', type: 'message', role: 'assistant', content: ['Done.'], created_at: at(8) },
   ];
 }
@@ -75,7 +106,11 @@ export function ingestBody(over: Record<string, unknown> = {}, startMs = Date.no
   };
 }
 
-export const ingest = (app: Express, key: string, body: unknown) => request(app).post('/v1/transcripts').set('x-api-key', key).send(body as object);
+export const ingest = (app: Express, key: string, body: unknown) =>
+  request(app)
+    .post('/v1/transcripts')
+    .set('x-api-key', key)
+    .send(body as object);
 
 /** Keys of two users of one organization and of a user of another. */
 export async function orgKeys(t: VoiceTestApp): Promise<{ alice: string; bob: string; globex: string }> {

@@ -1,4 +1,5 @@
 import request from 'supertest';
+
 import { ingest, ingestBody, startVoiceApp, type VoiceTestApp } from './helpers';
 
 let t: VoiceTestApp;
@@ -77,7 +78,12 @@ it.each([
   ['durationMs negative', { durationMs: -1 }, 'body.durationMs', 'greater_than_equal'],
   ['messageCount fractional', { messageCount: 1.5 }, 'body.messageCount', 'int_type'],
   ['startedAt not a date', { startedAt: 'soon' }, 'body.startedAt', 'string_isoDate'],
-  ['startedAt in year +275760', { startedAt: '+275760-09-12T23:59:59.969Z' }, 'body.startedAt', 'string_pattern_mismatch'],
+  [
+    'startedAt in year +275760',
+    { startedAt: '+275760-09-12T23:59:59.969Z' },
+    'body.startedAt',
+    'string_pattern_mismatch',
+  ],
   ['endedAt in year -000001', { endedAt: '-000001-01-01T00:00:00.000Z' }, 'body.endedAt', 'string_pattern_mismatch'],
 ])('%s → 422', async (_name, over, loc, type) => {
   const res = await ingest(t.app, alice, ingestBody(over));
@@ -87,16 +93,30 @@ it.each([
 
 it('endedAt before startedAt → 422', async () => {
   const now = Date.now();
-  const res = await ingest(t.app, alice, ingestBody({ startedAt: new Date(now).toISOString(), endedAt: new Date(now - 1000).toISOString() }));
+  const res = await ingest(
+    t.app,
+    alice,
+    ingestBody({ startedAt: new Date(now).toISOString(), endedAt: new Date(now - 1000).toISOString() }),
+  );
   expect(res.status).toBe(422);
-  expect(res.body.detail).toEqual([{ loc: ['body', 'endedAt'], msg: 'Must not be before startedAt', type: 'value_error' }]);
+  expect(res.body.detail).toEqual([
+    { loc: ['body', 'endedAt'], msg: 'Must not be before startedAt', type: 'value_error' },
+  ]);
 });
 
 it('a body that is not JSON → 422 json_invalid; not labelled JSON → 415; none → 422 missing', async () => {
-  const bad = await request(t.app).post('/v1/transcripts').set('x-api-key', alice).set('content-type', 'application/json').send('{"sessionId":');
+  const bad = await request(t.app)
+    .post('/v1/transcripts')
+    .set('x-api-key', alice)
+    .set('content-type', 'application/json')
+    .send('{"sessionId":');
   expect(bad.status).toBe(422);
   expect(bad.body.detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
-  const text = await request(t.app).post('/v1/transcripts').set('x-api-key', alice).set('content-type', 'text/plain').send('hello');
+  const text = await request(t.app)
+    .post('/v1/transcripts')
+    .set('x-api-key', alice)
+    .set('content-type', 'text/plain')
+    .send('hello');
   expect(text.status).toBe(415);
   expect(text.body).toEqual({ detail: 'Content-Type must be application/json' });
   const none = await request(t.app).post('/v1/transcripts').set('x-api-key', alice);

@@ -1,5 +1,15 @@
 import request from 'supertest';
-import { chatItems, ingest, ingestBody, iso, livekitReport, orgKeys, startVoiceApp, type VoiceTestApp } from './helpers';
+
+import {
+  chatItems,
+  ingest,
+  ingestBody,
+  iso,
+  livekitReport,
+  orgKeys,
+  startVoiceApp,
+  type VoiceTestApp,
+} from './helpers';
 
 let t: VoiceTestApp;
 let alice: string;
@@ -12,7 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const stats = async (key: string, agent: string) => (await request(t.app).get(`/v1/transcripts/agent/${agent}/stats`).set('x-api-key', key)).body;
+const stats = async (key: string, agent: string) =>
+  (await request(t.app).get(`/v1/transcripts/agent/${agent}/stats`).set('x-api-key', key)).body;
 
 it('stores a new transcript (201) with every field of the spec, as GET then shows it', async () => {
   const startMs = Date.now() - 7_200_000;
@@ -65,7 +76,9 @@ it('a conflicting replay → 409 and the stored record stays as it was', async (
   const first = await ingest(t.app, alice, body);
   const res = await ingest(t.app, alice, { ...body, closeReason: 'something else' });
   expect(res.status).toBe(409);
-  expect(res.body).toEqual({ detail: `Transcript for session ${body.sessionId} already exists with different content` });
+  expect(res.body).toEqual({
+    detail: `Transcript for session ${body.sessionId} already exists with different content`,
+  });
   const got = await request(t.app).get(`/v1/transcripts/${body.sessionId}`).set('x-api-key', alice);
   expect(got.body).toEqual(first.body);
   expect((await stats(alice, 'conflict-agent')).totalCalls).toBe(1);
@@ -114,12 +127,33 @@ it('derives the times from the chat items when the report has none; given fields
   const startMs = Date.now() - 2 * 86_400_000;
   const items = chatItems(startMs);
   const fromItems = await ingest(t.app, alice, { sessionId: crypto.randomUUID(), agentId: 'x', chatHistory: items });
-  expect(fromItems.body.transcript).toMatchObject({ startedAt: iso(startMs + 1000), endedAt: iso(startMs + 8000), durationMs: 7000, messageCount: 3, roomName: '', closeReason: 'unknown' });
+  expect(fromItems.body.transcript).toMatchObject({
+    startedAt: iso(startMs + 1000),
+    endedAt: iso(startMs + 8000),
+    durationMs: 7000,
+    messageCount: 3,
+    roomName: '',
+    closeReason: 'unknown',
+  });
 
   const report = livekitReport(startMs, startMs + 10_000, items);
-  const given = { sessionId: crypto.randomUUID(), agentId: 'x', sessionReport: report, messageCount: 9, durationMs: 1234, roomName: 'r', closeReason: 'c' };
+  const given = {
+    sessionId: crypto.randomUUID(),
+    agentId: 'x',
+    sessionReport: report,
+    messageCount: 9,
+    durationMs: 1234,
+    roomName: 'r',
+    closeReason: 'c',
+  };
   const res = await ingest(t.app, alice, given);
-  expect(res.body.transcript).toMatchObject({ messageCount: 9, durationMs: 1234, roomName: 'r', closeReason: 'c', startedAt: iso(startMs) });
+  expect(res.body.transcript).toMatchObject({
+    messageCount: 9,
+    durationMs: 1234,
+    roomName: 'r',
+    closeReason: 'c',
+    startedAt: iso(startMs),
+  });
 });
 
 it('with no times at all the call ends at the ingest time', async () => {
@@ -127,12 +161,25 @@ it('with no times at all the call ends at the ingest time', async () => {
   const res = await ingest(t.app, alice, { sessionId: crypto.randomUUID(), agentId: 'x' });
   expect(res.status).toBe(201);
   const tr = res.body.transcript;
-  expect(tr).toMatchObject({ durationMs: 0, messageCount: 0, chatHistory: [], sessionReport: {}, startedAt: tr.endedAt });
+  expect(tr).toMatchObject({
+    durationMs: 0,
+    messageCount: 0,
+    chatHistory: [],
+    sessionReport: {},
+    startedAt: tr.endedAt,
+  });
   expect(Date.parse(tr.endedAt)).toBeGreaterThanOrEqual(before - 1);
 });
 
 it('ignores server-owned and unknown fields; lower-cases the session id', async () => {
-  const body = ingestBody({ id: 'mine', orgId: 'globex', createdByUserId: 'mallory', createdAt: iso(0), updatedAt: iso(0), junk: 1 });
+  const body = ingestBody({
+    id: 'mine',
+    orgId: 'globex',
+    createdByUserId: 'mallory',
+    createdAt: iso(0),
+    updatedAt: iso(0),
+    junk: 1,
+  });
   const upper = { ...body, sessionId: body.sessionId.toUpperCase() };
   const res = await ingest(t.app, alice, upper);
   expect(res.status).toBe(201);

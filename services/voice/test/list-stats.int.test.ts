@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+
 import { DAY, ingest, iso, startVoiceApp, type VoiceTestApp } from './helpers';
 
 let t: VoiceTestApp;
@@ -21,10 +22,17 @@ beforeAll(async () => {
   alice = await t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
   globex = await t.dbs.mintKey({ user_id: 'carol', org_id: 'globex' });
   const calls: { start: number; agent: string }[] = [];
-  for (let d = 0; d < 6; d++) for (const h of [2, 10, 20]) calls.push({ start: at(d, h), agent: (d + h) % 2 === 0 ? 'a1' : 'a2' });
+  for (let d = 0; d < 6; d++)
+    for (const h of [2, 10, 20]) calls.push({ start: at(d, h), agent: (d + h) % 2 === 0 ? 'a1' : 'a2' });
   calls.push({ start: at(2, 10), agent: 'a1' }, { start: at(2, 10), agent: 'a2' }); // ties: ordered by id
   for (const [i, c] of calls.entries()) {
-    const body = { sessionId: randomUUID(), agentId: c.agent, startedAt: iso(c.start), endedAt: iso(c.start + 1000 * (i + 1)), messageCount: i % 4 };
+    const body = {
+      sessionId: randomUUID(),
+      agentId: c.agent,
+      startedAt: iso(c.start),
+      endedAt: iso(c.start + 1000 * (i + 1)),
+      messageCount: i % 4,
+    };
     const res = await ingest(t.app, alice, body);
     if (res.status !== 201) throw new Error(`seed answered ${res.status}`);
     rows.push(res.body.transcript as Row);
@@ -47,7 +55,21 @@ it('lists newest first by default, with every summary field and no report or cha
   expect(res.body).toMatchObject({ total: rows.length, limit: 50, offset: 0, nextOffset: null });
   expect(ids(res.body.items)).toEqual(expected(() => true, 'desc'));
   expect(Object.keys(res.body.items[0]).sort()).toEqual(
-    ['id', 'sessionId', 'roomName', 'agentId', 'orgId', 'createdByUserId', 'closeReason', 'durationMs', 'messageCount', 'startedAt', 'endedAt', 'createdAt', 'updatedAt'].sort(),
+    [
+      'id',
+      'sessionId',
+      'roomName',
+      'agentId',
+      'orgId',
+      'createdByUserId',
+      'closeReason',
+      'durationMs',
+      'messageCount',
+      'startedAt',
+      'endedAt',
+      'createdAt',
+      'updatedAt',
+    ].sort(),
   );
   expect((await request(t.app).get('/v1/transcripts/').set('x-api-key', alice)).body).toEqual(res.body);
 });
@@ -82,18 +104,34 @@ it('filters by from (inclusive) and to (exclusive), cutting through days, alone 
   const cases: [string, (r: Row) => boolean][] = [
     [`from=${iso(at(1, 5))}`, (r) => r.startedAt >= iso(at(1, 5))],
     [`to=${iso(at(3, 15))}`, (r) => r.startedAt < iso(at(3, 15))],
-    [`from=${iso(at(2, 10))}&to=${iso(at(4, 20))}`, (r) => r.startedAt >= iso(at(2, 10)) && r.startedAt < iso(at(4, 20))],
+    [
+      `from=${iso(at(2, 10))}&to=${iso(at(4, 20))}`,
+      (r) => r.startedAt >= iso(at(2, 10)) && r.startedAt < iso(at(4, 20)),
+    ],
     [`from=${iso(at(2, 10))}&to=${iso(at(2, 10))}`, () => false],
-    [`from=${iso(at(2, 10) + 1)}&to=${iso(at(4, 20) + 1)}`, (r) => r.startedAt > iso(at(2, 10)) && r.startedAt <= iso(at(4, 20))],
-    [`from=${iso(at(1, 9) + 1_200_000)}&to=${iso(at(2, 10) + 7)}`, (r) => r.startedAt >= iso(at(1, 9) + 1_200_000) && r.startedAt < iso(at(2, 10) + 7)],
-    [`agentId=a2&from=${iso(at(1, 0))}&to=${iso(at(5, 3))}`, (r) => r.agentId === 'a2' && r.startedAt >= iso(at(1, 0)) && r.startedAt < iso(at(5, 3))],
+    [
+      `from=${iso(at(2, 10) + 1)}&to=${iso(at(4, 20) + 1)}`,
+      (r) => r.startedAt > iso(at(2, 10)) && r.startedAt <= iso(at(4, 20)),
+    ],
+    [
+      `from=${iso(at(1, 9) + 1_200_000)}&to=${iso(at(2, 10) + 7)}`,
+      (r) => r.startedAt >= iso(at(1, 9) + 1_200_000) && r.startedAt < iso(at(2, 10) + 7),
+    ],
+    [
+      `agentId=a2&from=${iso(at(1, 0))}&to=${iso(at(5, 3))}`,
+      (r) => r.agentId === 'a2' && r.startedAt >= iso(at(1, 0)) && r.startedAt < iso(at(5, 3)),
+    ],
   ];
   for (const [query, pick] of cases) {
     for (const sort of ['asc', 'desc'] as const) {
       const want = expected(pick, sort);
       const res = await list(`${query}&sort=${sort}&limit=2&offset=1`);
       expect({ query, status: res.status }).toEqual({ query, status: 200 });
-      expect({ query, total: res.body.total, items: ids(res.body.items) }).toEqual({ query, total: want.length, items: want.slice(1, 3) });
+      expect({ query, total: res.body.total, items: ids(res.body.items) }).toEqual({
+        query,
+        total: want.length,
+        items: want.slice(1, 3),
+      });
     }
   }
 });
@@ -124,7 +162,9 @@ it('limit 200 is accepted', async () => {
 
 it('stats per agent: calls, mean messages (2 decimals) and mean duration (whole ms), scoped to the organization', async () => {
   for (const agent of ['a1', 'a2']) {
-    const mine = (await request(t.app).get('/v1/transcripts').query({ agentId: agent, limit: 200 }).set('x-api-key', alice)).body.items as { messageCount: number; durationMs: number }[];
+    const mine = (
+      await request(t.app).get('/v1/transcripts').query({ agentId: agent, limit: 200 }).set('x-api-key', alice)
+    ).body.items as { messageCount: number; durationMs: number }[];
     const sum = (f: (x: { messageCount: number; durationMs: number }) => number) => mine.reduce((s, x) => s + f(x), 0);
     const res = await request(t.app).get(`/v1/transcripts/agent/${agent}/stats`).set('x-api-key', alice);
     expect(res.status).toBe(200);
@@ -134,6 +174,14 @@ it('stats per agent: calls, mean messages (2 decimals) and mean duration (whole 
       avgDurationMs: Math.round(sum((x) => x.durationMs) / mine.length),
     });
   }
-  expect((await request(t.app).get('/v1/transcripts/agent/a1/stats').set('x-api-key', globex)).body).toEqual({ totalCalls: 1, avgMessages: 0, avgDurationMs: 5 });
-  expect((await request(t.app).get('/v1/transcripts/agent/unknown/stats').set('x-api-key', alice)).body).toEqual({ totalCalls: 0, avgMessages: 0, avgDurationMs: 0 });
+  expect((await request(t.app).get('/v1/transcripts/agent/a1/stats').set('x-api-key', globex)).body).toEqual({
+    totalCalls: 1,
+    avgMessages: 0,
+    avgDurationMs: 5,
+  });
+  expect((await request(t.app).get('/v1/transcripts/agent/unknown/stats').set('x-api-key', alice)).body).toEqual({
+    totalCalls: 0,
+    avgMessages: 0,
+    avgDurationMs: 0,
+  });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+
 import { ingest, ingestBody, orgKeys, startVoiceApp, type VoiceTestApp } from './helpers';
 
 let t: VoiceTestApp;
@@ -31,21 +32,32 @@ it("another organization's transcript and an unknown one → the same 404 transc
   await ingest(t.app, alice, body);
   const theirs = await get(globex, body.sessionId);
   expect(theirs.status).toBe(404);
-  expect(theirs.body).toEqual({ error: 'Transcript not found.', details: `No transcript with sessionId ${body.sessionId} in your organization.` });
+  expect(theirs.body).toEqual({
+    error: 'Transcript not found.',
+    details: `No transcript with sessionId ${body.sessionId} in your organization.`,
+  });
 
   const unknownId = randomUUID();
   const unknown = await get(alice, unknownId);
   expect(unknown.status).toBe(404);
-  expect(unknown.body).toEqual({ error: 'Transcript not found.', details: `No transcript with sessionId ${unknownId} in your organization.` });
+  expect(unknown.body).toEqual({
+    error: 'Transcript not found.',
+    details: `No transcript with sessionId ${unknownId} in your organization.`,
+  });
   // stored under another organization's key, unknown here: the answer names nothing but the id asked for
   expect((await get(globex, unknownId)).body).toEqual(unknown.body);
 });
 
-it.each(['not-a-uuid', '12345', '0f8fad5b-d9cb-469f-a165-70867728950', 'zf8fad5b-d9cb-469f-a165-708677289501'])('a session id that is not a UUID (%s) → 422', async (id) => {
-  const res = await get(alice, id);
-  expect(res.status).toBe(422);
-  expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['path', 'sessionId'], type: 'string_pattern_mismatch' })]);
-});
+it.each(['not-a-uuid', '12345', '0f8fad5b-d9cb-469f-a165-70867728950', 'zf8fad5b-d9cb-469f-a165-708677289501'])(
+  'a session id that is not a UUID (%s) → 422',
+  async (id) => {
+    const res = await get(alice, id);
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      expect.objectContaining({ loc: ['path', 'sessionId'], type: 'string_pattern_mismatch' }),
+    ]);
+  },
+);
 
 describe('403 on every endpoint', () => {
   const sessionId = randomUUID();
@@ -83,21 +95,30 @@ it('ops endpoints answer without a key', async () => {
   expect((await request(t.app).get('/healthz')).status).toBe(200);
   expect((await request(t.app).get('/readyz')).body).toEqual({ status: 'ready', checks: { mongodb: 'ok' } });
   const doc = await request(t.app).get('/openapi.json');
-  expect(Object.keys(doc.body.paths)).toEqual(['/v1/transcripts', '/v1/transcripts/{sessionId}', '/v1/transcripts/agent/{agentId}/stats']);
+  expect(Object.keys(doc.body.paths)).toEqual([
+    '/v1/transcripts',
+    '/v1/transcripts/{sessionId}',
+    '/v1/transcripts/agent/{agentId}/stats',
+  ]);
   expect((await request(t.app).get('/metrics')).text).toContain('http_request');
 });
 
-it.each(['%00', 'a%00b', '%ED%A0%80', '%ZZ'])('a path id %s that does not decode cleanly → 404 before any route', async (bad) => {
-  for (const path of [`/v1/transcripts/${bad}`, `/v1/transcripts/agent/${bad}/stats`]) {
-    const res = await request(t.app).get(path).set('x-api-key', alice);
-    expect([path, res.status, res.body]).toEqual([path, 404, { detail: 'Not Found' }]);
-  }
-});
+it.each(['%00', 'a%00b', '%ED%A0%80', '%ZZ'])(
+  'a path id %s that does not decode cleanly → 404 before any route',
+  async (bad) => {
+    for (const path of [`/v1/transcripts/${bad}`, `/v1/transcripts/agent/${bad}/stats`]) {
+      const res = await request(t.app).get(path).set('x-api-key', alice);
+      expect([path, res.status, res.body]).toEqual([path, 404, { detail: 'Not Found' }]);
+    }
+  },
+);
 
 it('U+0000 in a query parameter → 422 string_nul at it', async () => {
   for (const query of ['agentId=a%00b', 'sort=%00']) {
     const res = await request(t.app).get(`/v1/transcripts?${query}`).set('x-api-key', alice);
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ loc: ['query', query.split('=')[0]], msg: expect.any(String), type: 'string_nul' }]);
+    expect(res.body.detail).toEqual([
+      { loc: ['query', query.split('=')[0]], msg: expect.any(String), type: 'string_nul' },
+    ]);
   }
 });

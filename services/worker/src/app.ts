@@ -1,7 +1,9 @@
 import { Router, type Express } from 'express';
 import type { Registry } from 'prom-client';
+
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
+
 import { createQueueBoard, type QueueBoardOptions } from './admin/queue-board';
 import { workerOpenapi } from './openapi';
 

@@ -1,6 +1,17 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { createQueue, createWorker, type IORedis, type Job, type Queue, type TracedJob, type Worker, type WorkerSettings } from '@platform/queue';
+
 import { withLogContext, type Logger } from '@platform/logger';
+import {
+  createQueue,
+  createWorker,
+  type IORedis,
+  type Job,
+  type Queue,
+  type TracedJob,
+  type Worker,
+  type WorkerSettings,
+} from '@platform/queue';
+
 import { RetryableRunError } from './runs/run-errors';
 import { logStoreWait, waitingForStores, type StoreBackoff } from './store-wait';
 
@@ -51,11 +62,19 @@ function inJobContext<T>(queue: string, process: (job: Job<T>, token?: string) =
  */
 export function startConsumers(deps: ConsumerDeps): Consumers {
   const now = deps.now ?? Date.now;
-  const stalled = new Counter({ name: 'queue_jobs_stalled_total', help: 'Jobs found stalled (their worker died or hung), by queue.', labelNames: ['queue'], registers: [deps.registry] });
+  const stalled = new Counter({
+    name: 'queue_jobs_stalled_total',
+    help: 'Jobs found stalled (their worker died or hung), by queue.',
+    labelNames: ['queue'],
+    registers: [deps.registry],
+  });
   const workers: Worker[] = [];
   const queues: Queue[] = [];
   for (const c of deps.consumers as QueueConsumer<unknown>[]) {
-    const processor = inJobContext(c.name, waitingForStores(c.process, deps.storeBackoff, logStoreWait(deps.logger, c.name)));
+    const processor = inJobContext(
+      c.name,
+      waitingForStores(c.process, deps.storeBackoff, logStoreWait(deps.logger, c.name)),
+    );
     const worker = createWorker<unknown>(c.name, processor, deps.connection, { ...deps.settings, ...c.settings });
     queues.push(createQueue<unknown>(c.name, deps.connection, {}, deps.settings.prefix));
     worker.on('stalled', (jobId) => {
@@ -65,7 +84,10 @@ export function startConsumers(deps: ConsumerDeps): Consumers {
     worker.on('failed', (job, err) => {
       if (!job || !c.giveUp) return;
       const final = !(err instanceof RetryableRunError) || job.attemptsMade >= (job.opts.attempts ?? 1);
-      if (final) void c.giveUp(job, err.message).catch((e: unknown) => deps.logger.error('give-up failed', { queue: c.name, err: e }));
+      if (final)
+        void c
+          .giveUp(job, err.message)
+          .catch((e: unknown) => deps.logger.error('give-up failed', { queue: c.name, err: e }));
     });
     worker.on('error', (err) => deps.logger.error('worker error', { queue: c.name, err }));
     workers.push(worker);
@@ -83,7 +105,9 @@ export function startConsumers(deps: ConsumerDeps): Consumers {
     registers: [deps.registry],
     async collect() {
       for (const q of queues) {
-        const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized').catch(() => null);
+        const counts = await q
+          .getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized')
+          .catch(() => null);
         for (const [state, n] of Object.entries(counts ?? {})) this.set({ queue: q.name, state }, n);
       }
     },
@@ -108,7 +132,12 @@ export function runMetrics(registry: Registry) {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers: [registry],
   });
-  const attempts = new Counter({ name: 'run_attempts_total', help: 'Run attempts by kind and outcome.', labelNames: ['kind', 'outcome'], registers: [registry] });
+  const attempts = new Counter({
+    name: 'run_attempts_total',
+    help: 'Run attempts by kind and outcome.',
+    labelNames: ['kind', 'outcome'],
+    registers: [registry],
+  });
   return (kind: 'agent' | 'http' | 'task') => (outcome: string, seconds: number) => {
     latency.observe({ kind, outcome }, seconds);
     attempts.inc({ kind, outcome });

@@ -1,9 +1,11 @@
 import { Registry } from 'prom-client';
+
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
 import { createSecretBox, parseKey } from '@platform/secrets';
 import { openStores, runService, startMain } from '@platform/service';
+
 import { boardQueues } from './admin/board-queues';
 import { createApp } from './app';
 import { configSchema, type WorkerConfig } from './config';
@@ -39,7 +41,10 @@ async function main(): Promise<void> {
     // Stopped in reverse: consumers first (running jobs finish within the grace), then what they wrote through.
     units: [
       () => ({ name: 'outbound client', stop: () => outbound.close() }),
-      () => ({ name: 'queues and statistics', stop: () => Promise.all([runtime.flush(), ...[...runtime.queuesToClose, ...board].map((q) => q.close())]) }),
+      () => ({
+        name: 'queues and statistics',
+        stop: () => Promise.all([runtime.flush(), ...[...runtime.queuesToClose, ...board].map((q) => q.close())]),
+      }),
       () => ({ name: 'consumers', stop: () => runtime.consumers.close() }),
     ],
   });

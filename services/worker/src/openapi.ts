@@ -1,5 +1,6 @@
 /** OpenAPI description of the worker's HTTP surface, served at /openapi.json and rendered at /docs. */
 import { errorSchemas, jsonContent as json } from '@platform/http';
+
 import { BOARD_PATH } from './admin/queue-board';
 
 const error = { $ref: '#/components/schemas/Error' };
@@ -27,10 +28,17 @@ const boardPaths = {
 export function workerOpenapi(opts: { admin: boolean }) {
   return {
     openapi: '3.1.0',
-    info: { title: 'Worker', version: '1.1.0', description: 'Operations endpoints, and the queue dashboard when an admin token is configured.' },
+    info: {
+      title: 'Worker',
+      version: '1.1.0',
+      description: 'Operations endpoints, and the queue dashboard when an admin token is configured.',
+    },
     components: {
       schemas: errorSchemas,
-      securitySchemes: { adminBearer: { type: 'http', scheme: 'bearer' }, adminBasic: { type: 'http', scheme: 'basic' } },
+      securitySchemes: {
+        adminBearer: { type: 'http', scheme: 'bearer' },
+        adminBasic: { type: 'http', scheme: 'basic' },
+      },
     },
     paths: opts.admin ? boardPaths : {},
   };

@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+
 import { createAgentRunner, createTaskClient, type AgentRunner, type TaskClient } from '@platform/agent-client';
 import type { Connection } from '@platform/db';
 import type { Logger } from '@platform/logger';
@@ -6,8 +7,8 @@ import type { OutboundClient } from '@platform/outbound';
 import { createQueue, QUEUE_NAMES, type IORedis, type Queue } from '@platform/queue';
 import {
   createExecutionRepository,
-  createRepeatStrategy,
   createFireReader,
+  createRepeatStrategy,
   createScheduleRepository,
   createScheduleStats,
   createWebhookStats,
@@ -15,6 +16,7 @@ import {
   type AgentRunJob,
 } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
+
 import type { WorkerConfig } from './config';
 import { fireMetrics, runMetrics, startConsumers, type Consumers, type QueueConsumer } from './consumer';
 import { createFireProcessor } from './fires/fire.processor';
@@ -90,11 +92,19 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
   const giveUp = createGiveUpHandler(life);
   const runAgent =
     deps.runAgent ??
-    createAgentRunner({ baseUrl: config.AGENT_SERVICE_URL, internalSecret: config.INTERNAL_SERVICE_SECRET, timeoutMs: config.AGENT_RUN_TIMEOUT_MS });
+    createAgentRunner({
+      baseUrl: config.AGENT_SERVICE_URL,
+      internalSecret: config.INTERNAL_SERVICE_SECRET,
+      timeoutMs: config.AGENT_RUN_TIMEOUT_MS,
+    });
 
   const tasks =
     deps.tasks ??
-    createTaskClient({ baseUrl: config.AGENT_SERVICE_URL, internalSecret: config.INTERNAL_SERVICE_SECRET, timeoutMs: config.AGENT_RUN_TIMEOUT_MS });
+    createTaskClient({
+      baseUrl: config.AGENT_SERVICE_URL,
+      internalSecret: config.INTERNAL_SERVICE_SECRET,
+      timeoutMs: config.AGENT_RUN_TIMEOUT_MS,
+    });
 
   const consumers: QueueConsumer<never>[] = [
     {
@@ -111,7 +121,14 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
     },
     {
       name: QUEUE_NAMES.httpCalls,
-      process: createHttpRunProcessor({ ...life, schedules: fireReads, outbound: deps.outbound, box: deps.box, maxResponseBytes: config.HTTP_MAX_RESPONSE_BYTES, onAttempt: metrics('http') }),
+      process: createHttpRunProcessor({
+        ...life,
+        schedules: fireReads,
+        outbound: deps.outbound,
+        box: deps.box,
+        maxResponseBytes: config.HTTP_MAX_RESPONSE_BYTES,
+        onAttempt: metrics('http'),
+      }),
       giveUp,
     },
     {

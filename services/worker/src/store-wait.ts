@@ -23,7 +23,11 @@ interface Waits {
  * If Redis itself is gone, the job cannot be moved: its lock lapses and BullMQ redelivers it once Redis is back (and
  * the recovery rule covers a job Redis lost).
  */
-export function waitingForStores<T>(process: (job: Job<T>, token?: string) => Promise<void>, backoff: StoreBackoff, onWait: (job: Job<T>, err: Error, delayMs: number) => void) {
+export function waitingForStores<T>(
+  process: (job: Job<T>, token?: string) => Promise<void>,
+  backoff: StoreBackoff,
+  onWait: (job: Job<T>, err: Error, delayMs: number) => void,
+) {
   return async (job: Job<T>, token?: string): Promise<void> => {
     try {
       await process(job, token);
@@ -45,6 +49,13 @@ export function waitingForStores<T>(process: (job: Job<T>, token?: string) => Pr
 export function logStoreWait(logger: Logger, queue: string) {
   return (job: Job<unknown>, err: Error, delayMs: number) => {
     const waits = ((job.data as Waits).store_waits ?? 0) + 1;
-    if (waits === 1 || waits % 10 === 0) logger.warn('store unreachable; job waits without spending an attempt', { queue, job_id: job.id, waits, delay_ms: delayMs, err: err.message });
+    if (waits === 1 || waits % 10 === 0)
+      logger.warn('store unreachable; job waits without spending an attempt', {
+        queue,
+        job_id: job.id,
+        waits,
+        delay_ms: delayMs,
+        err: err.message,
+      });
   };
 }

@@ -2,7 +2,17 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import request from 'supertest';
-import { createTestDatabases, freePort, privateRedis, startServiceProcess, testInfra, type PrivateRedis, type ServiceProcess, type TestDatabases } from '@platform/testing';
+
+import {
+  createTestDatabases,
+  freePort,
+  privateRedis,
+  startServiceProcess,
+  testInfra,
+  type PrivateRedis,
+  type ServiceProcess,
+  type TestDatabases,
+} from '@platform/testing';
 
 const TOKEN = randomBytes(24).toString('hex');
 let redis: PrivateRedis;
@@ -45,7 +55,9 @@ test('with WORKER_ADMIN_TOKEN: the dashboard answers the token only, and lists t
   expect(page.text).toContain('Worker queues');
   const api = await request(worker.url).get('/admin/queues/api/queues').set('authorization', `Bearer ${TOKEN}`);
   expect(api.status).toBe(200);
-  expect((api.body.queues as { name: string }[]).map((q) => q.name)).toEqual(expect.arrayContaining(['agent-runs', 'http-calls', 'schedule-fires']));
+  expect((api.body.queues as { name: string }[]).map((q) => q.name)).toEqual(
+    expect.arrayContaining(['agent-runs', 'http-calls', 'schedule-fires']),
+  );
   expect((await request(worker.url).get('/openapi.json')).body.paths).toHaveProperty(['/admin/queues']);
 }, 60_000);
 

@@ -5,8 +5,10 @@
  */
 import { Registry } from 'prom-client';
 import request from 'supertest';
+
 import { createQueue, producerConnection, QUEUE_NAMES, type IORedis, type Queue } from '@platform/queue';
 import { captureLogger, testInfra, uniqueName } from '@platform/testing';
+
 import { MIN_ADMIN_TOKEN_LENGTH } from '../src/admin/admin-token';
 import { createApp } from '../src/app';
 import { configSchema } from '../src/config';
@@ -56,8 +58,16 @@ describe('with WORKER_ADMIN_TOKEN', () => {
     ['no credentials', {}, 'Admin token missing'],
     ['a wrong bearer token', { authorization: `Bearer ${TOKEN.slice(0, -1)}x` }, 'Invalid admin token'],
     ['a longer token that starts with the right one', { authorization: `Bearer ${TOKEN}x` }, 'Invalid admin token'],
-    ['a wrong Basic password', { authorization: `Basic ${Buffer.from(`admin:${'x'.repeat(40)}`).toString('base64')}` }, 'Invalid admin token'],
-    ['Basic with the token as the user name', { authorization: `Basic ${Buffer.from(`${TOKEN}:`).toString('base64')}` }, 'Invalid admin token'],
+    [
+      'a wrong Basic password',
+      { authorization: `Basic ${Buffer.from(`admin:${'x'.repeat(40)}`).toString('base64')}` },
+      'Invalid admin token',
+    ],
+    [
+      'Basic with the token as the user name',
+      { authorization: `Basic ${Buffer.from(`${TOKEN}:`).toString('base64')}` },
+      'Invalid admin token',
+    ],
     ['a wrong x-admin-token', { 'x-admin-token': 'nope' }, 'Invalid admin token'],
     ['an API key instead', { 'x-api-key': TOKEN }, 'Admin token missing'],
   ])('%s → 401 {"detail"} with a Basic challenge, on the page and on its API', async (_name, headers, detail) => {
@@ -70,7 +80,10 @@ describe('with WORKER_ADMIN_TOKEN', () => {
 
   test.each([
     ['a bearer token', { authorization: `Bearer ${TOKEN}` }],
-    ['Basic with the token as the password (what a browser sends)', { authorization: `Basic ${Buffer.from(`anyone:${TOKEN}`).toString('base64')}` }],
+    [
+      'Basic with the token as the password (what a browser sends)',
+      { authorization: `Basic ${Buffer.from(`anyone:${TOKEN}`).toString('base64')}` },
+    ],
     ['x-admin-token', { 'x-admin-token': TOKEN }],
   ])('the right token as %s → the dashboard page', async (_name, headers) => {
     const res = await request(app()).get('/admin/queues').set(headers);

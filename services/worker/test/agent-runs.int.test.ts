@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+
 import { eventually, INFERENCE_PATH, OWNER, startWorkerStack, type WorkerStack } from './worker-stack';
 
 let s: WorkerStack;
@@ -37,11 +38,15 @@ function failingFirst(n: number, first: ReturnType<typeof reply>, then: ReturnTy
  * them in the background.
  */
 async function expectScheduleStats(id: string, want: { run_count: number; last_run_success: boolean }) {
-  const after = await eventually(`statistics of schedule ${id}`, async () => {
-    await s.runtime.flush();
-    const r = await s.schedules.getById(id);
-    return r && r.run_count === want.run_count ? r : undefined;
-  }, 5_000);
+  const after = await eventually(
+    `statistics of schedule ${id}`,
+    async () => {
+      await s.runtime.flush();
+      const r = await s.schedules.getById(id);
+      return r && r.run_count === want.run_count ? r : undefined;
+    },
+    5_000,
+  );
   expect(after).toMatchObject(want);
   return after;
 }
@@ -89,8 +94,15 @@ describe('a run the agent answers', () => {
     const schedule = await s.createAgentSchedule('daily digest please', '11');
     const exec = await s.runNow(schedule);
     const done = await s.waitEnded(exec.id);
-    expect(done).toMatchObject({ kind: 'agent_schedule', schedule_id: schedule.id, status: 'succeeded', response_output: 'echo: daily digest please' });
-    expect(s.agentCallsOf(exec.id).map((c) => c.json)).toEqual([{ agent_id: '11', session_id: `execution-${exec.id}`, message: 'daily digest please' }]);
+    expect(done).toMatchObject({
+      kind: 'agent_schedule',
+      schedule_id: schedule.id,
+      status: 'succeeded',
+      response_output: 'echo: daily digest please',
+    });
+    expect(s.agentCallsOf(exec.id).map((c) => c.json)).toEqual([
+      { agent_id: '11', session_id: `execution-${exec.id}`, message: 'daily digest please' },
+    ]);
 
     const after = await expectScheduleStats(schedule.id, { run_count: 1, last_run_success: true });
     expect(after.last_run_at?.toISOString()).toBe(done.triggered_at);
@@ -99,24 +111,48 @@ describe('a run the agent answers', () => {
   it('ends a run whose execution names no agent as failed, without calling the agent service', async () => {
     const exec = await s.triggerWebhookRun({ payload: 'hi', agent_id: null });
     const done = await s.waitEnded(exec.id);
-    expect(done).toMatchObject({ status: 'failed', success: false, attempt: 1, error_message: 'execution has no agent' });
+    expect(done).toMatchObject({
+      status: 'failed',
+      success: false,
+      attempt: 1,
+      error_message: 'execution has no agent',
+    });
     expect(s.agentCallsOf(exec.id)).toHaveLength(0);
   });
 });
 
 describe('transient failures of the agent run', () => {
   it('retries a 500 and succeeds on the next attempt, in the same session', async () => {
-    s.setAgent(failingFirst(1, reply(500, () => ({ detail: 'provider exploded' })), reply(200, () => ({ response: 'second time lucky' }))));
+    s.setAgent(
+      failingFirst(
+        1,
+        reply(500, () => ({ detail: 'provider exploded' })),
+        reply(200, () => ({ response: 'second time lucky' })),
+      ),
+    );
     const exec = await s.triggerWebhookRun({ payload: 'try me', max_attempts: 3 });
     const done = await s.waitEnded(exec.id);
-    expect(done).toMatchObject({ status: 'succeeded', success: true, attempt: 2, response_status: 200, response_output: 'second time lucky', error_message: null });
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      success: true,
+      attempt: 2,
+      response_status: 200,
+      response_output: 'second time lucky',
+      error_message: null,
+    });
     const calls = s.agentCallsOf(exec.id);
     expect(calls).toHaveLength(2);
     expect(calls.map((c) => c.json)).toEqual([calls[0]!.json, calls[0]!.json]);
   });
 
   it('retries a 429 like a 5xx', async () => {
-    s.setAgent(failingFirst(1, reply(429, () => ({ detail: 'slow down' })), reply(200, () => ({ response: 'done' }))));
+    s.setAgent(
+      failingFirst(
+        1,
+        reply(429, () => ({ detail: 'slow down' })),
+        reply(200, () => ({ response: 'done' })),
+      ),
+    );
     const exec = await s.triggerWebhookRun({ payload: 'rate me' });
     const done = await s.waitEnded(exec.id);
     expect(done).toMatchObject({ status: 'succeeded', attempt: 2, response_output: 'done' });
@@ -140,7 +176,11 @@ describe('transient failures of the agent run', () => {
   });
 
   it('spends an attempt on a run that outlasts AGENT_RUN_TIMEOUT_MS, then succeeds', async () => {
-    const slowFirst = failingFirst(1, () => undefined, reply(200, () => ({ response: 'fast now' }))); // the first call never answers
+    const slowFirst = failingFirst(
+      1,
+      () => undefined,
+      reply(200, () => ({ response: 'fast now' })),
+    ); // the first call never answers
     s.setAgent(slowFirst);
     const exec = await s.triggerWebhookRun({ payload: 'slow', max_attempts: 2 });
     const done = await s.waitEnded(exec.id);
@@ -150,7 +190,11 @@ describe('transient failures of the agent run', () => {
 
   it('an agent schedule’s run is retried retry_delay apart and counted once on the schedule', async () => {
     const times: number[] = [];
-    const handler = failingFirst(1, reply(500, () => ({ detail: 'boom' })), reply(200, () => ({ response: 'ok' })));
+    const handler = failingFirst(
+      1,
+      reply(500, () => ({ detail: 'boom' })),
+      reply(200, () => ({ response: 'ok' })),
+    );
     s.setAgent((req, res) => {
       times.push(Date.now());
       return handler(req, res);
@@ -167,12 +211,22 @@ describe('transient failures of the agent run', () => {
 
 describe('an agent service that cannot take the call', () => {
   it('waits out 503s without spending an attempt', async () => {
-    s.setAgent(failingFirst(2, reply(503, () => ({ detail: 'database unavailable' })), reply(200, () => ({ response: 'back' }))));
+    s.setAgent(
+      failingFirst(
+        2,
+        reply(503, () => ({ detail: 'database unavailable' })),
+        reply(200, () => ({ response: 'back' })),
+      ),
+    );
     const exec = await s.triggerWebhookRun({ payload: 'patience', max_attempts: 1 });
     const done = await s.waitEnded(exec.id);
     expect(done).toMatchObject({ status: 'succeeded', attempt: 1, max_attempts: 1, response_output: 'back' });
     expect(s.agentCallsOf(exec.id)).toHaveLength(3);
-    expect(s.lines.some((l) => l.includes('store unreachable; job waits without spending an attempt') && l.includes('agent-runs'))).toBe(true);
+    expect(
+      s.lines.some(
+        (l) => l.includes('store unreachable; job waits without spending an attempt') && l.includes('agent-runs'),
+      ),
+    ).toBe(true);
   });
 
   it('waits while the agent service is unreachable and runs the same attempt once it is back', async () => {
@@ -205,12 +259,23 @@ describe('final failures', () => {
   it.each([
     [404, { detail: 'Agent not found' }, 'Agent not found'],
     [400, { detail: 'Invalid Permission' }, 'Invalid Permission'],
-    [422, { detail: [{ msg: 'message is required' }, { msg: 'agent_id is invalid' }] }, 'message is required; agent_id is invalid'],
+    [
+      422,
+      { detail: [{ msg: 'message is required' }, { msg: 'agent_id is invalid' }] },
+      'message is required; agent_id is invalid',
+    ],
   ])('a %i ends the run failed at once, without retries', async (status, body, error) => {
     s.setAgent(reply(status, () => body));
     const exec = await s.triggerWebhookRun({ payload: 'nope', max_attempts: 3 });
     const done = await s.waitEnded(exec.id);
-    expect(done).toMatchObject({ status: 'failed', success: false, attempt: 1, response_status: status, response_output: null, error_message: error });
+    expect(done).toMatchObject({
+      status: 'failed',
+      success: false,
+      attempt: 1,
+      response_status: status,
+      response_output: null,
+      error_message: error,
+    });
     expect(s.agentCallsOf(exec.id)).toHaveLength(1);
   });
 });

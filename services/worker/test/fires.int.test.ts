@@ -1,4 +1,13 @@
-import { addFire, fireJobId, fireKeyOf, nextFire, removeFiring, syncFiring, type ExecutionRecord } from '@platform/scheduling';
+import {
+  addFire,
+  fireJobId,
+  fireKeyOf,
+  nextFire,
+  removeFiring,
+  syncFiring,
+  type ExecutionRecord,
+} from '@platform/scheduling';
+
 import { eventually, OWNER, startWorkerStack, type WorkerStack } from './worker-stack';
 
 // Every instant is derived from the real now. A fire's time may lie ahead of now: the fire processor turns whatever
@@ -28,14 +37,22 @@ async function fire(scheduleId: string, fireMs: number): Promise<void> {
 const waitRuns = (scheduleId: string, n: number) =>
   eventually(`${n} ended runs of ${scheduleId}`, async () => {
     const list = await s.executionsOf(scheduleId);
-    return list.length === n && list.every((e) => ['succeeded', 'failed', 'skipped'].includes(e.status)) ? list : undefined;
+    return list.length === n && list.every((e) => ['succeeded', 'failed', 'skipped'].includes(e.status))
+      ? list
+      : undefined;
   });
 
-const logged = (text: string, scheduleId: string) => s.lines.filter((l) => l.includes(text) && l.includes(scheduleId)).length;
+const logged = (text: string, scheduleId: string) =>
+  s.lines.filter((l) => l.includes(text) && l.includes(scheduleId)).length;
 
 describe('a fire of an agent schedule', () => {
   it('becomes one execution of the fire, whose run calls the agent with the schedule’s message', async () => {
-    const schedule = await s.createAgentSchedule('morning report', '21', { cron_expression: DAILY, timezone: ZONE, max_retries: 2, retry_delay: 5 });
+    const schedule = await s.createAgentSchedule('morning report', '21', {
+      cron_expression: DAILY,
+      timezone: ZONE,
+      max_retries: 2,
+      retry_delay: 5,
+    });
     const fireMs = nextDaily();
     await fire(schedule.id, fireMs);
     const [run] = await waitRuns(schedule.id, 1);
@@ -55,7 +72,9 @@ describe('a fire of an agent schedule', () => {
       attempt: 1,
       response_output: 'echo: morning report',
     });
-    expect(s.agentCallsOf(run!.id).map((c) => c.json)).toEqual([{ agent_id: '21', session_id: `execution-${run!.id}`, message: 'morning report' }]);
+    expect(s.agentCallsOf(run!.id).map((c) => c.json)).toEqual([
+      { agent_id: '21', session_id: `execution-${run!.id}`, message: 'morning report' },
+    ]);
   });
 
   it('two fires of a schedule are two executions', async () => {
@@ -65,7 +84,10 @@ describe('a fire of an agent schedule', () => {
     expect(second - first).toBe(DAY);
     await Promise.all([fire(schedule.id, first), fire(schedule.id, second)]);
     const runs = await waitRuns(schedule.id, 2);
-    expect(runs.map((r) => r.scheduled_for).sort()).toEqual([new Date(first).toISOString(), new Date(second).toISOString()]);
+    expect(runs.map((r) => r.scheduled_for).sort()).toEqual([
+      new Date(first).toISOString(),
+      new Date(second).toISOString(),
+    ]);
     expect(runs.every((r) => r.status === 'succeeded')).toBe(true);
   });
 
@@ -89,7 +111,10 @@ describe('one execution per fire', () => {
     expect(scheduled).toBeDefined();
     try {
       await Promise.all([scheduled!.promote(), addFire(s.fires, schedule.id, fireMs, 2_000)]);
-      await Promise.all([s.waitJob(s.fires, fireJobId(schedule.id, fireMs)), s.waitJob(s.fires, `fire:${schedule.id}:${fireMs}`)]);
+      await Promise.all([
+        s.waitJob(s.fires, fireJobId(schedule.id, fireMs)),
+        s.waitJob(s.fires, `fire:${schedule.id}:${fireMs}`),
+      ]);
     } finally {
       await removeFiring(s.fires, schedule.id);
     }
@@ -109,7 +134,9 @@ describe('one execution per fire', () => {
     const job = await s.fires.getJob(`fire:${schedule.id}:${fireMs}`);
     await job!.retry('completed');
     await s.waitJob(s.fires, job!.id!);
-    await eventually('the second handling of the fire', async () => (logged('fire already handled by another replica', schedule.id) === 1 ? true : undefined));
+    await eventually('the second handling of the fire', async () =>
+      logged('fire already handled by another replica', schedule.id) === 1 ? true : undefined,
+    );
 
     const runs = await s.executionsOf(schedule.id);
     expect(runs).toHaveLength(1);
@@ -122,7 +149,11 @@ describe('fires that must not run', () => {
   const cases: [string, (at: number) => Promise<{ id: string; fireMs: number }>, string][] = [
     [
       'of a paused schedule',
-      async (at) => ({ id: (await s.createAgentSchedule('paused', '41', { cron_expression: DAILY, timezone: ZONE, is_active: false })).id, fireMs: nextDaily(at) }),
+      async (at) => ({
+        id: (await s.createAgentSchedule('paused', '41', { cron_expression: DAILY, timezone: ZONE, is_active: false }))
+          .id,
+        fireMs: nextDaily(at),
+      }),
       'schedule paused',
     ],
     [
@@ -136,12 +167,18 @@ describe('fires that must not run', () => {
     ],
     [
       'at a time that is not one of the cron',
-      async (at) => ({ id: (await s.createAgentSchedule('off cron', '43', { cron_expression: DAILY, timezone: ZONE })).id, fireMs: nextDaily(at) + MINUTE }),
+      async (at) => ({
+        id: (await s.createAgentSchedule('off cron', '43', { cron_expression: DAILY, timezone: ZONE })).id,
+        fireMs: nextDaily(at) + MINUTE,
+      }),
       'fire is not a time of the current cron',
     ],
     [
       'from before the schedule’s activation',
-      async (at) => ({ id: (await s.createAgentSchedule('too early', '44', { cron_expression: DAILY, timezone: ZONE })).id, fireMs: nextDaily(at - 3 * DAY) }),
+      async (at) => ({
+        id: (await s.createAgentSchedule('too early', '44', { cron_expression: DAILY, timezone: ZONE })).id,
+        fireMs: nextDaily(at - 3 * DAY),
+      }),
       'fire predates the current cron or activation',
     ],
   ];
@@ -156,9 +193,21 @@ describe('fires that must not run', () => {
 
 describe('overlap policy', () => {
   it('skip: a fire while a run of the schedule is unfinished is recorded as skipped and does not run', async () => {
-    const schedule = await s.createAgentSchedule('no overlap', '51', { cron_expression: DAILY, timezone: ZONE, overlap_policy: 'skip' });
+    const schedule = await s.createAgentSchedule('no overlap', '51', {
+      cron_expression: DAILY,
+      timezone: ZONE,
+      overlap_policy: 'skip',
+    });
     // A run still waiting for its turn (stored, not yet on a queue).
-    const pending = await s.storeExecution({ kind: 'agent_schedule', schedule_id: schedule.id, agent_id: '51', ...OWNER, payload: 'no overlap', max_attempts: 1, retry_delay_ms: 1000 });
+    const pending = await s.storeExecution({
+      kind: 'agent_schedule',
+      schedule_id: schedule.id,
+      agent_id: '51',
+      ...OWNER,
+      payload: 'no overlap',
+      max_attempts: 1,
+      retry_delay_ms: 1000,
+    });
     const fireMs = nextDaily();
     await fire(schedule.id, fireMs);
     const runs = await s.executionsOf(schedule.id);
@@ -176,8 +225,20 @@ describe('overlap policy', () => {
   });
 
   it('allow: a fire while a run is unfinished runs beside it', async () => {
-    const schedule = await s.createAgentSchedule('overlap ok', '52', { cron_expression: DAILY, timezone: ZONE, overlap_policy: 'allow' });
-    const pending = await s.storeExecution({ kind: 'agent_schedule', schedule_id: schedule.id, agent_id: '52', ...OWNER, payload: 'overlap ok', max_attempts: 1, retry_delay_ms: 1000 });
+    const schedule = await s.createAgentSchedule('overlap ok', '52', {
+      cron_expression: DAILY,
+      timezone: ZONE,
+      overlap_policy: 'allow',
+    });
+    const pending = await s.storeExecution({
+      kind: 'agent_schedule',
+      schedule_id: schedule.id,
+      agent_id: '52',
+      ...OWNER,
+      payload: 'overlap ok',
+      max_attempts: 1,
+      retry_delay_ms: 1000,
+    });
     await fire(schedule.id, nextDaily());
     const ran = await eventually('the fire’s run', async () => {
       const r = (await s.executionsOf(schedule.id)).find((e) => e.id !== pending.id);
@@ -190,7 +251,14 @@ describe('overlap policy', () => {
 describe('a fire of an HTTP schedule', () => {
   it('records the request without header values and calls the endpoint with them opened', async () => {
     const schedule = await s.createHttpSchedule(
-      { url: `${s.target.url}/cron-hook`, method: 'POST', headers: { 'X-Api-Token': 'tok-very-secret' }, query: { src: 'cron' }, body: { ping: 1 }, timeout_ms: 2_000 },
+      {
+        url: `${s.target.url}/cron-hook`,
+        method: 'POST',
+        headers: { 'X-Api-Token': 'tok-very-secret' },
+        query: { src: 'cron' },
+        body: { ping: 1 },
+        timeout_ms: 2_000,
+      },
       { cron_expression: DAILY, timezone: ZONE },
     );
     const fireMs = nextDaily();
@@ -202,7 +270,14 @@ describe('a fire of an HTTP schedule', () => {
       response_status: 200,
       response_output: 'ok',
       scheduled_for: new Date(fireMs).toISOString(),
-      payload: { method: 'POST', url: `${s.target.url}/cron-hook`, query: { src: 'cron' }, body: { ping: 1 }, timeout_ms: 2_000, headers: ['X-Api-Token'] },
+      payload: {
+        method: 'POST',
+        url: `${s.target.url}/cron-hook`,
+        query: { src: 'cron' },
+        body: { ping: 1 },
+        timeout_ms: 2_000,
+        headers: ['X-Api-Token'],
+      },
     });
     expect(JSON.stringify(run)).not.toContain('tok-very-secret');
     const got = s.target.requests.filter((r) => r.url.startsWith('/cron-hook'));

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+
 import { createSecretBox } from '@platform/secrets';
 import { startLocalServer, type LocalServer } from '@platform/testing';
+
 import { OWNER, startWorkerStack, type WorkerStack } from './worker-stack';
 
 const MAX_RESPONSE_BYTES = 100 * 1024;
@@ -40,7 +42,15 @@ describe('the call an HTTP schedule makes', () => {
     const exec = await s.runNow(schedule);
     const done = await s.waitEnded(exec.id);
 
-    expect(done).toMatchObject({ kind: 'http_schedule', status: 'succeeded', success: true, attempt: 1, response_status: 201, response_output: '{"created":true}', error_message: null });
+    expect(done).toMatchObject({
+      kind: 'http_schedule',
+      status: 'succeeded',
+      success: true,
+      attempt: 1,
+      response_status: 201,
+      response_output: '{"created":true}',
+      error_message: null,
+    });
     const [got, ...more] = received('/items');
     expect(more).toHaveLength(0);
     expect(got!.method).toBe('POST');
@@ -54,7 +64,12 @@ describe('the call an HTTP schedule makes', () => {
   });
 
   it('keeps a content-type the schedule sets, and sends no body with GET', async () => {
-    const put = await s.createHttpSchedule({ url: `${s.target.url}/typed`, method: 'PUT', headers: { 'Content-Type': 'application/merge-patch+json' }, body: { a: 1 } });
+    const put = await s.createHttpSchedule({
+      url: `${s.target.url}/typed`,
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+      body: { a: 1 },
+    });
     const get = await s.createHttpSchedule({ url: `${s.target.url}/plain`, method: 'GET', body: { ignored: true } });
     const [a, b] = await Promise.all([s.runNow(put), s.runNow(get)]);
     await Promise.all([s.waitEnded(a.id), s.waitEnded(b.id)]);
@@ -86,22 +101,30 @@ describe('the call an HTTP schedule makes', () => {
 });
 
 describe('bodies and secrets as stored', () => {
-  it.each([['a plain string', 'hello'], ['a string that reads as JSON', '{"a":1}'], ['a string of digits', '42'], ['a number', 42], ['an array', [1, 'two']]])(
-    'sends %s body as its JSON text',
-    async (_name, body) => {
-      const path = `/json-${Math.random().toString(36).slice(2)}`;
-      const schedule = await s.createHttpSchedule({ url: `${s.target.url}${path}`, method: 'POST', body });
-      await s.waitEnded((await s.runNow(schedule)).id);
-      const [got] = received(path);
-      expect(got!.headers['content-type']).toBe('application/json');
-      expect(got!.body).toBe(JSON.stringify(body));
-    },
-  );
+  it.each([
+    ['a plain string', 'hello'],
+    ['a string that reads as JSON', '{"a":1}'],
+    ['a string of digits', '42'],
+    ['a number', 42],
+    ['an array', [1, 'two']],
+  ])('sends %s body as its JSON text', async (_name, body) => {
+    const path = `/json-${Math.random().toString(36).slice(2)}`;
+    const schedule = await s.createHttpSchedule({ url: `${s.target.url}${path}`, method: 'POST', body });
+    await s.waitEnded((await s.runNow(schedule)).id);
+    const [got] = received(path);
+    expect(got!.headers['content-type']).toBe('application/json');
+    expect(got!.body).toBe(JSON.stringify(body));
+  });
 
   it('a run whose header values cannot be opened (sealed under another key) ends failed within its attempts, without a call', async () => {
-    const schedule = await s.createHttpSchedule({ url: `${s.target.url}/foreign-key`, headers: { 'X-Token': 'v' } }, { max_retries: 0 });
+    const schedule = await s.createHttpSchedule(
+      { url: `${s.target.url}/foreign-key`, headers: { 'X-Token': 'v' } },
+      { max_retries: 0 },
+    );
     const foreign = createSecretBox(randomBytes(32));
-    await s.schedules.update(OWNER, 'http', schedule.id, { http: { ...schedule.http!, headers_sealed: { 'X-Token': foreign.encrypt('v') } } });
+    await s.schedules.update(OWNER, 'http', schedule.id, {
+      http: { ...schedule.http!, headers_sealed: { 'X-Token': foreign.encrypt('v') } },
+    });
     const exec = await s.runNow(schedule);
     const done = await s.waitEnded(exec.id);
     expect(done).toMatchObject({ status: 'failed', success: false, attempt: 1 });
@@ -123,7 +146,14 @@ describe('answers that are not a success', () => {
     const schedule = await s.createHttpSchedule({ url: `${s.target.url}/flaky` }, { max_retries: 2, retry_delay: 1 });
     const exec = await s.runNow(schedule);
     const done = await s.waitEnded(exec.id);
-    expect(done).toMatchObject({ status: 'succeeded', attempt: 2, max_attempts: 3, response_status: 200, response_output: 'fine', error_message: null });
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      attempt: 2,
+      max_attempts: 3,
+      response_status: 200,
+      response_output: 'fine',
+      error_message: null,
+    });
     expect(received('/flaky')).toHaveLength(2);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
   });
@@ -136,7 +166,15 @@ describe('answers that are not a success', () => {
     const schedule = await s.createHttpSchedule({ url: `${s.target.url}/missing` }, { max_retries: 0 });
     const exec = await s.runNow(schedule);
     const done = await s.waitEnded(exec.id);
-    expect(done).toMatchObject({ status: 'failed', success: false, attempt: 1, max_attempts: 1, response_status: 404, response_output: 'nope', error_message: 'endpoint answered 404' });
+    expect(done).toMatchObject({
+      status: 'failed',
+      success: false,
+      attempt: 1,
+      max_attempts: 1,
+      response_status: 404,
+      response_output: 'nope',
+      error_message: 'endpoint answered 404',
+    });
     expect(received('/missing')).toHaveLength(1);
   });
 
@@ -168,7 +206,14 @@ describe('limits', () => {
     s.setTarget((_req, res) => res.end('x'.repeat(MAX_RESPONSE_BYTES + 1)));
     const schedule = await s.createHttpSchedule({ url: `${s.target.url}/huge` }, { max_retries: 0 });
     const done = await s.waitEnded((await s.runNow(schedule)).id);
-    expect(done).toMatchObject({ status: 'failed', success: false, attempt: 1, response_status: null, response_output: null, error_message: `response larger than ${MAX_RESPONSE_BYTES} bytes` });
+    expect(done).toMatchObject({
+      status: 'failed',
+      success: false,
+      attempt: 1,
+      response_status: null,
+      response_output: null,
+      error_message: `response larger than ${MAX_RESPONSE_BYTES} bytes`,
+    });
     expect(received('/huge')).toHaveLength(1);
   });
 

@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+
 import type { InferenceTaskJob } from '@platform/agent-client';
 import { withLogContext } from '@platform/logger';
-import { addWithin, createQueue, producerConnection, QUEUE_NAMES, within, type IORedis, type Queue } from '@platform/queue';
+import {
+  addWithin,
+  createQueue,
+  producerConnection,
+  QUEUE_NAMES,
+  within,
+  type IORedis,
+  type Queue,
+} from '@platform/queue';
 import { testInfra, type ReceivedRequest } from '@platform/testing';
+
 import { eventually, OWNER, startWorkerStack, type WorkerStack } from './worker-stack';
 
 // The worker's side of inference tasks: the real runtime consumes `inference-tasks` from the real Redis queue and
@@ -30,7 +40,9 @@ type Answer = [status: number, body: unknown];
 function agentAnswering(...runs: Answer[]) {
   let n = 0;
   s.setAgent((req: ReceivedRequest, res: ServerResponse) => {
-    const [status, body] = req.url.endsWith('/fail') ? [200, { status: 'failed' }] : runs[Math.min(n++, runs.length - 1)]!;
+    const [status, body] = req.url.endsWith('/fail')
+      ? [200, { status: 'failed' }]
+      : runs[Math.min(n++, runs.length - 1)]!;
     res.statusCode = status;
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify(body));
@@ -39,12 +51,19 @@ function agentAnswering(...runs: Answer[]) {
 
 async function queueTask(attempts = 3): Promise<string> {
   const id = randomUUID();
-  await tasks.add('inference-task', { task_id: id, ...OWNER }, { jobId: id, attempts, backoff: { type: 'fixed', delay: 50 } });
+  await tasks.add(
+    'inference-task',
+    { task_id: id, ...OWNER },
+    { jobId: id, attempts, backoff: { type: 'fixed', delay: 50 } },
+  );
   return id;
 }
 
 const callsOf = (id: string) => s.agent.requests.filter((r) => r.url.includes(id));
-const finalFlags = (id: string) => callsOf(id).filter((r) => r.url.endsWith('/run')).map((r) => (r.json as { final: boolean }).final);
+const finalFlags = (id: string) =>
+  callsOf(id)
+    .filter((r) => r.url.endsWith('/run'))
+    .map((r) => (r.json as { final: boolean }).final);
 const waitState = (id: string, state: 'completed' | 'failed') => s.waitJob(tasks as unknown as Queue<never>, id, state);
 
 it('runs an attempt through the agent service on the owner’s behalf; the job completes', async () => {
@@ -54,12 +73,20 @@ it('runs an attempt through the agent service on the owner’s behalf; the job c
   const [call, ...more] = callsOf(id);
   expect(more).toHaveLength(0);
   expect(call).toMatchObject({ method: 'POST', url: `/v3/inference/task/${id}/run`, json: { final: false } });
-  expect(call!.headers).toMatchObject({ 'x-internal-secret': s.internalSecret, 'x-on-behalf-of-user': OWNER.user_id, 'x-on-behalf-of-org': OWNER.org_id });
+  expect(call!.headers).toMatchObject({
+    'x-internal-secret': s.internalSecret,
+    'x-on-behalf-of-user': OWNER.user_id,
+    'x-on-behalf-of-org': OWNER.org_id,
+  });
   expect(call!.headers['x-api-key']).toBeUndefined();
 });
 
 it('retries a transient failure with backoff; only the last attempt is told it is final', async () => {
-  agentAnswering([502, { detail: 'LLM provider error: 500' }], [502, { detail: 'LLM provider error: 500' }], [200, { status: 'failed' }]);
+  agentAnswering(
+    [502, { detail: 'LLM provider error: 500' }],
+    [502, { detail: 'LLM provider error: 500' }],
+    [200, { status: 'failed' }],
+  );
   const id = await queueTask(3);
   await waitState(id, 'completed');
   expect(finalFlags(id)).toEqual([false, false, true]);
@@ -90,7 +117,9 @@ it('waits while the agent service is unreachable, without spending an attempt, a
     const id = await queueTask(1);
     const job = await eventually('the job to wait for the agent service', async () => {
       const j = await tasks.getJob(id);
-      return j && (j.data as { store_waits?: number }).store_waits && (await j.getState()) === 'delayed' ? j : undefined;
+      return j && (j.data as { store_waits?: number }).store_waits && (await j.getState()) === 'delayed'
+        ? j
+        : undefined;
     });
     expect(job.attemptsMade).toBe(0);
     await s.agentDoor.open();
@@ -104,7 +133,9 @@ it('waits while the agent service is unreachable, without spending an attempt, a
 it('carries the id of the request that queued the task into its log lines and its call to the agent service', async () => {
   agentAnswering([200, { status: 'completed' }]);
   const id = randomUUID();
-  await withLogContext({ requestId: 'req-trace-1' }, () => addWithin(tasks, 2_000, 'inference-task', { task_id: id, ...OWNER }, { jobId: id }));
+  await withLogContext({ requestId: 'req-trace-1' }, () =>
+    addWithin(tasks, 2_000, 'inference-task', { task_id: id, ...OWNER }, { jobId: id }),
+  );
   expect((await tasks.getJob(id))?.data).toEqual({ task_id: id, ...OWNER, request_id: 'req-trace-1' });
   await waitState(id, 'completed');
   expect(callsOf(id)[0]!.headers['x-request-id']).toBe('req-trace-1');

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+
 import {
   createTestDatabases,
   freePort,
@@ -52,7 +53,8 @@ async function waitStatus(path: string, status: number, timeoutMs: number): Prom
 
 it('serves metrics of the queue and the runs', async () => {
   const text = await (await get('/metrics')).text();
-  for (const queue of ['agent-runs', 'http-calls', 'schedule-fires']) expect(text).toContain(`queue_jobs{queue="${queue}",state="waiting"`);
+  for (const queue of ['agent-runs', 'http-calls', 'schedule-fires'])
+    expect(text).toContain(`queue_jobs{queue="${queue}",state="waiting"`);
   expect(text).toContain('queue_jobs_stalled_total');
   expect(text).toContain('run_duration_seconds');
   expect(text).toContain('run_attempts_total');

@@ -1,5 +1,6 @@
 import type { Queue } from '@platform/queue';
 import { runJobId, type AgentRunJob } from '@platform/scheduling';
+
 import { eventually, startWorkerStack, type WorkerStack } from './worker-stack';
 
 let s: WorkerStack;
@@ -10,7 +11,8 @@ beforeAll(async () => {
 afterAll(() => s.close(), 30_000);
 
 const NOTHING_TO_RUN = 'execution already ended or unknown; nothing to run';
-const skippedRuns = (executionId: string) => s.lines.filter((l) => l.includes(NOTHING_TO_RUN) && l.includes(executionId)).length;
+const skippedRuns = (executionId: string) =>
+  s.lines.filter((l) => l.includes(NOTHING_TO_RUN) && l.includes(executionId)).length;
 
 /** Redelivers a run job that has completed (BullMQ runs the same job again) and waits until it was handled. */
 async function redeliver(queue: Queue<AgentRunJob>, jobId: string, executionId: string): Promise<void> {
@@ -71,7 +73,15 @@ describe('a run that has ended is not run again', () => {
   });
 
   it('a job of an execution that no longer exists completes without running anything', async () => {
-    const exec = await s.storeExecution({ kind: 'webhook', webhook_id: '0123456789abcdef01234567', agent_id: '9', user_id: 'alice', org_id: 'acme', payload: 'deleted', max_attempts: 1 });
+    const exec = await s.storeExecution({
+      kind: 'webhook',
+      webhook_id: '0123456789abcdef01234567',
+      agent_id: '9',
+      user_id: 'alice',
+      org_id: 'acme',
+      payload: 'deleted',
+      max_attempts: 1,
+    });
     await s.executions.delete(exec.id);
     await s.enqueue(exec);
     await s.waitJob(s.queues.agentRuns, exec.id);
@@ -83,7 +93,15 @@ describe('a run that has ended is not run again', () => {
 
 describe('a run enqueued twice', () => {
   it('the trigger’s add and an outbox sweep racing it make one job and one run', async () => {
-    const exec = await s.storeExecution({ kind: 'webhook', webhook_id: '0123456789abcdef01234567', agent_id: '8', user_id: 'alice', org_id: 'acme', payload: 'dup', max_attempts: 3 });
+    const exec = await s.storeExecution({
+      kind: 'webhook',
+      webhook_id: '0123456789abcdef01234567',
+      agent_id: '8',
+      user_id: 'alice',
+      org_id: 'acme',
+      payload: 'dup',
+      max_attempts: 3,
+    });
     const ids = await Promise.all([s.enqueue(exec), s.enqueue(exec)]);
     expect(ids).toEqual([exec.id, exec.id]);
     const done = await s.waitEnded(exec.id);

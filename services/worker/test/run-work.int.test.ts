@@ -1,6 +1,14 @@
 import { connectMongo, type Connection, type mongoose } from '@platform/db';
+import {
+  addFire,
+  createExecutionRepository,
+  fireGroupOf,
+  nextFire,
+  type ExecutionRepository,
+  type ScheduleRecord,
+} from '@platform/scheduling';
 import { monitorRedis, privateRedis, testInfra, type PrivateRedis, type RedisMonitor } from '@platform/testing';
-import { addFire, createExecutionRepository, fireGroupOf, nextFire, type ExecutionRepository, type ScheduleRecord } from '@platform/scheduling';
+
 import { eventually, startWorkerStack, type WorkerStack } from './worker-stack';
 
 /**
@@ -49,7 +57,11 @@ beforeAll(async () => {
   redisServer = await privateRedis();
   await redisServer.start();
   s = await startWorkerStack({ redisUrl: redisServer.url, monitorCommands: true });
-  s.dbs.conn.getClient().on('commandStarted', (e: mongoose.mongo.CommandStartedEvent) => dbCommands.push(`${e.commandName} ${String(e.command[e.commandName])}`));
+  s.dbs.conn
+    .getClient()
+    .on('commandStarted', (e: mongoose.mongo.CommandStartedEvent) =>
+      dbCommands.push(`${e.commandName} ${String(e.command[e.commandName])}`),
+    );
   reader = await connectMongo({ uri: testInfra.mongoUri, dbName: s.dbs.conn.name });
   executions = createExecutionRepository(reader);
   redisMonitor = await monitorRedis(redisServer.url);
@@ -90,16 +102,23 @@ it(`a completed run of a burst costs at most ${RUN_BUDGET.db} database and ${RUN
   await ended([(await s.triggerWebhookRun({ payload: 'warm-up' })).id]); // connections and scripts loaded
   await pauseAll();
   // A burst, as concurrent triggers store it: the inserts that arrive together share one insertMany.
-  const ids = (await Promise.all(Array.from({ length: BURST }, (_, i) => s.triggerWebhookRun({ payload: `run ${i}` })))).map((e) => e.id);
+  const ids = (
+    await Promise.all(Array.from({ length: BURST }, (_, i) => s.triggerWebhookRun({ payload: `run ${i}` })))
+  ).map((e) => e.id);
   await s.executions.settle(); // the list's bucket fills the inserts started are the trigger's work, not the runs'
 
-  const work = await counted(() => workers().forEach((w) => w.resume()), async () => {
-    const runs = await ended(ids);
-    expect(runs.every((r) => r!.status === 'succeeded')).toBe(true);
-  });
+  const work = await counted(
+    () => workers().forEach((w) => w.resume()),
+    async () => {
+      const runs = await ended(ids);
+      expect(runs.every((r) => r!.status === 'succeeded')).toBe(true);
+    },
+  );
   const db = work.db.length / BURST;
   const redis = work.redis.length / BURST;
-  process.stdout.write(`per run: ${db.toFixed(2)} database commands (${tally(work.db)}), ${redis.toFixed(2)} Redis commands\n`);
+  process.stdout.write(
+    `per run: ${db.toFixed(2)} database commands (${tally(work.db)}), ${redis.toFixed(2)} Redis commands\n`,
+  );
   expect(db).toBeGreaterThan(0);
   expect(db).toBeLessThanOrEqual(RUN_BUDGET.db);
   expect(redis).toBeLessThanOrEqual(RUN_BUDGET.redis);
@@ -108,12 +127,25 @@ it(`a completed run of a burst costs at most ${RUN_BUDGET.db} database and ${RUN
 /** Counts the work of one fire of each schedule, queued while the consumers are paused. */
 async function fireRound(schedules: ScheduleRecord[], fireMs: number, round: number) {
   await pauseAll();
-  for (const sc of schedules) await addFire(s.fires, sc.id, fireMs, 2_000, fireGroupOf(sc.id, sc.cron_expression, sc.timezone));
-  const work = await counted(() => workerOf('schedule-fires').resume(), () =>
-    eventually(`${N} fires to become executions`, async () => {
-      const made = await Promise.all(schedules.map(async (sc) => (await executions.list({ user_id: sc.user_id, org_id: sc.org_id }, { schedule_id: sc.id, skip: 0, limit: 5 })).total));
-      return made.every((n) => n === round) ? true : undefined;
-    }),
+  for (const sc of schedules)
+    await addFire(s.fires, sc.id, fireMs, 2_000, fireGroupOf(sc.id, sc.cron_expression, sc.timezone));
+  const work = await counted(
+    () => workerOf('schedule-fires').resume(),
+    () =>
+      eventually(`${N} fires to become executions`, async () => {
+        const made = await Promise.all(
+          schedules.map(
+            async (sc) =>
+              (
+                await executions.list(
+                  { user_id: sc.user_id, org_id: sc.org_id },
+                  { schedule_id: sc.id, skip: 0, limit: 5 },
+                )
+              ).total,
+          ),
+        );
+        return made.every((n) => n === round) ? true : undefined;
+      }),
   );
   workers().forEach((w) => w.resume());
   return { db: work.db.length / N, redis: work.redis.length / N, tally: tally(work.db) };
@@ -122,7 +154,8 @@ async function fireRound(schedules: ScheduleRecord[], fireMs: number, round: num
 it(`a cron fire costs at most ${FIRE_BUDGET.db} database and ${FIRE_BUDGET.redis} Redis commands, amortised over a schedule's fires`, async () => {
   const cron = '15 9 * * *';
   const schedules: ScheduleRecord[] = [];
-  for (let i = 0; i < N; i++) schedules.push(await s.createAgentSchedule(`report ${i}`, '21', { cron_expression: cron, timezone: 'UTC' }));
+  for (let i = 0; i < N; i++)
+    schedules.push(await s.createAgentSchedule(`report ${i}`, '21', { cron_expression: cron, timezone: 'UTC' }));
   const warm = await s.createAgentSchedule('warm-up', '21', { cron_expression: cron, timezone: 'UTC' });
   const firstFire = nextFire(cron, 'UTC', Date.now())!;
   await addFire(s.fires, warm.id, firstFire, 2_000);
@@ -130,11 +163,15 @@ it(`a cron fire costs at most ${FIRE_BUDGET.db} database and ${FIRE_BUDGET.redis
 
   // A schedule's first fire in a worker process also finds where its list ends (once per schedule and process).
   const first = await fireRound(schedules, firstFire, 1);
-  process.stdout.write(`first fire of a schedule: ${first.db.toFixed(2)} database commands (${first.tally}), ${first.redis.toFixed(2)} Redis commands\n`);
+  process.stdout.write(
+    `first fire of a schedule: ${first.db.toFixed(2)} database commands (${first.tally}), ${first.redis.toFixed(2)} Redis commands\n`,
+  );
   expect(first.db).toBeLessThanOrEqual(FIRST_FIRE_DB_BUDGET);
   // Every later fire: the schedule's read and its execution's share of an insert.
   const later = await fireRound(schedules, nextFire(cron, 'UTC', firstFire)!, 2);
-  process.stdout.write(`per fire: ${later.db.toFixed(2)} database commands (${later.tally}), ${later.redis.toFixed(2)} Redis commands\n`);
+  process.stdout.write(
+    `per fire: ${later.db.toFixed(2)} database commands (${later.tally}), ${later.redis.toFixed(2)} Redis commands\n`,
+  );
   expect(later.db).toBeGreaterThan(0);
   expect(later.db).toBeLessThanOrEqual(FIRE_BUDGET.db);
   expect(later.redis).toBeLessThanOrEqual(FIRE_BUDGET.redis);

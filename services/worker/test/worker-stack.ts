@@ -1,9 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { createServer as createTcpServer, connect, type Server, type Socket } from 'node:net';
+import { connect, createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { Registry } from 'prom-client';
+
 import { syncIndexes } from '@platform/db';
 import { createOutboundClient } from '@platform/outbound';
-import { createQueue, producerConnection, QUEUE_NAMES, within, workerConnection, type IORedis, type Queue } from '@platform/queue';
+import {
+  createQueue,
+  producerConnection,
+  QUEUE_NAMES,
+  within,
+  workerConnection,
+  type IORedis,
+  type Queue,
+} from '@platform/queue';
 import {
   createExecutionRepository,
   createRepeatStrategy,
@@ -32,6 +41,7 @@ import {
   type LocalServer,
   type TestDatabases,
 } from '@platform/testing';
+
 import { createWorkerRuntime, type RuntimeConfig, type WorkerRuntime } from '../src/runtime';
 
 /** The owner of everything a stack creates. */
@@ -175,7 +185,12 @@ export interface WorkerStack {
   /** Polls until the execution has ended. */
   waitEnded(id: string, timeoutMs?: number): Promise<ExecutionRecord>;
   /** Polls until a job of a queue is in `state`. */
-  waitJob(queue: Queue<never> | Queue<AgentRunJob> | Queue<FireJob>, jobId: string, state?: string, timeoutMs?: number): Promise<void>;
+  waitJob(
+    queue: Queue<never> | Queue<AgentRunJob> | Queue<FireJob>,
+    jobId: string,
+    state?: string,
+    timeoutMs?: number,
+  ): Promise<void>;
   /** Executions of a schedule, oldest first. */
   executionsOf(scheduleId: string): Promise<ExecutionRecord[]>;
   close(): Promise<void>;
@@ -196,7 +211,9 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
 const echoAgent: LocalHandler = (req, res) => {
   const body = req.json as { agent_id: string; session_id: string; message: string };
   res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify({ response: `echo: ${body.message}`, session_id: body.session_id, agent_id: String(body.agent_id) }));
+  res.end(
+    JSON.stringify({ response: `echo: ${body.message}`, session_id: body.session_id, agent_id: String(body.agent_id) }),
+  );
 };
 
 /**
@@ -252,9 +269,23 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
     STORE_RETRY_BASE_MS: 100,
     STORE_RETRY_MAX_MS: 400,
   };
-  const runtime = await createWorkerRuntime({ config, db: dbs.conn, redis, registry: new Registry(), logger, outbound, box });
+  const runtime = await createWorkerRuntime({
+    config,
+    db: dbs.conn,
+    redis,
+    registry: new Registry(),
+    logger,
+    outbound,
+    box,
+  });
 
-  async function createSchedule(fields: Omit<NewSchedule, 'cron_expression' | 'timezone' | 'max_retries' | 'retry_delay' | 'overlap_policy' | 'is_active'>, o: ScheduleOptions) {
+  async function createSchedule(
+    fields: Omit<
+      NewSchedule,
+      'cron_expression' | 'timezone' | 'max_retries' | 'retry_delay' | 'overlap_policy' | 'is_active'
+    >,
+    o: ScheduleOptions,
+  ) {
     return schedules.create(
       OWNER,
       {
@@ -290,8 +321,10 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
     fires,
     runtime,
     lines,
-    agentCallsOf: (id) => agent.requests.filter((r) => (r.json as { session_id?: string } | undefined)?.session_id === `execution-${id}`),
-    createAgentSchedule: (message, agentId, o = {}) => createSchedule({ kind: 'agent', agent_id: agentId, message, http: null }, o),
+    agentCallsOf: (id) =>
+      agent.requests.filter((r) => (r.json as { session_id?: string } | undefined)?.session_id === `execution-${id}`),
+    createAgentSchedule: (message, agentId, o = {}) =>
+      createSchedule({ kind: 'agent', agent_id: agentId, message, http: null }, o),
     createHttpSchedule: (input, o = {}) =>
       createSchedule(
         {
@@ -302,7 +335,9 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
             name: 'ping',
             url: input.url,
             method: input.method ?? 'GET',
-            headers_sealed: Object.fromEntries(Object.entries(input.headers ?? {}).map(([k, v]) => [k, box.encrypt(v)])),
+            headers_sealed: Object.fromEntries(
+              Object.entries(input.headers ?? {}).map(([k, v]) => [k, box.encrypt(v)]),
+            ),
             query: input.query ?? {},
             body: input.body === undefined ? null : input.body,
             timeout_ms: input.timeout_ms ?? 5_000,
@@ -354,7 +389,11 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
         timeoutMs,
       ),
     waitJob: (queue, jobId, state = 'completed', timeoutMs = 15_000) =>
-      eventually(`job ${jobId} of ${queue.name} to be ${state}`, async () => ((await queue.getJobState(jobId)) === state ? true : undefined), timeoutMs).then(() => undefined),
+      eventually(
+        `job ${jobId} of ${queue.name} to be ${state}`,
+        async () => ((await queue.getJobState(jobId)) === state ? true : undefined),
+        timeoutMs,
+      ).then(() => undefined),
     async executionsOf(scheduleId) {
       const { items } = await executions.list(OWNER, { schedule_id: scheduleId, skip: 0, limit: 100 });
       return items.sort((a, b) => a.triggered_at.localeCompare(b.triggered_at));

@@ -1,5 +1,6 @@
 import { ownerKey } from '@platform/db';
 import type { ReadCache } from '@platform/queue';
+
 import type { AgentRepository } from './agent.repository';
 import type { AgentRecord } from './agent.types';
 

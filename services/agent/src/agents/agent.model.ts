@@ -1,4 +1,5 @@
 import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+
 import type { AgentInput, AgentKind } from './agent.types';
 
 /** Stored feature: its config as JSON text. */
@@ -33,7 +34,12 @@ const nullableString = { type: String, default: null };
 // Free-form client JSON is kept as JSON text (`*_json`, see toJsonText); the Mixed fields are read only for
 // documents written before that.
 const featureSchema = new mongoose.Schema(
-  { type: { type: String, required: true }, config: { type: Mixed }, config_json: String, priority: { type: Number, default: 0 } },
+  {
+    type: { type: String, required: true },
+    config: { type: Mixed },
+    config_json: String,
+    priority: { type: Number, default: 0 },
+  },
   { _id: false, minimize: false },
 );
 

@@ -17,7 +17,9 @@ export const agentUtilityPaths = {
   '/v3/agents/utility/by-name/{name}': {
     get: {
       summary: "The caller's newest agent with exactly this name",
-      parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 200 } }],
+      parameters: [
+        { name: 'name', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 200 } },
+      ],
       responses: responses({
         '200': { description: 'Its ids and name', ...json({ $ref: '#/components/schemas/AgentByName' }) },
         ...notFoundResponse('Agent not found'),

@@ -1,16 +1,33 @@
 import { createSequence, findPage, fromJsonText, ownerFilter, toJsonText, type Connection } from '@platform/db';
+
 import { agentModel, type AgentDoc } from './agent.model';
 import type { AgentInput, AgentKind, AgentRecord, Feature, Owner } from './agent.types';
 
 function toRecord(d: AgentDoc): AgentRecord {
-  const { _id, created_at, updated_at, features, response_format_json, tool_configs_json, additional_model_params_json, ...rest } = d;
+  const {
+    _id,
+    created_at,
+    updated_at,
+    features,
+    response_format_json,
+    tool_configs_json,
+    additional_model_params_json,
+    ...rest
+  } = d;
   delete (rest as Record<string, unknown>)._rev;
   return {
     ...rest,
-    features: (features ?? []).map((f) => ({ type: f.type, priority: f.priority, config: fromJsonText(f.config_json, f.config ?? {}) as Feature['config'] })),
+    features: (features ?? []).map((f) => ({
+      type: f.type,
+      priority: f.priority,
+      config: fromJsonText(f.config_json, f.config ?? {}) as Feature['config'],
+    })),
     response_format: fromJsonText(response_format_json, rest.response_format) as AgentRecord['response_format'],
     tool_configs: fromJsonText(tool_configs_json, rest.tool_configs),
-    additional_model_params: fromJsonText(additional_model_params_json, rest.additional_model_params) as AgentRecord['additional_model_params'],
+    additional_model_params: fromJsonText(
+      additional_model_params_json,
+      rest.additional_model_params,
+    ) as AgentRecord['additional_model_params'],
     id: _id,
     created_at: created_at.toISOString(),
     updated_at: updated_at ? updated_at.toISOString() : null,
@@ -22,7 +39,11 @@ function toDoc(input: AgentInput): Omit<AgentDoc, '_id' | 'user_id' | 'org_id' |
   const { features, response_format, tool_configs, additional_model_params, ...rest } = input;
   return {
     ...rest,
-    features: (features ?? []).map((f) => ({ type: f.type, priority: f.priority, config_json: toJsonText(f.config ?? {}) ?? '{}' })),
+    features: (features ?? []).map((f) => ({
+      type: f.type,
+      priority: f.priority,
+      config_json: toJsonText(f.config ?? {}) ?? '{}',
+    })),
     response_format_json: toJsonText(response_format),
     tool_configs_json: toJsonText(tool_configs),
     additional_model_params_json: toJsonText(additional_model_params),
@@ -35,7 +56,13 @@ export function createAgentRepository(conn: Connection) {
   const nextId = createSequence(conn, 'agents');
   return {
     async create(owner: Owner, kind: AgentKind, input: AgentInput, now: Date): Promise<AgentRecord> {
-      const doc = await Agent.create({ ...toDoc(input), ...ownerFilter(owner), _id: await nextId(), kind, created_at: now });
+      const doc = await Agent.create({
+        ...toDoc(input),
+        ...ownerFilter(owner),
+        _id: await nextId(),
+        kind,
+        created_at: now,
+      });
       return toRecord(doc.toObject());
     },
     async get(owner: Owner, id: number): Promise<AgentRecord | null> {
@@ -44,17 +71,32 @@ export function createAgentRepository(conn: Connection) {
     },
     /** The owner's newest agent named exactly `name`, or null. */
     async findNewestByName(owner: Owner, name: string): Promise<AgentRecord | null> {
-      const d = await Agent.findOne({ ...ownerFilter(owner), name }).sort({ created_at: -1, _id: -1 }).lean<AgentDoc>();
+      const d = await Agent.findOne({ ...ownerFilter(owner), name })
+        .sort({ created_at: -1, _id: -1 })
+        .lean<AgentDoc>();
       return d ? toRecord(d) : null;
     },
     list: (owner: Owner, skip: number, limit: number): Promise<{ items: AgentRecord[]; total: number }> =>
       findPage(Agent, ownerFilter(owner), { skip, limit }, toRecord),
     /** Replaces the client-settable fields; false when the owner has no such agent of that kind. */
-    async replace(owner: Owner, id: number, kind: AgentKind | undefined, input: AgentInput, now: Date): Promise<boolean> {
+    async replace(
+      owner: Owner,
+      id: number,
+      kind: AgentKind | undefined,
+      input: AgentInput,
+      now: Date,
+    ): Promise<boolean> {
       const filter = { _id: id, ...ownerFilter(owner), ...(kind ? { kind } : {}) };
       const current = await Agent.findOne(filter).lean<AgentDoc>();
       if (!current) return false;
-      const replacement = new Agent({ ...toDoc(input), ...ownerFilter(owner), _id: id, kind: current.kind, created_at: current.created_at, updated_at: now });
+      const replacement = new Agent({
+        ...toDoc(input),
+        ...ownerFilter(owner),
+        _id: id,
+        kind: current.kind,
+        created_at: current.created_at,
+        updated_at: now,
+      });
       const r = await Agent.replaceOne(filter, replacement.toObject());
       return r.matchedCount === 1;
     },

@@ -1,6 +1,8 @@
 import { Router } from 'express';
+
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
+
 import { agentBody, byNamePath, listQuery, singleTaskBody } from './agent.schemas';
 import type { AgentService } from './agent.service';
 import type { AgentByName, AgentInput, AgentRecord } from './agent.types';

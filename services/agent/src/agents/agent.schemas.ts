@@ -1,4 +1,5 @@
 import Joi from 'joi';
+
 import { pageQuery } from '@platform/http';
 
 // Optional strings accept null: public clients send `description: null`, `examples: null`.

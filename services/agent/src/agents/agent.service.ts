@@ -1,4 +1,5 @@
 import { NotFoundError } from '@platform/errors';
+
 import type { AgentRepository } from './agent.repository';
 import type { AgentInput, AgentKind, AgentRecord, Owner } from './agent.types';
 

@@ -1,4 +1,5 @@
 import type { Owner } from '@platform/db';
+
 /** A feature switched on for an agent (MEMORY, RAI, KNOWLEDGE_BASE, ...). */
 export interface Feature {
   type: string;

@@ -1,5 +1,6 @@
 import { ownerKey } from '@platform/db';
 import type { ReadCache } from '@platform/queue';
+
 import type { CredentialRepository } from './credential.repository';
 import type { CredentialRecord } from './credential.types';
 
@@ -7,7 +8,10 @@ import type { CredentialRecord } from './credential.types';
  * The credential repository with `get` (read by every run, to open the provider key) cached, still sealed: the key
  * is opened per use. Updating or deleting a credential drops it here and in every replica.
  */
-export function withCredentialCache(repo: CredentialRepository, cache: ReadCache<CredentialRecord>): CredentialRepository {
+export function withCredentialCache(
+  repo: CredentialRepository,
+  cache: ReadCache<CredentialRecord>,
+): CredentialRepository {
   return {
     ...repo,
     async get(owner, id) {

@@ -9,7 +9,13 @@ const paging = [
 const credentialId = { name: 'credential_id', in: 'path', required: true, schema: { type: 'string' } };
 const typeSchema = { type: 'string', pattern: '^[A-Za-z0-9_.:-]+$', minLength: 1, maxLength: 50 };
 const type = { name: 'type', in: 'path', required: true, schema: typeSchema, description: 'e.g. llm, tool, guardrail' };
-const providerId = { name: 'provider_id', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 100 }, description: 'Compared case-insensitively' };
+const providerId = {
+  name: 'provider_id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', minLength: 1, maxLength: 100 },
+  description: 'Compared case-insensitively',
+};
 const notFound = notFoundResponse('Credential not found');
 const metaData = { type: 'object', additionalProperties: true, description: 'Free-form, stored and returned as sent' };
 const list = { '200': { description: 'Credentials, secrets masked', ...json(ref('CredentialList')) } };
@@ -39,7 +45,10 @@ export const credentialSchemas = {
       credentials: {
         type: ['object', 'null'],
         description: 'Merged key by key: a key that is missing or "***" keeps the stored value.',
-        properties: { api_key: { type: ['string', 'null'] }, base_url: { type: ['string', 'null'], description: 'null clears it' } },
+        properties: {
+          api_key: { type: ['string', 'null'] },
+          base_url: { type: ['string', 'null'], description: 'null clears it' },
+        },
       },
       meta_data: { ...metaData, type: ['object', 'null'], description: 'Replaces the stored meta_data' },
     },
@@ -84,15 +93,28 @@ export const credentialPaths = {
     post: {
       summary: 'Store a provider credential (encrypted at rest)',
       requestBody: json(ref('CredentialBody')),
-      responses: responses({ '201': { description: 'Created', ...json({ type: 'object', properties: { credential_id: { type: 'string' } } }) } }),
+      responses: responses({
+        '201': {
+          description: 'Created',
+          ...json({ type: 'object', properties: { credential_id: { type: 'string' } } }),
+        },
+      }),
     },
     get: { summary: "List the caller's credentials, secrets masked", parameters: paging, responses: responses(list) },
   },
   '/v3/providers/credentials/type/{type}': {
-    get: { summary: "The caller's credentials of a type, secrets masked", parameters: [type, ...paging], responses: responses(list) },
+    get: {
+      summary: "The caller's credentials of a type, secrets masked",
+      parameters: [type, ...paging],
+      responses: responses(list),
+    },
   },
   '/v3/providers/credentials/user/{type}/{provider_id}': {
-    get: { summary: "The caller's credentials of a type and provider, secrets masked", parameters: [type, providerId, ...paging], responses: responses(list) },
+    get: {
+      summary: "The caller's credentials of a type and provider, secrets masked",
+      parameters: [type, providerId, ...paging],
+      responses: responses(list),
+    },
   },
   '/v3/providers/credentials/{credential_id}': {
     get: {
@@ -106,15 +128,22 @@ export const credentialPaths = {
       requestBody: json(ref('CredentialUpdate')),
       responses: responses({ '200': { description: 'Updated', ...json(ref('CredentialUpdated')) }, ...notFound }),
     },
-    delete: { summary: 'Delete a credential', parameters: [credentialId], responses: responses({ '204': { description: 'Deleted' }, ...notFound }) },
+    delete: {
+      summary: 'Delete a credential',
+      parameters: [credentialId],
+      responses: responses({ '204': { description: 'Deleted' }, ...notFound }),
+    },
   },
   '/v3/providers/credentials/{credential_id}/open': {
     post: {
       summary: "Open a credential: its key unsealed, for another service calling the provider on the owner's behalf",
       description:
-        'Internal: only the platform\'s services call it (x-internal-secret + x-on-behalf-of-user/-org); an API key gets 404.',
+        "Internal: only the platform's services call it (x-internal-secret + x-on-behalf-of-user/-org); an API key gets 404.",
       parameters: [credentialId],
-      responses: responses({ '200': { description: 'The credential, key unsealed', ...json(ref('OpenedCredential')) }, ...notFound }),
+      responses: responses({
+        '200': { description: 'The credential, key unsealed', ...json(ref('OpenedCredential')) },
+        ...notFound,
+      }),
     },
   },
 };

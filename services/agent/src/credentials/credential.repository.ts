@@ -1,6 +1,22 @@
-import { atomicUpdateOne, findPage, fromJsonText, isObjectIdHex, ownerFilter, toJsonText, type Connection } from '@platform/db';
+import {
+  atomicUpdateOne,
+  findPage,
+  fromJsonText,
+  isObjectIdHex,
+  ownerFilter,
+  toJsonText,
+  type Connection,
+} from '@platform/db';
+
 import { credentialModel, type CredentialDoc } from './credential.model';
-import { DEFAULT_CREDENTIAL_TYPE, type CredentialChanges, type CredentialFilter, type CredentialRecord, type MetaData, type Owner } from './credential.types';
+import {
+  DEFAULT_CREDENTIAL_TYPE,
+  type CredentialChanges,
+  type CredentialFilter,
+  type CredentialRecord,
+  type MetaData,
+  type Owner,
+} from './credential.types';
 
 function toRecord(d: CredentialDoc): CredentialRecord {
   return {
@@ -32,8 +48,10 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 function listFilter(owner: Owner, filter: CredentialFilter): Record<string, unknown> {
   const out: Record<string, unknown> = { ...ownerFilter(owner) };
-  if (filter.type !== undefined) out.type = filter.type === DEFAULT_CREDENTIAL_TYPE ? { $in: [filter.type, null] } : filter.type;
-  if (filter.provider_id !== undefined) out.provider_id = { $regex: `^${escapeRegex(filter.provider_id)}$`, $options: 'i' };
+  if (filter.type !== undefined)
+    out.type = filter.type === DEFAULT_CREDENTIAL_TYPE ? { $in: [filter.type, null] } : filter.type;
+  if (filter.provider_id !== undefined)
+    out.provider_id = { $regex: `^${escapeRegex(filter.provider_id)}$`, $options: 'i' };
   return out;
 }
 
@@ -45,7 +63,14 @@ export function createCredentialRepository(conn: Connection) {
   return {
     async create(
       owner: Owner,
-      fields: { name: string; provider_id: string; type: string; api_key_sealed: string; base_url: string | null; meta_data: MetaData },
+      fields: {
+        name: string;
+        provider_id: string;
+        type: string;
+        api_key_sealed: string;
+        base_url: string | null;
+        meta_data: MetaData;
+      },
       now: Date,
     ): Promise<CredentialRecord> {
       const doc = await Credential.create({ ...toStored(fields), ...owner, created_at: now });
@@ -56,12 +81,19 @@ export function createCredentialRepository(conn: Connection) {
       const d = await Credential.findOne(scoped(owner, id)).lean<CredentialDoc>();
       return d ? toRecord(d) : null;
     },
-    list: (owner: Owner, filter: CredentialFilter, skip: number, limit: number): Promise<{ items: CredentialRecord[]; total: number }> =>
+    list: (
+      owner: Owner,
+      filter: CredentialFilter,
+      skip: number,
+      limit: number,
+    ): Promise<{ items: CredentialRecord[]; total: number }> =>
       findPage(Credential, listFilter(owner, filter), { skip, limit }, toRecord),
     /** Sets the given fields atomically; null when the owner has no such credential. */
     async update(owner: Owner, id: string, changes: CredentialChanges, now: Date): Promise<CredentialRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await atomicUpdateOne(Credential, scoped(owner, id), { $set: { ...toStored(changes), updated_at: now } });
+      const d = await atomicUpdateOne(Credential, scoped(owner, id), {
+        $set: { ...toStored(changes), updated_at: now },
+      });
       return d ? toRecord(d) : null;
     },
     async delete(owner: Owner, id: string): Promise<boolean> {

@@ -1,7 +1,9 @@
 import { Router } from 'express';
+
 import { isInternalCall, principalOf } from '@platform/auth';
 import { AppError, NotFoundError } from '@platform/errors';
 import { validate } from '@platform/http';
+
 import { createBody, listQuery, typePath, typeProviderPath, updateBody } from './credential.schemas';
 import type { CredentialService } from './credential.service';
 import type { CredentialInput, CredentialUpdate, CredentialUpdated } from './credential.types';
@@ -35,7 +37,10 @@ export function createCredentialRoutes(service: CredentialService): Router {
   r.put('/v3/providers/credentials/:credentialId', async (req, res) => {
     const update = validate<CredentialUpdate>(updateBody, req.body, 'body');
     await service.update(principalOf(req), req.params.credentialId, update);
-    const body: CredentialUpdated = { message: 'Credential updated successfully', credential_id: req.params.credentialId };
+    const body: CredentialUpdated = {
+      message: 'Credential updated successfully',
+      credential_id: req.params.credentialId,
+    };
     res.json(body);
   });
   // Internal only (another service of the platform, on behalf of the owner): the key unsealed. Never logged.

@@ -1,5 +1,6 @@
 import { NotFoundError } from '@platform/errors';
 import { MASK, type SecretBox } from '@platform/secrets';
+
 import type { CredentialRepository } from './credential.repository';
 import type {
   CredentialChanges,
@@ -81,7 +82,12 @@ export function createCredentialService({ repo, box, clock }: CredentialServiceD
     async open(owner: Owner, id: string): Promise<OpenedCredential | null> {
       const c = await repo.get(owner, id);
       if (!c) return null;
-      return { credential_id: c.credential_id, provider_id: c.provider_id, api_key: box.decrypt(c.api_key_sealed), base_url: c.base_url };
+      return {
+        credential_id: c.credential_id,
+        provider_id: c.provider_id,
+        api_key: box.decrypt(c.api_key_sealed),
+        base_url: c.base_url,
+      };
     },
   };
 }

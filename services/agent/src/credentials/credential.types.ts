@@ -1,4 +1,5 @@
 import type { Owner } from '@platform/db';
+
 export type { Owner };
 
 /** The type a credential has when the client names none (contract §7). */
@@ -39,7 +40,9 @@ export interface CredentialRecord extends Owner {
 }
 
 /** The stored fields an update may change (the secret sealed). */
-export type CredentialChanges = Partial<Pick<CredentialRecord, 'name' | 'type' | 'api_key_sealed' | 'base_url' | 'meta_data'>>;
+export type CredentialChanges = Partial<
+  Pick<CredentialRecord, 'name' | 'type' | 'api_key_sealed' | 'base_url' | 'meta_data'>
+>;
 
 /** What a client sees: the secret masked. */
 export interface CredentialView {

@@ -1,14 +1,14 @@
 import { isUnavailableError, ValidationError } from '@platform/errors';
-import type { AgentRecord } from '../agents/agent.types';
-import type { Toolbox } from '../tools/agent-toolbox';
 import type { Logger } from '@platform/logger';
+
 import type { AgentService } from '../agents/agent.service';
+import type { AgentRecord } from '../agents/agent.types';
 import type { CredentialService } from '../credentials/credential.service';
-import type { AgentToolboxes } from '../tools/agent-toolbox';
+import type { AgentToolboxes, Toolbox } from '../tools/agent-toolbox';
 import type { FeaturePipeline, FeatureRun } from './features/feature-pipeline';
+import type { ChatInput, InferenceContext, ModelMessage, ModelReply, Owner, ToolCallRecord } from './inference.types';
 import type { MemoryRepository } from './memory.repository';
 import type { ProviderClient } from './providers/provider-client';
-import type { ChatInput, InferenceContext, ModelMessage, ModelReply, Owner, ToolCallRecord } from './inference.types';
 import { findProvider, SUPPORTED_PROVIDER_IDS } from './providers/provider-registry';
 import type { ModelRequest, ProviderAdapter, ProviderTarget } from './providers/provider.types';
 import { composeSystemPrompt } from './system-prompt';
@@ -53,25 +53,45 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
   async function targetFor(owner: Owner, agent: AgentRecord): Promise<ModelTarget> {
     const credentialId = agent.llm_credential_id;
     if (!credentialId) {
-      throw unusable(`Agent ${agent.id} has no llm_credential_id: store a provider credential and set its id on the agent`, 'credential_missing');
+      throw unusable(
+        `Agent ${agent.id} has no llm_credential_id: store a provider credential and set its id on the agent`,
+        'credential_missing',
+      );
     }
     const credential = await deps.credentials.open(owner, credentialId);
-    if (!credential) throw unusable(`Credential ${credentialId} of agent ${agent.id} not found`, 'credential_not_found');
+    if (!credential)
+      throw unusable(`Credential ${credentialId} of agent ${agent.id} not found`, 'credential_not_found');
     const providerId = agent.provider_id ?? credential.provider_id;
     const provider = findProvider(providerId);
     if (!provider) {
-      throw unusable(`Provider "${providerId}" of agent ${agent.id} is not supported; use one of: ${SUPPORTED_PROVIDER_IDS.join(', ')}`, 'provider_unsupported');
+      throw unusable(
+        `Provider "${providerId}" of agent ${agent.id} is not supported; use one of: ${SUPPORTED_PROVIDER_IDS.join(', ')}`,
+        'provider_unsupported',
+      );
     }
     if (!agent.model) throw unusable(`Agent ${agent.id} has no model`, 'model_missing');
     const baseUrl = credential.base_url ?? provider.defaultBaseUrl;
     if (!baseUrl) {
-      throw unusable(`Provider ${provider.id} needs a base_url on credential ${credentialId} (its server's address, e.g. http://host:8000/v1)`, 'base_url_missing');
+      throw unusable(
+        `Provider ${provider.id} needs a base_url on credential ${credentialId} (its server's address, e.g. http://host:8000/v1)`,
+        'base_url_missing',
+      );
     }
-    return { adapter: provider.adapter, target: { providerId: provider.id, baseUrl, apiKey: credential.api_key }, model: agent.model };
+    return {
+      adapter: provider.adapter,
+      target: { providerId: provider.id, baseUrl, apiKey: credential.api_key },
+      model: agent.model,
+    };
   }
 
   /** Stores the turn; the model has been paid for, so a database gone away meanwhile is logged, not thrown. */
-  async function storeTurn(ctx: InferenceContext, reply: ModelReply, call: { providerId: string; model: string; toolCalls: ToolCallRecord[] }, startedAt: Date, finishedAt: Date) {
+  async function storeTurn(
+    ctx: InferenceContext,
+    reply: ModelReply,
+    call: { providerId: string; model: string; toolCalls: ToolCallRecord[] },
+    startedAt: Date,
+    finishedAt: Date,
+  ) {
     try {
       await deps.memory.appendTurn(ctx.owner, {
         agentId: ctx.agent.id,
@@ -88,7 +108,11 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
       });
     } catch (err) {
       if (!isUnavailableError(err)) throw err;
-      deps.logger.error('turn not stored: database unreachable; answering without it', { agent_id: ctx.agent.id, session_id: ctx.sessionId, err: (err as Error).message });
+      deps.logger.error('turn not stored: database unreachable; answering without it', {
+        agent_id: ctx.agent.id,
+        session_id: ctx.sessionId,
+        err: (err as Error).message,
+      });
     }
   }
 
@@ -133,7 +157,8 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
 
     /** The provider call with the agent's tools, looping over tool calls (non-streaming). */
     async askModel(p: PreparedRun, toolbox: Toolbox) {
-      const ask = (messages: ModelMessage[]) => deps.providers.complete(p.to.adapter, p.to.target, request(p, messages, toolbox));
+      const ask = (messages: ModelMessage[]) =>
+        deps.providers.complete(p.to.adapter, p.to.target, request(p, messages, toolbox));
       return runToolLoop(ask, toolbox, initial(p.ctx), p.agent.max_iterations ?? DEFAULT_MAX_ITERATIONS);
     },
 

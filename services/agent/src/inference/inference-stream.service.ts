@@ -44,7 +44,10 @@ export function createStreamingInference(deps: StreamingInferenceDeps) {
           const onText = (text: string) => {
             if (live) sink.delta(text);
           };
-          ctx.reply = await deps.streamer.stream(p.to.adapter, p.to.target, runs.request(p, runs.initial(ctx)), { signal, onText });
+          ctx.reply = await deps.streamer.stream(p.to.adapter, p.to.target, runs.request(p, runs.initial(ctx)), {
+            signal,
+            onText,
+          });
           sent = live;
         }
       }

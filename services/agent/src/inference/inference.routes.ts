@@ -1,7 +1,9 @@
 import { Router } from 'express';
+
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
 import type { Logger } from '@platform/logger';
+
 import type { StreamingInference } from './inference-stream.service';
 import { chatBody, sessionMessagesQuery, sessionPath } from './inference.schemas';
 import type { InferenceService } from './inference.service';
@@ -9,7 +11,11 @@ import type { ChatInput } from './inference.types';
 import { createSseWriter } from './sse-writer';
 
 /** /v3/inference routes. */
-export function createInferenceRoutes(service: InferenceService, streaming: StreamingInference, logger: Logger): Router {
+export function createInferenceRoutes(
+  service: InferenceService,
+  streaming: StreamingInference,
+  logger: Logger,
+): Router {
   const r = Router();
 
   r.post('/v3/inference/chat', async (req, res) => {

@@ -1,5 +1,7 @@
 import Joi from 'joi';
+
 import { pageQuery } from '@platform/http';
+
 import { systemPromptVariables } from './prompt-variables.schemas';
 
 /** Webhook payloads become messages, so a message may be as large as the JSON body limit allows. */

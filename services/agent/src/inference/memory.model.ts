@@ -1,4 +1,5 @@
 import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+
 import type { Usage } from './inference.types';
 
 /** One message of a session. Written once (insert-only), never updated: FerretDB updates are not atomic. */

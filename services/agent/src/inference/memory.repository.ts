@@ -1,6 +1,7 @@
 import { mongoose, ownerFilter, type Connection } from '@platform/db';
-import { chatMessageModel, type ChatMessageDoc } from './memory.model';
+
 import type { ChatMessage, Owner, StoredMessage, ToolCallRecord, TurnFinding, Usage } from './inference.types';
+import { chatMessageModel, type ChatMessageDoc } from './memory.model';
 
 /** A finished turn: the user's message and the model's reply. */
 export interface Turn {
@@ -43,14 +44,23 @@ export function createMemoryRepository(conn: Connection) {
     async recent(owner: Owner, agentId: number, sessionId: string, limit: number): Promise<ChatMessage[]> {
       if (limit <= 0) return [];
       const filter = { ...ownerFilter(owner), agent_id: agentId, session_id: sessionId };
-      const docs = await Message.find(filter, { role: 1, content: 1 }).sort(NEWEST_FIRST).limit(limit).lean<ChatMessageDoc[]>();
+      const docs = await Message.find(filter, { role: 1, content: 1 })
+        .sort(NEWEST_FIRST)
+        .limit(limit)
+        .lean<ChatMessageDoc[]>();
       return docs.reverse().map((d) => ({ role: d.role, content: d.content }));
     },
 
     /** Stores both messages of a turn; the reply carries the token usage. */
     async appendTurn(owner: Owner, turn: Turn): Promise<void> {
       const turnId = new mongoose.Types.ObjectId();
-      const base = { ...owner, agent_id: turn.agentId, session_id: turn.sessionId, turn_at: turn.startedAt, turn_id: turnId };
+      const base = {
+        ...owner,
+        agent_id: turn.agentId,
+        session_id: turn.sessionId,
+        turn_at: turn.startedAt,
+        turn_id: turnId,
+      };
       await Message.insertMany([
         { ...base, role: 'user', content: turn.message, seq: 0, created_at: turn.startedAt },
         {

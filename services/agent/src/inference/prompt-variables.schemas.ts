@@ -1,4 +1,5 @@
 import Joi from 'joi';
+
 import { toVariableMap, type VariableItem, type VariableMap } from './prompt-variables';
 
 const MAX_VARIABLES = 200;

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 
@@ -11,7 +12,11 @@ export function createSseWriter(res: Response, logger: Logger) {
   let started = false;
   const write = (chunk: string) => {
     if (!started) {
-      res.status(200).set({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
+      res.status(200).set({
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      });
       res.flushHeaders();
       started = true;
     }

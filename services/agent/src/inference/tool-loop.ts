@@ -41,12 +41,19 @@ export async function runToolLoop(
     usage = add(usage, reply.usage);
     const asked = reply.toolCalls ?? [];
     if (asked.length === 0) return { reply: { text: reply.text, usage }, toolCalls, iterations: n };
-    if (n >= maxIterations) return { reply: { text: reply.text || stoppedText(maxIterations), usage }, toolCalls, iterations: n };
+    if (n >= maxIterations)
+      return { reply: { text: reply.text || stoppedText(maxIterations), usage }, toolCalls, iterations: n };
     messages.push({ role: 'assistant', content: reply.text, toolCalls: asked });
     for (const call of asked) {
       const record = await toolbox.run(call);
       toolCalls.push(record);
-      messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: record.result, isError: record.error !== null });
+      messages.push({
+        role: 'tool',
+        toolCallId: call.id,
+        name: call.name,
+        content: record.result,
+        isError: record.error !== null,
+      });
     }
   }
 }

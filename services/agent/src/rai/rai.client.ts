@@ -2,6 +2,7 @@ import { internalCallHeaders } from '@platform/auth';
 import { ServiceUnavailableError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+
 import type { Owner } from '../agents/agent.types';
 import type { RaiTarget, RaiVerdict } from './rai.types';
 
@@ -14,7 +15,13 @@ export interface RaiClientDeps {
 
 const isVerdict = (v: unknown): v is RaiVerdict => {
   const o = v as Partial<RaiVerdict> | null;
-  return !!o && typeof o.allowed === 'boolean' && typeof o.text === 'string' && Array.isArray(o.violations) && ['allow', 'redact', 'block'].includes(String(o.action));
+  return (
+    !!o &&
+    typeof o.allowed === 'boolean' &&
+    typeof o.text === 'string' &&
+    Array.isArray(o.violations) &&
+    ['allow', 'redact', 'block'].includes(String(o.action))
+  );
 };
 
 /**
@@ -43,10 +50,18 @@ export function createRaiClient({ outbound, target, logger }: RaiClientDeps) {
         });
       if (res.status === 200 && isVerdict(res.data)) return res.data;
       if (res.status === 404) {
-        throw ValidationError.field(['body', 'agent_id'], `RAI policy ${policyId} of the agent's RAI feature not found`, 'policy_not_found');
+        throw ValidationError.field(
+          ['body', 'agent_id'],
+          `RAI policy ${policyId} of the agent's RAI feature not found`,
+          'policy_not_found',
+        );
       }
       if (res.status === 422 && direction === 'input') {
-        throw ValidationError.field(['body', 'message'], 'The message cannot be checked by the RAI policy (too long or invalid)', 'rai_rejected');
+        throw ValidationError.field(
+          ['body', 'message'],
+          'The message cannot be checked by the RAI policy (too long or invalid)',
+          'rai_rejected',
+        );
       }
       throw unavailable('RAI service answered unexpectedly', { status: res.status });
     },

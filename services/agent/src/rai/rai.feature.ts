@@ -1,4 +1,5 @@
 import { ValidationError } from '@platform/errors';
+
 import type { FeatureHandler } from '../inference/features/feature.types';
 import type { InferenceContext } from '../inference/inference.types';
 import type { RaiClient } from './rai.client';
@@ -11,7 +12,11 @@ export const OUTPUT_REFUSAL = 'The answer was withheld: it was blocked by the re
 function policyIdOf(config: Record<string, unknown>): string {
   const id = config.policy_id;
   if (typeof id !== 'string' || id.trim() === '') {
-    throw ValidationError.field(['body', 'agent_id'], "The agent's RAI feature has no config.policy_id", 'policy_missing');
+    throw ValidationError.field(
+      ['body', 'agent_id'],
+      "The agent's RAI feature has no config.policy_id",
+      'policy_missing',
+    );
   }
   return id;
 }
@@ -38,7 +43,11 @@ export function raiFeature(client: RaiClient): FeatureHandler {
       if (verdict.action === 'block') ctx.reply = { text: INPUT_REFUSAL, usage: null };
     },
     async afterModel(ctx, config) {
-      if (!ctx.reply || ctx.findings?.some((f) => f.feature === 'RAI' && f.direction === 'input' && f.action === 'block')) return;
+      if (
+        !ctx.reply ||
+        ctx.findings?.some((f) => f.feature === 'RAI' && f.direction === 'input' && f.action === 'block')
+      )
+        return;
       const policyId = policyIdOf(config);
       const verdict = await client.check(ctx.owner, policyId, ctx.reply.text, 'output');
       note(ctx, 'output', policyId, verdict);

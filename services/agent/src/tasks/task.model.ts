@@ -1,4 +1,5 @@
 import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+
 import type { TaskStatus } from './task.types';
 
 /** An inference task. Its state moves queued → running → completed | failed (running → queued between attempts). */
@@ -36,4 +37,5 @@ const taskSchema = new mongoose.Schema<TaskDoc>(
   { versionKey: false },
 );
 
-export const taskModel = (conn: Connection): Model<TaskDoc> => modelFor(conn, 'InferenceTask', taskSchema, 'inference_tasks');
+export const taskModel = (conn: Connection): Model<TaskDoc> =>
+  modelFor(conn, 'InferenceTask', taskSchema, 'inference_tasks');

@@ -31,7 +31,10 @@ export const taskSchemas = {
   TaskState: {
     type: 'object',
     required: ['task_id', 'status'],
-    properties: { task_id: TASK_ID_SCHEMA, status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] } },
+    properties: {
+      task_id: TASK_ID_SCHEMA,
+      status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] },
+    },
   },
 };
 
@@ -46,7 +49,10 @@ export const taskPaths = {
       responses: responses({
         '202': { description: 'Accepted', ...json({ $ref: '#/components/schemas/TaskAccepted' }) },
         ...notFoundResponse('Agent not found'),
-        '503': { description: 'The task queue or the database is unavailable; nothing was accepted', ...json({ $ref: '#/components/schemas/Error' }) },
+        '503': {
+          description: 'The task queue or the database is unavailable; nothing was accepted',
+          ...json({ $ref: '#/components/schemas/Error' }),
+        },
       }),
     },
   },
@@ -54,7 +60,10 @@ export const taskPaths = {
     get: {
       summary: "A task's state and, once completed, its result",
       parameters: [taskId],
-      responses: responses({ '200': { description: 'The task', ...json({ $ref: '#/components/schemas/Task' }) }, ...notFoundResponse('Task not found') }),
+      responses: responses({
+        '200': { description: 'The task', ...json({ $ref: '#/components/schemas/Task' }) },
+        ...notFoundResponse('Task not found'),
+      }),
     },
   },
   '/v3/inference/task/{task_id}/run': {
@@ -62,11 +71,20 @@ export const taskPaths = {
       summary: 'Run one attempt of a task',
       description: internal,
       parameters: [taskId],
-      requestBody: { required: false, ...json({ type: 'object', properties: { final: { type: 'boolean', description: 'A transient failure now ends the task' } } }) },
+      requestBody: {
+        required: false,
+        ...json({
+          type: 'object',
+          properties: { final: { type: 'boolean', description: 'A transient failure now ends the task' } },
+        }),
+      },
       responses: responses({
         '200': taskState,
         ...notFoundResponse('Task not found'),
-        '502': { description: 'Transient failure; the task is queued again', ...json({ $ref: '#/components/schemas/Error' }) },
+        '502': {
+          description: 'Transient failure; the task is queued again',
+          ...json({ $ref: '#/components/schemas/Error' }),
+        },
       }),
     },
   },
@@ -75,7 +93,11 @@ export const taskPaths = {
       summary: 'End a task the queue gave up on',
       description: internal,
       parameters: [taskId],
-      requestBody: json({ type: 'object', required: ['error'], properties: { error: { type: 'string', minLength: 1, maxLength: 2000 } } }),
+      requestBody: json({
+        type: 'object',
+        required: ['error'],
+        properties: { error: { type: 'string', minLength: 1, maxLength: 2000 } },
+      }),
       responses: responses({ '200': taskState, ...notFoundResponse('Task not found') }),
     },
   },

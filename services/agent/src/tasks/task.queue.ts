@@ -1,5 +1,6 @@
 import type { InferenceTaskJob } from '@platform/agent-client';
 import { addWithin, type Queue } from '@platform/queue';
+
 import type { TaskQueue } from './task.types';
 
 export interface TaskQueueOptions {

@@ -1,12 +1,33 @@
-import { atomicUpdateOne, createExpiry, fromJsonText, iso, ownerFilter, toJsonText, type Connection } from '@platform/db';
+import {
+  atomicUpdateOne,
+  createExpiry,
+  fromJsonText,
+  iso,
+  ownerFilter,
+  toJsonText,
+  type Connection,
+} from '@platform/db';
+
 import { taskModel, type TaskDoc } from './task.model';
 import type { ChatInput, Owner, TaskRecord, TaskView } from './task.types';
 
 function toRecord(d: TaskDoc): TaskRecord {
-  const view: TaskView = { task_id: d._id, status: d.status, created_at: iso(d.created_at)!, updated_at: iso(d.updated_at)! };
+  const view: TaskView = {
+    task_id: d._id,
+    status: d.status,
+    created_at: iso(d.created_at)!,
+    updated_at: iso(d.updated_at)!,
+  };
   if (d.result_json) view.result = fromJsonText(d.result_json) as TaskView['result'];
   if (d.error) view.error = d.error;
-  return { ...view, user_id: d.user_id, org_id: d.org_id, input: fromJsonText(d.input_json) as ChatInput, attempts: d.attempts, expires_at: iso(d.expires_at)! };
+  return {
+    ...view,
+    user_id: d.user_id,
+    org_id: d.org_id,
+    input: fromJsonText(d.input_json) as ChatInput,
+    attempts: d.attempts,
+    expires_at: iso(d.expires_at)!,
+  };
 }
 
 /** Inference tasks in MongoDB, scoped to their owner; expired tasks are as good as gone. */
@@ -15,7 +36,11 @@ export function createTaskRepository(conn: Connection) {
   const expiry = createExpiry(Task, 'expires_at');
   const live = (owner: Owner, id: string, now: Date) => ({ _id: id, ...ownerFilter(owner), expires_at: { $gt: now } });
   const ended = (id: string, owner: Owner, now: Date, set: Partial<TaskDoc>) =>
-    atomicUpdateOne(Task, { ...live(owner, id, now), status: { $in: ['queued', 'running'] } }, { $set: { ...set, updated_at: now } });
+    atomicUpdateOne(
+      Task,
+      { ...live(owner, id, now), status: { $in: ['queued', 'running'] } },
+      { $set: { ...set, updated_at: now } },
+    );
   return {
     async create(owner: Owner, id: string, input: ChatInput, now: Date, keepMs: number): Promise<TaskRecord> {
       const doc: TaskDoc = {

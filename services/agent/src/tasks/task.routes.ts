@@ -1,9 +1,11 @@
 import { Router, type Request } from 'express';
+
 import { isInternalCall, principalOf } from '@platform/auth';
 import { AppError, NotFoundError } from '@platform/errors';
 import { validate } from '@platform/http';
+
 import { chatBody } from '../inference/inference.schemas';
-import { TASK_ID, failBody, runBody } from './task.schemas';
+import { failBody, runBody, TASK_ID } from './task.schemas';
 import type { TaskService } from './task.service';
 import type { ChatInput } from './task.types';
 

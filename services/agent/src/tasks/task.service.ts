@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+
 import { AppError, NotFoundError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
+
 import type { TaskRepository } from './task.repository';
 import type { ChatInput, Owner, TaskQueue, TaskStatus, TaskView } from './task.types';
 
@@ -52,7 +54,9 @@ export function createTaskService(deps: TaskServiceDeps) {
         await deps.queue.add({ task_id: id, ...owner });
       } catch (err) {
         log.warn('task not queued; refused', { task_id: id, err: (err as Error).message });
-        await deps.repo.fail(owner, id, 'not accepted: the task queue was unavailable', deps.clock()).catch(() => undefined);
+        await deps.repo
+          .fail(owner, id, 'not accepted: the task queue was unavailable', deps.clock())
+          .catch(() => undefined);
         throw new ServiceUnavailableError(err, 'Task queue unavailable');
       }
       return { task_id: id, status: 'queued' };

@@ -1,8 +1,9 @@
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
-import type { ModelTool, ToolCall, ToolCallRecord } from './tool-call.types';
+
 import { createArgumentValidator, type ArgumentValidator } from './argument-validator';
 import { callFromArguments } from './remote-call';
+import type { ModelTool, ToolCall, ToolCallRecord } from './tool-call.types';
 import type { ToolService } from './tool.service';
 import type { JsonObject, Owner, ToolRecord } from './tool.types';
 
@@ -56,12 +57,24 @@ export function createAgentToolboxes(deps: { tools: ToolService; logger: Logger;
       // agent service's CPU.
       let validator: ArgumentValidator | undefined;
 
-      async function execute(tool: ToolRecord, args: JsonObject): Promise<{ status: number | null; error: string | null; result: string }> {
+      async function execute(
+        tool: ToolRecord,
+        args: JsonObject,
+      ): Promise<{ status: number | null; error: string | null; result: string }> {
         const problems = (validator ??= createArgumentValidator()).check(tool.tool_id, tool.parameters, args);
-        if (problems.length) return { status: null, error: 'invalid_arguments', result: JSON.stringify({ error: 'invalid arguments', details: problems }) };
+        if (problems.length)
+          return {
+            status: null,
+            error: 'invalid_arguments',
+            result: JSON.stringify({ error: 'invalid arguments', details: problems }),
+          };
         try {
           const res = await deps.tools.call(tool, callFromArguments(tool, args));
-          return { status: res.status_code, error: null, result: JSON.stringify({ status_code: res.status_code, data: res.data }) };
+          return {
+            status: res.status_code,
+            error: null,
+            result: JSON.stringify({ status_code: res.status_code, data: res.data }),
+          };
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
           const detail = typeof err.detail === 'string' ? err.detail : JSON.stringify(err.detail);
@@ -80,7 +93,12 @@ export function createAgentToolboxes(deps: { tools: ToolService; logger: Logger;
             : parsed.error
               ? { status: null, error: 'invalid_arguments', result: JSON.stringify({ error: parsed.error }) }
               : await execute(tool, parsed.value!);
-          deps.logger.info('tool call', { tool_id: tool?.tool_id ?? null, status: outcome.status, error: outcome.error, duration_ms: now() - started });
+          deps.logger.info('tool call', {
+            tool_id: tool?.tool_id ?? null,
+            status: outcome.status,
+            error: outcome.error,
+            duration_ms: now() - started,
+          });
           return {
             id: call.id,
             tool_id: tool?.tool_id ?? null,

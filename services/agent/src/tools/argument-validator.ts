@@ -1,5 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+
 import type { JsonObject } from './tool.types';
 
 /** At most this many problems are reported back to the model for one call. */
@@ -7,7 +8,10 @@ const MAX_REPORTED_ERRORS = 10;
 
 function describe(errors: ErrorObject[] | null | undefined): string[] {
   return (errors ?? []).slice(0, MAX_REPORTED_ERRORS).map((e) => {
-    const extra = e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: unknown }).additionalProperty)})` : '';
+    const extra =
+      e.keyword === 'additionalProperties'
+        ? ` (${String((e.params as { additionalProperty?: unknown }).additionalProperty)})`
+        : '';
     return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${extra}`;
   });
 }
@@ -32,7 +36,9 @@ export function createArgumentValidator() {
         try {
           validate = ajv.compile(schema);
         } catch (err) {
-          return [`the tool's argument schema cannot be checked (${err instanceof Error ? err.message.slice(0, 200) : 'invalid'})`];
+          return [
+            `the tool's argument schema cannot be checked (${err instanceof Error ? err.message.slice(0, 200) : 'invalid'})`,
+          ];
         }
         cache.set(key, validate);
       }

@@ -1,5 +1,6 @@
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+
 import { MAX_DESCRIPTION_CHARS } from './openapi-import';
 import type { Operation } from './tool.types';
 
@@ -22,7 +23,8 @@ function improved(data: unknown): Record<string, unknown> {
   const content = (data as { choices?: { message?: { content?: unknown } }[] } | null)?.choices?.[0]?.message?.content;
   if (typeof content !== 'string') throw new Error('the reply has no message content');
   const parsed: unknown = JSON.parse(content.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/i, '$1'));
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the reply is not a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('the reply is not a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -32,7 +34,9 @@ function improved(data: unknown): Record<string, unknown> {
  */
 export function createDescriptionEnhancer(deps: DescriptionEnhancerDeps) {
   async function ask(apiKey: string, ops: Operation[]): Promise<Record<string, unknown>> {
-    const listing = Object.fromEntries(ops.map((o) => [o.key, { method: o.method.toUpperCase(), path: o.path, description: o.description }]));
+    const listing = Object.fromEntries(
+      ops.map((o) => [o.key, { method: o.method.toUpperCase(), path: o.path, description: o.description }]),
+    );
     const res = await deps.outbound.request({
       url: `${deps.baseUrl.replace(/\/+$/, '')}/chat/completions`,
       method: 'POST',
@@ -59,7 +63,9 @@ export function createDescriptionEnhancer(deps: DescriptionEnhancerDeps) {
         const better = await ask(apiKey, ops);
         return ops.map((o) => {
           const d = better[o.key];
-          return typeof d === 'string' && d.trim() !== '' ? { ...o, description: d.trim().slice(0, MAX_DESCRIPTION_CHARS) } : o;
+          return typeof d === 'string' && d.trim() !== ''
+            ? { ...o, description: d.trim().slice(0, MAX_DESCRIPTION_CHARS) }
+            : o;
         });
       } catch (err) {
         const reason = (err instanceof Error ? err.message : String(err)).split(apiKey).join('***').slice(0, 300);

@@ -1,5 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+
 import { ValidationError } from '@platform/errors';
+
 import { argumentsSchema } from './operation-schema';
 import { HTTP_METHODS, type JsonObject, type Operation } from './tool.types';
 
@@ -13,7 +15,10 @@ const SCHEMA_LOC = ['body', 'openapi_schema'];
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Where the first `$ref` that leaves the document is (a `$ref` not starting with `#`), or null. */
-export function findExternalRef(value: unknown, at: (string | number)[] = []): { loc: (string | number)[]; ref: string } | null {
+export function findExternalRef(
+  value: unknown,
+  at: (string | number)[] = [],
+): { loc: (string | number)[]; ref: string } | null {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const found = findExternalRef(value[i], [...at, i]);
@@ -37,7 +42,11 @@ export function findExternalRef(value: unknown, at: (string | number)[] = []): {
 async function dereference(doc: JsonObject): Promise<JsonObject> {
   const external = findExternalRef(doc);
   if (external) {
-    throw ValidationError.field([...SCHEMA_LOC, ...external.loc], `External $ref "${external.ref.slice(0, 200)}" is not allowed: only references inside the document (#/...)`, 'external_ref');
+    throw ValidationError.field(
+      [...SCHEMA_LOC, ...external.loc],
+      `External $ref "${external.ref.slice(0, 200)}" is not allowed: only references inside the document (#/...)`,
+      'external_ref',
+    );
   }
   try {
     return (await SwaggerParser.validate(structuredClone(doc) as never, {
@@ -46,11 +55,19 @@ async function dereference(doc: JsonObject): Promise<JsonObject> {
     })) as unknown as JsonObject;
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
-    throw ValidationError.field(SCHEMA_LOC, `Not a valid OpenAPI 3.0, 3.1 or Swagger 2.0 document: ${msg.slice(0, 1000)}`, 'openapi_invalid');
+    throw ValidationError.field(
+      SCHEMA_LOC,
+      `Not a valid OpenAPI 3.0, 3.1 or Swagger 2.0 document: ${msg.slice(0, 1000)}`,
+      'openapi_invalid',
+    );
   }
 }
 
-const sanitise = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '');
+const sanitise = (s: string) =>
+  s
+    .replace(/[^A-Za-z0-9_.-]+/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^_|_$/g, '');
 
 /** The tool id's last part: the operationId, else `<method>_<path>`, made safe for paths and function names. */
 function keyOf(method: string, path: string, operationId: unknown): string {
@@ -77,7 +94,14 @@ function operationsOf(doc: JsonObject): Operation[] {
       for (let n = 2; used.has(key); n++) key = `${keyOf(method, path, op.operationId)}_${n}`;
       used.add(key);
       const operationId = typeof op.operationId === 'string' ? op.operationId : null;
-      out.push({ key, method, path, operationId, description: describe(method, path, op), parameters: argumentsSchema(item, op) });
+      out.push({
+        key,
+        method,
+        path,
+        operationId,
+        description: describe(method, path, op),
+        parameters: argumentsSchema(item, op),
+      });
     }
   }
   return out;
@@ -86,9 +110,14 @@ function operationsOf(doc: JsonObject): Operation[] {
 /** The operations of an OpenAPI 3.0 / 3.1 or Swagger 2.0 document; 422 when it is invalid, external or too large. */
 export async function importOperations(doc: JsonObject): Promise<Operation[]> {
   const operations = operationsOf(await dereference(doc));
-  if (operations.length === 0) throw ValidationError.field([...SCHEMA_LOC, 'paths'], 'The document has no operations', 'openapi_empty');
+  if (operations.length === 0)
+    throw ValidationError.field([...SCHEMA_LOC, 'paths'], 'The document has no operations', 'openapi_empty');
   if (operations.length > MAX_OPERATIONS) {
-    throw ValidationError.field([...SCHEMA_LOC, 'paths'], `The document has ${operations.length} operations; at most ${MAX_OPERATIONS} per tool set`, 'too_long');
+    throw ValidationError.field(
+      [...SCHEMA_LOC, 'paths'],
+      `The document has ${operations.length} operations; at most ${MAX_OPERATIONS} per tool set`,
+      'too_long',
+    );
   }
   return operations;
 }

@@ -27,7 +27,11 @@ export function withoutRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutRefs);
   if (!isObject(value)) return value;
   if (typeof value.$ref === 'string') return {};
-  return Object.fromEntries(Object.entries(value).filter(([k]) => !LOCATING_KEYS.has(k)).map(([k, v]) => [k, withoutRefs(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => !LOCATING_KEYS.has(k))
+      .map(([k, v]) => [k, withoutRefs(v)]),
+  );
 }
 
 /** The JSON schema of a content map: its JSON media type, else the first one. */
@@ -35,7 +39,7 @@ function contentSchema(content: Record<string, { schema?: JsonObject }> | undefi
   if (!content) return undefined;
   const types = Object.keys(content);
   const chosen = types.find((t) => /json/i.test(t)) ?? types[0];
-  return chosen ? content[chosen]?.schema ?? {} : undefined;
+  return chosen ? (content[chosen]?.schema ?? {}) : undefined;
 }
 
 /** One parameter's schema: OpenAPI 3 `schema` or `content`; Swagger 2 keeps type, format, enum... on the parameter. */
@@ -60,11 +64,16 @@ function formBody(params: Parameter[]): JsonObject | undefined {
   const fields = params.filter((p) => p.in === 'formData');
   if (fields.length === 0) return undefined;
   const required = fields.filter((p) => p.required).map((p) => p.name);
-  return { type: 'object', properties: Object.fromEntries(fields.map((p) => [p.name, parameterSchema(p)])), ...(required.length ? { required } : {}) };
+  return {
+    type: 'object',
+    properties: Object.fromEntries(fields.map((p) => [p.name, parameterSchema(p)])),
+    ...(required.length ? { required } : {}),
+  };
 }
 
 function bodyOf(op: JsonObject, params: Parameter[]): { schema: JsonObject; required: boolean } | undefined {
-  const requestBody = op.requestBody as { content?: Record<string, { schema?: JsonObject }>; required?: boolean } | undefined;
+  const requestBody = op.requestBody as
+    { content?: Record<string, { schema?: JsonObject }>; required?: boolean } | undefined;
   const oas3 = contentSchema(requestBody?.content);
   if (oas3) return { schema: oas3, required: requestBody?.required === true };
   const swagger2 = params.find((p) => p.in === 'body');

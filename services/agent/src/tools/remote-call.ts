@@ -1,4 +1,5 @@
 import { ValidationError } from '@platform/errors';
+
 import { documentBaseUrl } from './openapi-import';
 import { ARGUMENT_GROUPS } from './operation-schema';
 import type { HttpMethod, JsonObject, RemoteCall, ToolRecord } from './tool.types';
@@ -65,8 +66,10 @@ export function searchToQuery(search: URLSearchParams): Record<string, string | 
 
 /** The model's arguments (already validated against the tool's schema) as a call to the tool's own operation. */
 export function callFromArguments(tool: ToolRecord, args: JsonObject): RemoteCall {
-  const group = (name: string) => (isObject(args[name]) ? (args[name]) : {});
-  const headers = Object.fromEntries(Object.entries(group(ARGUMENT_GROUPS.header)).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  const group = (name: string) => (isObject(args[name]) ? args[name] : {});
+  const headers = Object.fromEntries(
+    Object.entries(group(ARGUMENT_GROUPS.header)).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
   return {
     method: tool.method,
     path: fillPath(tool.path, group(ARGUMENT_GROUPS.path)),
@@ -89,7 +92,8 @@ export function withDefaults(tool: ToolRecord, defaultHeaders: Record<string, st
   else if (body === undefined && !BODYLESS.has(call.method) && Object.keys(defaults).length > 0) body = { ...defaults };
   const headers: Record<string, string> = { ...defaultHeaders };
   for (const [k, v] of Object.entries(call.headers)) {
-    for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
+    for (const existing of Object.keys(headers))
+      if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
     headers[k] = v;
   }
   return { ...call, query: { ...toQuery(tool.default_query_params), ...call.query }, headers, body };

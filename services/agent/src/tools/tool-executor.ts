@@ -7,6 +7,7 @@ import {
   OutboundTooLargeError,
   type OutboundClient,
 } from '@platform/outbound';
+
 import { urlOf } from './remote-call';
 import type { ExecuteResult, RemoteCall } from './tool.types';
 

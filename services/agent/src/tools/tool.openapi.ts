@@ -6,7 +6,13 @@ const paging = [
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
 ];
 const message = { type: 'object', properties: { message: { type: 'string' } } };
-const toolId = { name: 'tool_id', in: 'path', required: true, schema: { type: 'string' }, description: 'openapi-<tool_set_name>-<operationId or method_path>' };
+const toolId = {
+  name: 'tool_id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: 'openapi-<tool_set_name>-<operationId or method_path>',
+};
 const toolNotFound = notFoundResponse('Tool not found');
 const toolList = { '200': { description: '{tools, total}', ...json({ $ref: '#/components/schemas/ToolList' }) } };
 const objectOf = (description: string) => ({ type: 'object', additionalProperties: true, description });
@@ -37,7 +43,10 @@ export const toolSchemas = {
       default_body_params: objectOf('Merged under the JSON body of each call.'),
       endpoint_defaults: { type: 'object', properties: { base_url: { type: 'string', format: 'uri' } } },
       enhance_descriptions: { type: 'boolean', default: false },
-      openai_api_key: { type: ['string', 'null'], description: 'Key for enhance_descriptions; used once, never stored.' },
+      openai_api_key: {
+        type: ['string', 'null'],
+        description: 'Key for enhance_descriptions; used once, never stored.',
+      },
     },
   },
   ToolUpdate: {
@@ -60,13 +69,23 @@ export const toolSchemas = {
       openapi_schema: { type: 'object', description: 'The document the tool set was made from' },
       paths: { type: 'object', description: "The document's path item of this tool's own operation" },
       parameters: { type: 'object', description: 'JSON Schema of the arguments the model gives' },
-      default_headers: { type: 'object', additionalProperties: { type: 'string', enum: ['***'] }, description: 'Names only; values masked' },
+      default_headers: {
+        type: 'object',
+        additionalProperties: { type: 'string', enum: ['***'] },
+        description: 'Names only; values masked',
+      },
       default_query_params: { type: 'object' },
       default_body_params: { type: 'object' },
       endpoint_defaults: { type: 'object' },
     },
   },
-  ToolList: { type: 'object', properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/ToolListItem' } }, total: { type: 'integer' } } },
+  ToolList: {
+    type: 'object',
+    properties: {
+      tools: { type: 'array', items: { $ref: '#/components/schemas/ToolListItem' } },
+      total: { type: 'integer' },
+    },
+  },
   ToolCatalog: {
     type: 'object',
     properties: {
@@ -82,7 +101,10 @@ export const toolSchemas = {
             name: { type: 'string' },
             description: { type: 'string' },
             enabled: { type: 'boolean' },
-            meta_data: { type: 'object', properties: { tool_set_name: { type: 'string' }, method: { type: 'string' }, path: { type: 'string' } } },
+            meta_data: {
+              type: 'object',
+              properties: { tool_set_name: { type: 'string' }, method: { type: 'string' }, path: { type: 'string' } },
+            },
           },
         },
       },
@@ -91,15 +113,28 @@ export const toolSchemas = {
   BulkDeleteBody: {
     type: 'object',
     required: ['tool_ids'],
-    properties: { tool_ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 300 } } },
+    properties: {
+      tool_ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 300 } },
+    },
   },
   BulkDeleteResult: {
     type: 'object',
-    properties: { deleted: { type: 'integer' }, not_found: { type: 'array', items: { type: 'string' }, description: 'Requested ids matching none of the caller’s tools' } },
+    properties: {
+      deleted: { type: 'integer' },
+      not_found: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Requested ids matching none of the caller’s tools',
+      },
+    },
   },
   ExecuteResult: {
     type: 'object',
-    properties: { status_code: { type: 'integer' }, headers: { type: 'object' }, data: { description: 'JSON, or text' } },
+    properties: {
+      status_code: { type: 'integer' },
+      headers: { type: 'object' },
+      data: { description: 'JSON, or text' },
+    },
   },
 };
 
@@ -109,44 +144,88 @@ export const toolPaths = {
       summary: 'Import a tool set: one tool per operation',
       requestBody: json({ $ref: '#/components/schemas/ToolSetBody' }),
       responses: responses({
-        '201': { description: 'One tool per operation', ...json({ type: 'object', required: ['tool_ids'], properties: { tool_ids: { type: 'array', items: { type: 'string' } } } }) }, '409': { description: 'A set of that name exists', ...json({ $ref: '#/components/schemas/Error' }) } }),
+        '201': {
+          description: 'One tool per operation',
+          ...json({
+            type: 'object',
+            required: ['tool_ids'],
+            properties: { tool_ids: { type: 'array', items: { type: 'string' } } },
+          }),
+        },
+        '409': { description: 'A set of that name exists', ...json({ $ref: '#/components/schemas/Error' }) },
+      }),
     },
     get: { summary: "List the caller's tools", parameters: paging, responses: responses(toolList) },
   },
   '/v3/tools/all/user': {
-    get: { summary: "List the caller's tools (same as GET /v3/tools/)", parameters: paging, responses: responses(toolList) },
+    get: {
+      summary: "List the caller's tools (same as GET /v3/tools/)",
+      parameters: paging,
+      responses: responses(toolList),
+    },
   },
   '/v3/tools/bulk-delete': {
     post: {
       summary: "Delete several of the caller's tools",
       requestBody: json({ $ref: '#/components/schemas/BulkDeleteBody' }),
-      responses: responses({ '200': { description: 'Deleted count and the ids not found', ...json({ $ref: '#/components/schemas/BulkDeleteResult' }) } }),
+      responses: responses({
+        '200': {
+          description: 'Deleted count and the ids not found',
+          ...json({ $ref: '#/components/schemas/BulkDeleteResult' }),
+        },
+      }),
     },
   },
   '/v3/providers/tools/all': {
     get: {
       summary: "The caller's tools as a provider catalog",
       parameters: paging,
-      responses: responses({ '200': { description: '{tools, total}', ...json({ $ref: '#/components/schemas/ToolCatalog' }) } }),
+      responses: responses({
+        '200': { description: '{tools, total}', ...json({ $ref: '#/components/schemas/ToolCatalog' }) },
+      }),
     },
   },
   '/v3/tools/openapi/{tool_id}': {
-    get: { summary: 'Tool info: {id, name, openapi_schema, paths} and settings', parameters: [toolId], responses: responses({ '200': { description: 'Tool', ...json({ $ref: '#/components/schemas/ToolInfo' }) }, ...toolNotFound }) },
+    get: {
+      summary: 'Tool info: {id, name, openapi_schema, paths} and settings',
+      parameters: [toolId],
+      responses: responses({
+        '200': { description: 'Tool', ...json({ $ref: '#/components/schemas/ToolInfo' }) },
+        ...toolNotFound,
+      }),
+    },
   },
   '/v3/tools/openapi/{tool_id}/execute': {
     post: {
       summary: 'Call one of the document’s operations',
       parameters: [
         toolId,
-        { name: 'path', in: 'query', required: true, schema: { type: 'string' }, description: 'A path of the document, values filled in; may carry a query string.' },
-        { name: 'method', in: 'query', required: true, schema: { type: 'string', enum: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] } },
+        {
+          name: 'path',
+          in: 'query',
+          required: true,
+          schema: { type: 'string' },
+          description: 'A path of the document, values filled in; may carry a query string.',
+        },
+        {
+          name: 'method',
+          in: 'query',
+          required: true,
+          schema: { type: 'string', enum: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'] },
+        },
       ],
       requestBody: { required: false, ...json({ type: 'object' }) },
       responses: responses({
-        '200': { description: 'The remote answer, whatever its status', ...json({ $ref: '#/components/schemas/ExecuteResult' }) },
+        '200': {
+          description: 'The remote answer, whatever its status',
+          ...json({ $ref: '#/components/schemas/ExecuteResult' }),
+        },
         ...toolNotFound,
         '409': { description: 'Tool is disabled', ...json({ $ref: '#/components/schemas/Error' }) },
-        '502': { description: 'Unreachable, refused, timed out or too large', ...json({ $ref: '#/components/schemas/Error' }) },
+        '502': {
+          description: 'Unreachable, refused, timed out or too large',
+          ...json({ $ref: '#/components/schemas/Error' }),
+        },
       }),
     },
   },
@@ -154,7 +233,10 @@ export const toolPaths = {
     get: {
       summary: 'Same as /v3/tools/openapi/{tool_id}',
       parameters: [toolId],
-      responses: responses({ '200': { description: 'Tool', ...json({ $ref: '#/components/schemas/ToolInfo' }) }, ...toolNotFound }),
+      responses: responses({
+        '200': { description: 'Tool', ...json({ $ref: '#/components/schemas/ToolInfo' }) },
+        ...toolNotFound,
+      }),
     },
     put: {
       summary: 'Update the given fields',
@@ -167,6 +249,10 @@ export const toolPaths = {
       parameters: [toolId, { name: 'enabled', in: 'query', required: true, schema: { type: 'boolean' } }],
       responses: responses({ '200': { description: 'Toggled', ...json(message) }, ...toolNotFound }),
     },
-    delete: { summary: 'Delete a tool', parameters: [toolId], responses: responses({ '204': { description: 'Deleted' }, ...toolNotFound }) },
+    delete: {
+      summary: 'Delete a tool',
+      parameters: [toolId],
+      responses: responses({ '204': { description: 'Deleted' }, ...toolNotFound }),
+    },
   },
 };

@@ -1,4 +1,5 @@
 import { atomicUpdateOne, findPage, isDuplicateKeyError, mongoose, ownerFilter, type Connection } from '@platform/db';
+
 import { toolModel, type ToolDoc } from './tool.model';
 import type { HttpMethod, NewTool, Owner, ToolChanges, ToolRecord } from './tool.types';
 
@@ -57,7 +58,12 @@ export function createToolRepository(conn: Connection) {
     },
     /** Inserts a whole set; false (and nothing kept) when one of its ids already exists for the owner. */
     async createMany(owner: Owner, tools: NewTool[], now: Date): Promise<boolean> {
-      const docs = tools.map((t) => ({ _id: new mongoose.Types.ObjectId(), ...toStored(t), ...owner, created_at: now }));
+      const docs = tools.map((t) => ({
+        _id: new mongoose.Types.ObjectId(),
+        ...toStored(t),
+        ...owner,
+        created_at: now,
+      }));
       try {
         await Tool.insertMany(docs, { ordered: true });
         return true;
@@ -79,7 +85,12 @@ export function createToolRepository(conn: Connection) {
       const filter = { ...ownerFilter(owner), $or: [{ tool_id: { $in: refs } }, { tool_set_name: { $in: refs } }] };
       return (await Tool.find(filter).sort({ created_at: 1, _id: 1 }).lean<ToolDoc[]>()).map(toRecord);
     },
-    async update(owner: Owner, toolId: string, changes: ToolChanges & { enabled?: boolean }, now: Date): Promise<ToolRecord | null> {
+    async update(
+      owner: Owner,
+      toolId: string,
+      changes: ToolChanges & { enabled?: boolean },
+      now: Date,
+    ): Promise<ToolRecord | null> {
       const d = await atomicUpdateOne(Tool, scoped(owner, toolId), { $set: { ...toStored(changes), updated_at: now } });
       return d ? toRecord(d) : null;
     },

@@ -1,7 +1,18 @@
 import { Router, type RequestHandler } from 'express';
+
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
-import { bulkDeleteBody, createBody, executeBody, executeQuery, listQuery, toggleQuery, toolIdPath, updateBody } from './tool.schemas';
+
+import {
+  bulkDeleteBody,
+  createBody,
+  executeBody,
+  executeQuery,
+  listQuery,
+  toggleQuery,
+  toolIdPath,
+  updateBody,
+} from './tool.schemas';
 import type { ToolService } from './tool.service';
 import type { HttpMethod, ToolCatalogItem, ToolListItem, ToolSetInput, ToolUpdate } from './tool.types';
 import { catalogItem, detail, listItem } from './tool.views';

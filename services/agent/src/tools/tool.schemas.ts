@@ -1,19 +1,32 @@
 import Joi from 'joi';
+
 import { pageQuery } from '@platform/http';
+
 import { HTTP_METHODS } from './tool.types';
 
 /** Most default headers, query or body parameters a tool keeps. */
 export const MAX_DEFAULT_ENTRIES = 50;
 
-const headerName = Joi.string().pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/).max(200);
+const headerName = Joi.string()
+  .pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/)
+  .max(200);
 const defaultHeaders = Joi.object().pattern(headerName, Joi.string().max(8192)).max(MAX_DEFAULT_ENTRIES);
 const defaultParams = Joi.object().unknown(true).max(MAX_DEFAULT_ENTRIES);
-const endpointDefaults = Joi.object({ base_url: Joi.string().uri({ scheme: ['http', 'https'] }).max(2048).allow(null) }).unknown(true);
+const endpointDefaults = Joi.object({
+  base_url: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .max(2048)
+    .allow(null),
+}).unknown(true);
 const nullable = <T extends Joi.Schema>(s: T) => s.allow(null).empty(null);
 
 /** Body of POST /v3/tools/. */
 export const createBody = Joi.object({
-  tool_set_name: Joi.string().pattern(/^[a-z0-9_]+$/).min(1).max(100).required(),
+  tool_set_name: Joi.string()
+    .pattern(/^[a-z0-9_]+$/)
+    .min(1)
+    .max(100)
+    .required(),
   openapi_schema: Joi.object().unknown(true).required(),
   default_headers: nullable(defaultHeaders).default({}),
   default_query_params: nullable(defaultParams).default({}),

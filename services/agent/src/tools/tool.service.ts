@@ -1,12 +1,25 @@
 import { ConflictError, NotFoundError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import { MASK, openValues, type SecretBox } from '@platform/secrets';
+
 import type { DescriptionEnhancer } from './description-enhancer';
 import { importOperations } from './openapi-import';
 import { baseUrlOf, matchPath, searchToQuery, withDefaults } from './remote-call';
 import type { ToolExecutor } from './tool-executor';
 import type { ToolRepository } from './tool.repository';
-import type { BulkDeleteResult, ExecuteResult, HttpMethod, NewTool, Operation, Owner, RemoteCall, ToolChanges, ToolRecord, ToolSetInput, ToolUpdate } from './tool.types';
+import type {
+  BulkDeleteResult,
+  ExecuteResult,
+  HttpMethod,
+  NewTool,
+  Operation,
+  Owner,
+  RemoteCall,
+  ToolChanges,
+  ToolRecord,
+  ToolSetInput,
+  ToolUpdate,
+} from './tool.types';
 
 export interface ToolServiceDeps {
   repo: ToolRepository;
@@ -26,7 +39,9 @@ export function createToolService(deps: ToolServiceDeps) {
 
   /** Header values sealed; a masked value (`***`, as read back) keeps the value already stored under that name. */
   function sealHeaders(headers: Record<string, string>, stored: Record<string, string> = {}): Record<string, string> {
-    return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v === MASK && stored[k] ? stored[k] : box.encrypt(v)]));
+    return Object.fromEntries(
+      Object.entries(headers).map(([k, v]) => [k, v === MASK && stored[k] ? stored[k] : box.encrypt(v)]),
+    );
   }
 
   function toolOf(setName: string, op: Operation, input: ToolSetInput, sealed: Record<string, string>): NewTool {
@@ -61,7 +76,12 @@ export function createToolService(deps: ToolServiceDeps) {
       ? ops.find((o) => o.operationId === tool.operation_id)
       : ops.find((o) => o.method === tool.method && o.path === tool.path);
     const what = tool.operation_id ? `operationId "${tool.operation_id}"` : `${tool.method.toUpperCase()} ${tool.path}`;
-    if (!op) throw ValidationError.field(['body', 'openapi_schema'], `The document has no ${what}, the operation of this tool`, 'operation_missing');
+    if (!op)
+      throw ValidationError.field(
+        ['body', 'openapi_schema'],
+        `The document has no ${what}, the operation of this tool`,
+        'operation_missing',
+      );
     return op;
   }
 
@@ -76,11 +96,14 @@ export function createToolService(deps: ToolServiceDeps) {
       const setName = setNameOf(input.tool_set_name);
       if (await repo.setExists(owner, setName)) throw new ConflictError(`Tool set ${setName} already exists`);
       let ops = await importOperations(input.openapi_schema);
-      if (input.enhance_descriptions && input.openai_api_key) ops = await deps.enhancer.enhance(input.openai_api_key, ops);
-      else if (input.enhance_descriptions) deps.logger.warn('tool description enhancement skipped: no openai_api_key', { tool_set_name: setName });
+      if (input.enhance_descriptions && input.openai_api_key)
+        ops = await deps.enhancer.enhance(input.openai_api_key, ops);
+      else if (input.enhance_descriptions)
+        deps.logger.warn('tool description enhancement skipped: no openai_api_key', { tool_set_name: setName });
       const sealed = sealHeaders(input.default_headers);
       const tools = ops.map((op) => toolOf(setName, op, input, sealed));
-      if (!(await repo.createMany(owner, tools, deps.clock()))) throw new ConflictError(`Tool set ${setName} already exists`);
+      if (!(await repo.createMany(owner, tools, deps.clock())))
+        throw new ConflictError(`Tool set ${setName} already exists`);
       return tools.map((t) => t.tool_id);
     },
 
@@ -94,7 +117,13 @@ export function createToolService(deps: ToolServiceDeps) {
       if (headers) changes.default_headers_sealed = sealHeaders(headers, tool.default_headers_sealed);
       if (doc) {
         const op = await reimport(tool, doc);
-        Object.assign(changes, { openapi_schema: doc, parameters: op.parameters, method: op.method, path: op.path, description: update.description ?? op.description });
+        Object.assign(changes, {
+          openapi_schema: doc,
+          parameters: op.parameters,
+          method: op.method,
+          path: op.path,
+          description: update.description ?? op.description,
+        });
       }
       if (!(await repo.update(owner, toolId, changes, deps.clock()))) throw new NotFoundError('Tool');
     },
@@ -116,14 +145,28 @@ export function createToolService(deps: ToolServiceDeps) {
     },
 
     /** The execute route: `path` (with any query string) must match one of the document's paths for `method`. */
-    async execute(owner: Owner, toolId: string, req: { path: string; method: HttpMethod; body?: unknown }): Promise<ExecuteResult> {
+    async execute(
+      owner: Owner,
+      toolId: string,
+      req: { path: string; method: HttpMethod; body?: unknown },
+    ): Promise<ExecuteResult> {
       const tool = await getOrThrow(owner, toolId);
       if (!tool.enabled) throw new ConflictError('Tool is disabled');
       const url = new URL(req.path, 'http://path.invalid');
       if (!matchPath(tool.openapi_schema, req.method, url.pathname)) {
-        throw ValidationError.field(['query', 'path'], `${req.method.toUpperCase()} ${url.pathname} matches no path of the tool's OpenAPI document`, 'path_not_in_schema');
+        throw ValidationError.field(
+          ['query', 'path'],
+          `${req.method.toUpperCase()} ${url.pathname} matches no path of the tool's OpenAPI document`,
+          'path_not_in_schema',
+        );
       }
-      return call(tool, { method: req.method, path: url.pathname, query: searchToQuery(url.searchParams), headers: {}, body: req.body });
+      return call(tool, {
+        method: req.method,
+        path: url.pathname,
+        query: searchToQuery(url.searchParams),
+        headers: {},
+        body: req.body,
+      });
     },
 
     call,

@@ -69,7 +69,18 @@ export interface ToolRecord extends NewTool, Owner {
 
 /** The stored fields PUT may change (header values sealed). */
 export type ToolChanges = Partial<
-  Pick<NewTool, 'description' | 'method' | 'path' | 'default_headers_sealed' | 'default_query_params' | 'default_body_params' | 'endpoint_defaults' | 'openapi_schema' | 'parameters'>
+  Pick<
+    NewTool,
+    | 'description'
+    | 'method'
+    | 'path'
+    | 'default_headers_sealed'
+    | 'default_query_params'
+    | 'default_body_params'
+    | 'endpoint_defaults'
+    | 'openapi_schema'
+    | 'parameters'
+  >
 >;
 
 /** One call to the remote API, after defaults are merged. */

@@ -1,9 +1,11 @@
 import { MASK } from '@platform/secrets';
+
 import type { JsonObject, ToolCatalogItem, ToolListItem, ToolRecord } from './tool.types';
 
 /** Tool sets are stored as `openapi-<tool_set_name>`; clients get back the name they sent. */
 const SET_PREFIX = 'openapi-';
-export const sentSetName = (stored: string) => (stored.startsWith(SET_PREFIX) ? stored.slice(SET_PREFIX.length) : stored);
+export const sentSetName = (stored: string) =>
+  stored.startsWith(SET_PREFIX) ? stored.slice(SET_PREFIX.length) : stored;
 
 /** A tool in the list: what it calls and whether it is enabled. */
 export function listItem(t: ToolRecord): ToolListItem {

@@ -1,4 +1,5 @@
 import { chromium, type Browser, type Route } from 'playwright-core';
+
 import type { OutboundClient } from '@platform/outbound';
 
 /** Renders fetched HTML in Chromium so that text written by JavaScript is there to read. */
@@ -37,7 +38,13 @@ const ARGS = [
  */
 export function createBrowserRenderer(deps: BrowserRendererDeps): BrowserRenderer {
   let browser: Promise<Browser> | null = null;
-  const launch = () => (browser ??= chromium.launch({ executablePath: deps.executablePath, args: ARGS, headless: true, timeout: deps.timeoutMs }));
+  const launch = () =>
+    (browser ??= chromium.launch({
+      executablePath: deps.executablePath,
+      args: ARGS,
+      headless: true,
+      timeout: deps.timeoutMs,
+    }));
 
   async function proxy(route: Route, main: { url: string; html: string }): Promise<void> {
     const req = route.request();
@@ -64,7 +71,11 @@ export function createBrowserRenderer(deps: BrowserRendererDeps): BrowserRendere
   return {
     async render(url, html, waitSecs) {
       const b = await launch();
-      const context = await b.newContext({ serviceWorkers: 'block', userAgent: deps.userAgent, acceptDownloads: false });
+      const context = await b.newContext({
+        serviceWorkers: 'block',
+        userAgent: deps.userAgent,
+        acceptDownloads: false,
+      });
       try {
         const page = await context.newPage();
         await page.routeWebSocket(/.*/, (ws) => ws.close());

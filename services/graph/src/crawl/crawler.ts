@@ -1,8 +1,10 @@
 import { BasicCrawler, Configuration, log, type BasicCrawlingContext } from '@crawlee/basic';
+
 import type { OutboundClient } from '@platform/outbound';
+
 import { extractContent } from '../pipeline/main-text';
 import type { BrowserRenderer } from './browser-renderer';
-import type { CrawlError, CrawlLimits, CrawlOptions, CrawlSummary, CrawledPage } from './crawl.types';
+import type { CrawledPage, CrawlError, CrawlLimits, CrawlOptions, CrawlSummary } from './crawl.types';
 import { createPageFetcher } from './page-fetcher';
 import { createRobotsRules } from './robots';
 import { canonicalUrl, sameSite } from './url';
@@ -40,7 +42,11 @@ export function createCrawler(deps: CrawlerDeps) {
   const { limits } = deps;
   return async function crawl(opts: CrawlOptions, hooks: CrawlHooks): Promise<CrawlSummary> {
     const { onPage, onError, signal } = hooks;
-    const robots = createRobotsRules({ outbound: deps.outbound, userAgent: limits.userAgent, timeoutMs: limits.pageTimeoutMs });
+    const robots = createRobotsRules({
+      outbound: deps.outbound,
+      userAgent: limits.userAgent,
+      timeoutMs: limits.pageTimeoutMs,
+    });
     const starts = opts.urls.map((u) => canonicalUrl(u)).filter((u): u is string => u !== null);
     const onSite = (url: string) => starts.some((s) => sameSite(url, s));
     const errors: CrawlError[] = [];
@@ -75,7 +81,8 @@ export function createCrawler(deps: CrawlerDeps) {
       const got = await fetchPage(request.url);
       if (!got.ok) return fail(request.url, got.reason);
       let html = got.html;
-      if (opts.crawlerType === 'playwright:chromium') html = await deps.browser().render(got.url, got.html, opts.dynamicWaitSecs);
+      if (opts.crawlerType === 'playwright:chromium')
+        html = await deps.browser().render(got.url, got.html, opts.dynamicWaitSecs);
       const content = extractContent(html);
       const finalUrl = canonicalUrl(got.url) ?? request.url;
       const declared = content.canonical ? canonicalUrl(content.canonical, finalUrl) : null;

@@ -31,7 +31,8 @@ export function createPageFetcher(deps: PageFetcherDeps) {
         maxRedirects: MAX_REDIRECTS,
       });
     } catch (err) {
-      if (err instanceof OutboundTooLargeError) return { ok: false, reason: `page larger than ${deps.pageMaxBytes} bytes` };
+      if (err instanceof OutboundTooLargeError)
+        return { ok: false, reason: `page larger than ${deps.pageMaxBytes} bytes` };
       return { ok: false, reason: (err as Error).message };
     }
     if (res.url !== url) {
@@ -40,7 +41,8 @@ export function createPageFetcher(deps: PageFetcherDeps) {
     }
     if (res.status !== 200) return { ok: false, reason: `HTTP ${res.status}` };
     const type = res.headers['content-type'] ?? '';
-    if (type && !/text\/html|application\/xhtml\+xml/i.test(type)) return { ok: false, reason: `not HTML (${type.slice(0, 100)})` };
+    if (type && !/text\/html|application\/xhtml\+xml/i.test(type))
+      return { ok: false, reason: `not HTML (${type.slice(0, 100)})` };
     return { ok: true, url: res.url, html: res.text };
   };
 }

@@ -14,7 +14,9 @@ export function canonicalUrl(raw: string, base?: string): string | null {
   u.hash = '';
   u.username = '';
   u.password = '';
-  const params = [...u.searchParams.entries()].filter(([k]) => !TRACKING.test(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const params = [...u.searchParams.entries()]
+    .filter(([k]) => !TRACKING.test(k))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   u.search = new URLSearchParams(params).toString();
   if (u.pathname === '') u.pathname = '/';
   return u.href;

@@ -106,7 +106,10 @@ const relationSchema = new mongoose.Schema<RelationDoc>(
 relationSchema.index({ rag_id: 1 });
 relationSchema.index({ rag_id: 1, url: 1 });
 
-const revisionSchema = new mongoose.Schema<RevisionDoc>({ _id: { type: String, required: true }, revision: { type: Number, required: true } }, { versionKey: false });
+const revisionSchema = new mongoose.Schema<RevisionDoc>(
+  { _id: { type: String, required: true }, revision: { type: Number, required: true } },
+  { versionKey: false },
+);
 
 export const graphModels = (conn: Connection) => ({
   Page: modelFor(conn, 'GraphPage', pageSchema, 'graph_pages') as Model<PageDoc>,

@@ -1,4 +1,5 @@
 import type { Connection } from '@platform/db';
+
 import { graphModels, type ChunkDoc, type EntityDoc, type RelationDoc } from './graph.model';
 import type { ChunkRecord, EntityRecord, Owner, RelationRecord, TrainedPage } from './graph.types';
 
@@ -13,11 +14,10 @@ const chunkRecord = (d: ChunkDoc): ChunkRecord => ({
 });
 
 /** Sums per-page rows into one record per `keyOf`, weights added, chunk ids and urls united. */
-function sumRows<D extends { url: string; weight: number; chunk_ids: string[] }, R extends { weight: number; chunk_ids: string[]; urls: string[] }>(
-  rows: D[],
-  keyOf: (d: D) => string,
-  make: (d: D) => R,
-): R[] {
+function sumRows<
+  D extends { url: string; weight: number; chunk_ids: string[] },
+  R extends { weight: number; chunk_ids: string[]; urls: string[] },
+>(rows: D[], keyOf: (d: D) => string, make: (d: D) => R): R[] {
   const out = new Map<string, R>();
   for (const d of rows) {
     const k = keyOf(d);
@@ -34,9 +34,17 @@ function sumRows<D extends { url: string; weight: number; chunk_ids: string[] },
 }
 
 const sumEntities = (rows: EntityDoc[]): EntityRecord[] =>
-  sumRows(rows, (d) => d.key, (d) => ({ key: d.key, name: d.name, type: d.type, weight: 0, chunk_ids: [], urls: [] }));
+  sumRows(
+    rows,
+    (d) => d.key,
+    (d) => ({ key: d.key, name: d.name, type: d.type, weight: 0, chunk_ids: [], urls: [] }),
+  );
 const sumRelations = (rows: RelationDoc[]): RelationRecord[] =>
-  sumRows(rows, (d) => `${d.source}\u0000${d.type}\u0000${d.target}`, (d) => ({ source: d.source, target: d.target, type: d.type, weight: 0, chunk_ids: [], urls: [] }));
+  sumRows(
+    rows,
+    (d) => `${d.source}\u0000${d.type}\u0000${d.target}`,
+    (d) => ({ source: d.source, target: d.target, type: d.type, weight: 0, chunk_ids: [], urls: [] }),
+  );
 
 /** The graphs, one per rag_id: pages, chunks, entities and relations. */
 export function createGraphRepository(conn: Connection) {
@@ -51,20 +59,42 @@ export function createGraphRepository(conn: Connection) {
       const where = byPage(ragId, page.url);
       await Promise.all([m.Chunk.deleteMany(where), m.Entity.deleteMany(where), m.Relation.deleteMany(where)]);
       if (page.chunks.length > 0) {
-        await m.Chunk.insertMany(page.chunks.map((c) => ({ _id: c.id, ...where, title: page.title, ordinal: c.ordinal, text: c.text, embedding: c.embedding })));
+        await m.Chunk.insertMany(
+          page.chunks.map((c) => ({
+            _id: c.id,
+            ...where,
+            title: page.title,
+            ordinal: c.ordinal,
+            text: c.text,
+            embedding: c.embedding,
+          })),
+        );
       }
       if (page.entities.length > 0) await m.Entity.insertMany(page.entities.map((e) => ({ ...where, ...e })));
       if (page.relations.length > 0) await m.Relation.insertMany(page.relations.map((r) => ({ ...where, ...r })));
       await m.Page.updateOne(
         where,
-        { $set: { ...where, user_id: owner.user_id, org_id: owner.org_id, title: page.title, chunk_count: page.chunks.length, trained_at: now } },
+        {
+          $set: {
+            ...where,
+            user_id: owner.user_id,
+            org_id: owner.org_id,
+            title: page.title,
+            chunk_count: page.chunks.length,
+            trained_at: now,
+          },
+        },
         { upsert: true },
       );
       await this.touch(ragId);
     },
     /** A new revision token for the graph (a token, not a counter: concurrent writers never share one). */
     async touch(ragId: string): Promise<void> {
-      await m.Revision.updateOne({ _id: ragId }, { $set: { revision: Date.now() * 1000 + Math.floor(Math.random() * 1000) } }, { upsert: true });
+      await m.Revision.updateOne(
+        { _id: ragId },
+        { $set: { revision: Date.now() * 1000 + Math.floor(Math.random() * 1000) } },
+        { upsert: true },
+      );
     },
     async revision(ragId: string): Promise<number> {
       const d = await m.Revision.findOne({ _id: ragId }).lean();
@@ -101,7 +131,12 @@ export function createGraphRepository(conn: Connection) {
     /** Removes a whole graph (tests and deletion of a RAG configuration). */
     async dropGraph(ragId: string): Promise<void> {
       const where = { rag_id: ragId };
-      await Promise.all([m.Page.deleteMany(where), m.Chunk.deleteMany(where), m.Entity.deleteMany(where), m.Relation.deleteMany(where)]);
+      await Promise.all([
+        m.Page.deleteMany(where),
+        m.Chunk.deleteMany(where),
+        m.Entity.deleteMany(where),
+        m.Relation.deleteMany(where),
+      ]);
       await this.touch(ragId);
     },
   };

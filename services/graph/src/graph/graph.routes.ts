@@ -1,6 +1,8 @@
 import { Router } from 'express';
+
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
+
 import type { TaskService } from '../tasks/task.service';
 import { graphQuery, retrieveQuery, trainBody, trainQuery } from './graph.schemas';
 import type { GraphService } from './graph.service';

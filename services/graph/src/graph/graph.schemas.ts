@@ -25,7 +25,11 @@ export const trainBody = Joi.object({
   actor: Joi.string().trim().max(200).default('apify/website-content-crawler'),
   crawler_type: Joi.string().valid('cheerio', 'playwright:chromium').default('cheerio'),
   chunk_size: Joi.number().integer().min(TRAIN_LIMITS.minChunkSize).max(TRAIN_LIMITS.maxChunkSize).default(1000),
-  chunk_overlap: Joi.number().integer().min(0).max(Joi.ref('chunk_size', { adjust: (v: number) => Math.floor(v / 2) })).default(200),
+  chunk_overlap: Joi.number()
+    .integer()
+    .min(0)
+    .max(Joi.ref('chunk_size', { adjust: (v: number) => Math.floor(v / 2) }))
+    .default(200),
 });
 
 const ragId = Joi.string().trim().min(1).max(100).required();

@@ -1,4 +1,5 @@
 import type { Logger } from '@platform/logger';
+
 import type { Crawl } from '../crawl/crawler';
 import type { Models } from '../providers/models';
 import type { RagClient } from '../rag/rag.client';
@@ -29,7 +30,12 @@ export function createGraphService(deps: GraphServiceDeps) {
   const { repo } = deps;
 
   /** Crawls and trains; every page is stored as soon as it is read, so a stopped run keeps what it did. */
-  async function train(owner: Owner, ragId: string, input: TrainInput, progress: TrainProgress = {}): Promise<TrainResult> {
+  async function train(
+    owner: Owner,
+    ragId: string,
+    input: TrainInput,
+    progress: TrainProgress = {},
+  ): Promise<TrainResult> {
     const config = await deps.rag.configOf(owner, ragId);
     const models = await deps.models.forTraining(owner, config);
     let trained = 0;
@@ -48,7 +54,12 @@ export function createGraphService(deps: GraphServiceDeps) {
           progress.onError?.(e);
         },
         onPage: async (page) => {
-          const result = await trainPage(ragId, page, { chunkSize: input.chunk_size, chunkOverlap: input.chunk_overlap, extractor: models.extractor, embed: models.embed });
+          const result = await trainPage(ragId, page, {
+            chunkSize: input.chunk_size,
+            chunkOverlap: input.chunk_overlap,
+            extractor: models.extractor,
+            embed: models.embed,
+          });
           await repo.replacePage(owner, ragId, result, deps.clock());
           trained++;
           await progress.onPage?.(trained, page.url);
@@ -65,7 +76,12 @@ export function createGraphService(deps: GraphServiceDeps) {
         embedding_failures: models.embeddingFailures,
       });
     }
-    if (trained > 0) void deps.indexes.get(ragId).catch((err: unknown) => deps.logger.warn('index warm-up failed', { rag_id: ragId, err: (err as Error).message }));
+    if (trained > 0)
+      void deps.indexes
+        .get(ragId)
+        .catch((err: unknown) =>
+          deps.logger.warn('index warm-up failed', { rag_id: ragId, err: (err as Error).message }),
+        );
     return { pages_trained: trained, errors: summary.errors, aborted: summary.aborted };
   }
 
@@ -81,17 +97,27 @@ export function createGraphService(deps: GraphServiceDeps) {
       const [entities, relations] = await Promise.all([repo.entities(ragId), repo.relations(ragId)]);
       const top = entities.sort((a, b) => b.weight - a.weight || cmp(a.key, b.key)).slice(0, limit);
       const keys = new Set(top.map((e) => e.key));
-      const nodes: GraphNode[] = top.map((e) => ({ id: entityId(e.key), label: 'Entity', name: e.name, type: e.type, weight: e.weight }));
+      const nodes: GraphNode[] = top.map((e) => ({
+        id: entityId(e.key),
+        label: 'Entity',
+        name: e.name,
+        type: e.type,
+        weight: e.weight,
+      }));
       const edges: GraphEdge[] = relations
         .filter((r) => keys.has(r.source) && keys.has(r.target))
         .map((r) => ({ source: entityId(r.source), target: entityId(r.target), type: r.type, weight: r.weight }));
       const pages = await repo.pages(ragId, limit);
       const shown = new Set(pages.map((p) => p.url));
-      for (const p of pages) nodes.push({ id: pageId(p.url), label: 'Page', name: p.title || p.url, type: 'PAGE', url: p.url });
+      for (const p of pages)
+        nodes.push({ id: pageId(p.url), label: 'Page', name: p.title || p.url, type: 'PAGE', url: p.url });
       for (const e of top) {
-        for (const url of e.urls) if (shown.has(url)) edges.push({ source: pageId(url), target: entityId(e.key), type: 'MENTIONS', weight: 1 });
+        for (const url of e.urls)
+          if (shown.has(url)) edges.push({ source: pageId(url), target: entityId(e.key), type: 'MENTIONS', weight: 1 });
       }
-      edges.sort((x, y) => y.weight - x.weight || cmp(x.source, y.source) || cmp(x.target, y.target) || cmp(x.type, y.type));
+      edges.sort(
+        (x, y) => y.weight - x.weight || cmp(x.source, y.source) || cmp(x.target, y.target) || cmp(x.type, y.type),
+      );
       return { rag_id: ragId, nodes, edges };
     },
     /**
@@ -108,7 +134,11 @@ export function createGraphService(deps: GraphServiceDeps) {
         ragId,
         hits.map((h) => h.chunk.id),
       );
-      const chosen = relations.sort((a, b) => Number(a.type === 'MENTIONED_WITH') - Number(b.type === 'MENTIONED_WITH') || b.weight - a.weight).slice(0, MAX_FACTS);
+      const chosen = relations
+        .sort(
+          (a, b) => Number(a.type === 'MENTIONED_WITH') - Number(b.type === 'MENTIONED_WITH') || b.weight - a.weight,
+        )
+        .slice(0, MAX_FACTS);
       const names = await repo.entityNames(ragId, [...new Set(chosen.flatMap((r) => [r.source, r.target]))]);
       const facts: RetrievedFact[] = chosen.map((r) => ({
         source: names.get(r.source) ?? r.source,
@@ -120,7 +150,13 @@ export function createGraphService(deps: GraphServiceDeps) {
       return {
         rag_id: ragId,
         query,
-        results: hits.map((h) => ({ chunk_id: h.chunk.id, text: h.chunk.text, url: h.chunk.url, title: h.chunk.title, score: Number(h.score.toFixed(6)) })),
+        results: hits.map((h) => ({
+          chunk_id: h.chunk.id,
+          text: h.chunk.text,
+          url: h.chunk.url,
+          title: h.chunk.title,
+          score: Number(h.score.toFixed(6)),
+        })),
         facts,
       };
     },

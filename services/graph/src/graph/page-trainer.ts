@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
+
 import type { CrawledPage } from '../crawl/crawl.types';
 import { chunkText } from '../pipeline/chunker';
 import type { EntityExtractor } from '../pipeline/entities';
 import type { TrainedPage } from './graph.types';
 
 /** A chunk's id: stable for (graph, page, position), so training a page again rewrites the same ids. */
-const chunkId = (ragId: string, url: string, ordinal: number) => createHash('sha256').update(`${ragId}\u0000${url}\u0000${ordinal}`).digest('hex').slice(0, 32);
+const chunkId = (ragId: string, url: string, ordinal: number) =>
+  createHash('sha256').update(`${ragId}\u0000${url}\u0000${ordinal}`).digest('hex').slice(0, 32);
 
 /** Turns chunk embeddings on when the RAG configuration has an embedding credential. */
 export type Embedder = (texts: string[]) => Promise<number[][]>;
@@ -18,7 +20,12 @@ export async function trainPage(
 ): Promise<TrainedPage> {
   const texts = chunkText(page.text, opts.chunkSize, opts.chunkOverlap);
   const embeddings = opts.embed && texts.length > 0 ? await opts.embed(texts) : null;
-  const chunks = texts.map((text, ordinal) => ({ id: chunkId(ragId, page.url, ordinal), ordinal, text, embedding: embeddings?.[ordinal] ?? null }));
+  const chunks = texts.map((text, ordinal) => ({
+    id: chunkId(ragId, page.url, ordinal),
+    ordinal,
+    text,
+    embedding: embeddings?.[ordinal] ?? null,
+  }));
   const entities = new Map<string, TrainedPage['entities'][number]>();
   const relations = new Map<string, TrainedPage['relations'][number]>();
   for (const chunk of chunks) {
@@ -38,5 +45,11 @@ export async function trainPage(
       relations.set(k, row);
     }
   }
-  return { url: page.url, title: page.title, chunks, entities: [...entities.values()], relations: [...relations.values()] };
+  return {
+    url: page.url,
+    title: page.title,
+    chunks,
+    entities: [...entities.values()],
+    relations: [...relations.values()],
+  };
 }

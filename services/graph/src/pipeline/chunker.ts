@@ -12,7 +12,12 @@ export function chunkText(text: string, size: number, overlap: number): string[]
       // End on a sentence or line break when one is in the last third of the window, else on a space.
       const window = clean.slice(start, end);
       const floor = Math.floor(size * 0.66);
-      const sentence = Math.max(window.lastIndexOf('. '), window.lastIndexOf('\n'), window.lastIndexOf('? '), window.lastIndexOf('! '));
+      const sentence = Math.max(
+        window.lastIndexOf('. '),
+        window.lastIndexOf('\n'),
+        window.lastIndexOf('? '),
+        window.lastIndexOf('! '),
+      );
       const space = window.lastIndexOf(' ');
       if (sentence >= floor) end = start + sentence + 1;
       else if (space >= floor) end = start + space;

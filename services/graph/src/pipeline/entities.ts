@@ -84,7 +84,11 @@ export function createLocalExtractor(): EntityExtractor {
           const a = spans[i]!;
           const b = spans[i + 1]!;
           const verb = verbs.find((x) => x.at >= a.end && x.at < b.at);
-          relations.push({ source: a.entity.key, target: b.entity.key, type: verb ? relationType(verb.v) : 'MENTIONED_WITH' });
+          relations.push({
+            source: a.entity.key,
+            target: b.entity.key,
+            type: verb ? relationType(verb.v) : 'MENTIONED_WITH',
+          });
         }
       }
       return Promise.resolve({ entities: [...entities.values()].filter((e) => mentioned.has(e.key)), relations });

@@ -1,6 +1,14 @@
 import Ajv from 'ajv';
+
 import { postProvider, type ProviderCall } from '../providers/openai-protocol';
-import { MAX_ENTITY_CHARS, relationType, trimName, type EntityExtractor, type ExtractedEntity, type Extraction } from './entities';
+import {
+  MAX_ENTITY_CHARS,
+  relationType,
+  trimName,
+  type EntityExtractor,
+  type ExtractedEntity,
+  type Extraction,
+} from './entities';
 
 /** At most this many entities and relations are taken from one chunk's answer; the rest is ignored. */
 export const LLM_MAX_ENTITIES = 50;
@@ -12,11 +20,23 @@ const answerSchema = {
   type: 'object',
   required: ['entities', 'relations'],
   properties: {
-    entities: { type: 'array', maxItems: 500, items: { type: 'object', required: ['name', 'type'], properties: { name, type: { type: 'string', maxLength: 100 } } } },
+    entities: {
+      type: 'array',
+      maxItems: 500,
+      items: {
+        type: 'object',
+        required: ['name', 'type'],
+        properties: { name, type: { type: 'string', maxLength: 100 } },
+      },
+    },
     relations: {
       type: 'array',
       maxItems: 1000,
-      items: { type: 'object', required: ['source', 'target', 'type'], properties: { source: name, target: name, type: { type: 'string', maxLength: 100 } } },
+      items: {
+        type: 'object',
+        required: ['source', 'target', 'type'],
+        properties: { source: name, target: name, type: { type: 'string', maxLength: 100 } },
+      },
     },
   },
 };
@@ -47,7 +67,8 @@ export function parseLlmAnswer(content: unknown): Extraction {
   } catch {
     throw new Error('content is not JSON');
   }
-  if (!validateAnswer(json)) throw new Error(`content does not match the schema: ${validateAnswer.errors?.[0]?.message ?? 'invalid'}`);
+  if (!validateAnswer(json))
+    throw new Error(`content does not match the schema: ${validateAnswer.errors?.[0]?.message ?? 'invalid'}`);
   const entities = new Map<string, ExtractedEntity>();
   for (const e of json.entities) {
     const n = trimName(e.name);
@@ -57,7 +78,11 @@ export function parseLlmAnswer(content: unknown): Extraction {
     if (entities.size >= LLM_MAX_ENTITIES) break;
   }
   const relations = json.relations
-    .map((r) => ({ source: trimName(r.source).toLowerCase(), target: trimName(r.target).toLowerCase(), type: relationType(r.type) }))
+    .map((r) => ({
+      source: trimName(r.source).toLowerCase(),
+      target: trimName(r.target).toLowerCase(),
+      type: relationType(r.type),
+    }))
     .filter((r) => entities.has(r.source) && entities.has(r.target) && r.source !== r.target)
     .slice(0, LLM_MAX_RELATIONS);
   return { entities: [...entities.values()], relations };
@@ -74,7 +99,12 @@ export interface ExtractionStats {
  * answer validated. Any failure for a chunk (HTTP error, time limit, no JSON, schema mismatch) → the local
  * extractor for that chunk, counted in `stats`.
  */
-export function createLlmExtractor(deps: { call: ProviderCall; fallback: EntityExtractor; stats: ExtractionStats; onFallback(reason: string): void }): EntityExtractor {
+export function createLlmExtractor(deps: {
+  call: ProviderCall;
+  fallback: EntityExtractor;
+  stats: ExtractionStats;
+  onFallback(reason: string): void;
+}): EntityExtractor {
   return {
     async extract(text) {
       try {

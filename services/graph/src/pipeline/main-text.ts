@@ -10,7 +10,8 @@ export interface PageContent {
   canonical: string | null;
 }
 
-const BOILERPLATE = 'script, style, noscript, template, svg, iframe, nav, header, footer, aside, form, button, [role=navigation], [role=banner], [role=contentinfo], [aria-hidden=true], .nav, .navbar, .menu, .sidebar, .footer, .cookie, .cookies';
+const BOILERPLATE =
+  'script, style, noscript, template, svg, iframe, nav, header, footer, aside, form, button, [role=navigation], [role=banner], [role=contentinfo], [aria-hidden=true], .nav, .navbar, .menu, .sidebar, .footer, .cookie, .cookies';
 const BLOCKS = 'p, div, section, article, li, h1, h2, h3, h4, h5, h6, tr, br, pre, blockquote, dd, dt';
 
 /** Title, main-content text (navigation, scripts and boilerplate removed; `<main>`/`<article>` preferred), links. */
@@ -23,7 +24,11 @@ export function extractContent(html: string): PageContent {
   const canonical = $('link[rel=canonical]').attr('href') ?? null;
   const title = $('title').first().text().trim() || $('h1').first().text().trim();
   $(BOILERPLATE).remove();
-  const root = $('main').first().length ? $('main').first() : $('article').first().length ? $('article').first() : $('body');
+  const root = $('main').first().length
+    ? $('main').first()
+    : $('article').first().length
+      ? $('article').first()
+      : $('body');
   root.find(BLOCKS).each((_, el) => {
     $(el).append('\n');
   });

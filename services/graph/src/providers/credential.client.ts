@@ -2,6 +2,7 @@ import { internalCallHeaders } from '@platform/auth';
 import { isObjectIdHex } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+
 import type { Owner } from '../graph/graph.types';
 
 /** The agent service, which owns provider credentials, and how this service reaches it. */
@@ -22,7 +23,12 @@ export interface OpenedCredential {
 
 const isOpened = (v: unknown): v is OpenedCredential => {
   const o = v as Partial<OpenedCredential> | null;
-  return !!o && typeof o.api_key === 'string' && o.api_key.length > 0 && (o.base_url === null || typeof o.base_url === 'string');
+  return (
+    !!o &&
+    typeof o.api_key === 'string' &&
+    o.api_key.length > 0 &&
+    (o.base_url === null || typeof o.base_url === 'string')
+  );
 };
 
 /** Credentials reported missing are logged once each, not on every chunk or question; the memory is bounded. */
@@ -33,7 +39,11 @@ const MAX_REMEMBERED_MISSING = 1000;
  * this service never reads the agent's collections). Null when there is nothing to open: no id, an id that is not
  * the agent's, not the owner's, no agent configured, or the agent unreachable; the caller then works locally.
  */
-export function createCredentialClient(deps: { outbound: OutboundClient; target: AgentServiceTarget | null; logger: Logger }) {
+export function createCredentialClient(deps: {
+  outbound: OutboundClient;
+  target: AgentServiceTarget | null;
+  logger: Logger;
+}) {
   const base = deps.target?.baseUrl.replace(/\/+$/, '') ?? '';
   const missing = new Set<string>();
   const once = (id: string, message: string, fields: Record<string, unknown>) => {
@@ -47,7 +57,7 @@ export function createCredentialClient(deps: { outbound: OutboundClient; target:
       const target = deps.target;
       if (!credentialId) return null;
       if (!isObjectIdHex(credentialId)) {
-        once(credentialId, 'credential is not one of the agent service\'s; the local path is used', {});
+        once(credentialId, "credential is not one of the agent service's; the local path is used", {});
         return null;
       }
       if (!target?.secret) {
@@ -64,10 +74,20 @@ export function createCredentialClient(deps: { outbound: OutboundClient; target:
           maxRedirects: 0,
         });
         if (res.status === 200 && isOpened(res.data)) return res.data;
-        if (res.status === 404) once(credentialId, 'credential not found at the agent service; the local path is used', { user_id: owner.user_id });
-        else deps.logger.warn('agent service answered a credential open unexpectedly; the local path is used', { id: credentialId, status: res.status });
+        if (res.status === 404)
+          once(credentialId, 'credential not found at the agent service; the local path is used', {
+            user_id: owner.user_id,
+          });
+        else
+          deps.logger.warn('agent service answered a credential open unexpectedly; the local path is used', {
+            id: credentialId,
+            status: res.status,
+          });
       } catch (err) {
-        deps.logger.warn('agent service unreachable for a credential open; the local path is used', { id: credentialId, reason: (err as Error).message });
+        deps.logger.warn('agent service unreachable for a credential open; the local path is used', {
+          id: credentialId,
+          reason: (err as Error).message,
+        });
       }
       return null;
     },

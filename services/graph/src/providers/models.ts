@@ -1,5 +1,6 @@
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+
 import type { Owner } from '../graph/graph.types';
 import type { Embedder } from '../graph/page-trainer';
 import type { EntityExtractor } from '../pipeline/entities';
@@ -55,7 +56,10 @@ export function createModels(deps: ModelDeps) {
           onFallback: (reason) => {
             if (reported) return; // the first reason of a training is logged; the count is logged at its end
             reported = true;
-            deps.logger.warn('LLM extraction failed for a chunk; the local library is used for it', { rag_id: config.id, reason });
+            deps.logger.warn('LLM extraction failed for a chunk; the local library is used for it', {
+              rag_id: config.id,
+              reason,
+            });
           },
         });
       }
@@ -65,7 +69,10 @@ export function createModels(deps: ModelDeps) {
             return await embedTexts(embedding, texts);
           } catch (err) {
             models.embeddingFailures += texts.length;
-            deps.logger.warn('chunk embeddings failed; the chunks are kept for BM25 only', { rag_id: config.id, reason: (err as Error).message });
+            deps.logger.warn('chunk embeddings failed; the chunks are kept for BM25 only', {
+              rag_id: config.id,
+              reason: (err as Error).message,
+            });
             return [];
           }
         };

@@ -1,4 +1,5 @@
 import type { OutboundClient } from '@platform/outbound';
+
 import type { OpenedCredential } from './credential.client';
 
 /** Where a credential without a base_url points (OpenAI's API). */

@@ -3,6 +3,7 @@ import { isObjectIdHex } from '@platform/db';
 import { NotFoundError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+
 import type { Owner } from '../graph/graph.types';
 
 /** The rag service, which owns RAG configurations, and how this service reaches it. */

@@ -1,4 +1,5 @@
 import MiniSearch from 'minisearch';
+
 import type { ChunkRecord } from '../graph/graph.types';
 
 /** A chunk found by a query, with its score (BM25, or BM25 blended with the cosine similarity of embeddings). */
@@ -40,9 +41,10 @@ function dot(a: Float32Array, b: Float32Array): number {
  * such as "where is the ..." score the whole graph. Left out of the index and of queries.
  */
 const STOP_WORDS = new Set(
-  ('a an and are as at be but by can did do does for from had has have he her his how i if in into is it its me my no not of on or our ' +
-    'she so than that the their them then there these they this to up us was we were what when where which who why will with you your')
-    .split(' '),
+  (
+    'a an and are as at be but by can did do does for from had has have he her his how i if in into is it its me my no not of on or our ' +
+    'she so than that the their them then there these they this to up us was we were what when where which who why will with you your'
+  ).split(' '),
 );
 
 const processTerm = (term: string): string | null => {

@@ -1,6 +1,7 @@
 import { withLogContext, type Logger } from '@platform/logger';
-import { DelayedError, createWorker, type IORedis, type Job, type TracedJob } from '@platform/queue';
+import { createWorker, DelayedError, type IORedis, type Job, type TracedJob } from '@platform/queue';
 import type { Unit } from '@platform/service';
+
 import type { TaskService } from './task.service';
 import type { CrawlJob } from './task.types';
 

@@ -1,4 +1,5 @@
 import { createExpiry, isObjectIdHex, ownerFilter, type Connection } from '@platform/db';
+
 import type { TrainInput } from '../graph/train.types';
 import { taskModel, type TaskDoc } from './task.model';
 import type { Owner, TaskRecord, TaskStatus } from './task.types';
@@ -21,7 +22,9 @@ const toRecord = (d: TaskDoc): TaskRecord => ({
   updated_at: d.updated_at.toISOString(),
 });
 
-export type TaskChanges = Partial<Pick<TaskRecord, 'status' | 'pages_crawled' | 'pages_trained' | 'errors' | 'error' | 'attempts'>>;
+export type TaskChanges = Partial<
+  Pick<TaskRecord, 'status' | 'pages_crawled' | 'pages_trained' | 'errors' | 'error' | 'attempts'>
+>;
 
 /** Asynchronous trainings, each scoped to its owner. */
 export function createTaskRepository(conn: Connection) {
@@ -56,7 +59,10 @@ export function createTaskRepository(conn: Connection) {
     },
     async update(id: string, changes: TaskChanges, now: Date): Promise<void> {
       const { errors, ...rest } = changes;
-      await Task.updateOne({ _id: id }, { $set: { ...rest, ...(errors ? { crawl_errors: errors } : {}), updated_at: now } });
+      await Task.updateOne(
+        { _id: id },
+        { $set: { ...rest, ...(errors ? { crawl_errors: errors } : {}), updated_at: now } },
+      );
     },
   };
 }

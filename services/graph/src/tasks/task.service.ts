@@ -1,5 +1,6 @@
 import { AppError, NotFoundError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
+
 import type { CrawlError } from '../crawl/crawl.types';
 import type { GraphService } from '../graph/graph.service';
 import type { TrainInput } from '../graph/train.types';
@@ -37,7 +38,11 @@ export type RunOutcome = 'finished' | 'interrupted';
 export function createTaskService(deps: TaskServiceDeps) {
   const { repo, clock } = deps;
   return {
-    async start(owner: Owner, ragId: string, input: TrainInput): Promise<{ task_id: string; rag_id: string; status: 'queued' }> {
+    async start(
+      owner: Owner,
+      ragId: string,
+      input: TrainInput,
+    ): Promise<{ task_id: string; rag_id: string; status: 'queued' }> {
       await deps.graph.checkOwner(owner, ragId);
       const task = await repo.create(owner, ragId, input, clock());
       try {
@@ -63,7 +68,11 @@ export function createTaskService(deps: TaskServiceDeps) {
       if (!task || task.status === 'completed' || task.status === 'failed') return 'finished';
       const owner = { user_id: task.user_id, org_id: task.org_id };
       const errors: CrawlError[] = [];
-      await repo.update(taskId, { status: 'running', attempts: task.attempts + 1, pages_crawled: 0, pages_trained: 0, errors: [], error: null }, clock());
+      await repo.update(
+        taskId,
+        { status: 'running', attempts: task.attempts + 1, pages_crawled: 0, pages_trained: 0, errors: [], error: null },
+        clock(),
+      );
       try {
         const result = await deps.graph.train(owner, task.rag_id, task.input, {
           signal,
@@ -76,11 +85,16 @@ export function createTaskService(deps: TaskServiceDeps) {
           await repo.update(taskId, { status: 'queued', errors }, clock());
           return 'interrupted';
         }
-        await repo.update(taskId, { status: 'completed', pages_crawled: result.pages_trained, pages_trained: result.pages_trained, errors }, clock());
+        await repo.update(
+          taskId,
+          { status: 'completed', pages_crawled: result.pages_trained, pages_trained: result.pages_trained, errors },
+          clock(),
+        );
         return 'finished';
       } catch (err) {
         const message = err instanceof AppError ? err.message : 'Training failed';
-        if (!(err instanceof AppError)) deps.logger.error('crawl task failed', { task_id: taskId, err: (err as Error).message });
+        if (!(err instanceof AppError))
+          deps.logger.error('crawl task failed', { task_id: taskId, err: (err as Error).message });
         await repo.update(taskId, { status: 'failed', error: message, errors }, clock());
         return 'finished';
       }

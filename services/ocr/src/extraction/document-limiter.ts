@@ -26,7 +26,9 @@ export function createDocumentLimiter(opts: LimiterOptions): DocumentLimiter {
   let running = 0;
   const queue: Waiter[] = [];
   const busy = () =>
-    new AppError(503, 'Too many documents are being read; retry later', { headers: { 'Retry-After': String(Math.max(1, Math.ceil(opts.waitMs / 1000))) } });
+    new AppError(503, 'Too many documents are being read; retry later', {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(opts.waitMs / 1000))) },
+    });
 
   const acquire = (): Promise<void> => {
     if (running < opts.concurrency) {

@@ -31,7 +31,8 @@ export function startDocumentProcess(script: string, memoryMb: number): Document
     proc.alive = false;
   });
   child.unref();
-  for (const handle of [child.channel, child.stderr] as ({ unref?: () => void } | null | undefined)[]) handle?.unref?.();
+  for (const handle of [child.channel, child.stderr] as ({ unref?: () => void } | null | undefined)[])
+    handle?.unref?.();
   return proc;
 }
 

@@ -5,7 +5,9 @@
  * the limits is kept (warm) for a later document, up to `MAX_USES` documents; one that was stopped never is.
  */
 import { dirname, join } from 'node:path';
+
 import type { Logger } from '@platform/logger';
+
 import { killDocumentProcess, residentMb, startDocumentProcess, type DocumentProcess } from './document-process';
 import type { DocumentJob, DocumentOutcome } from './worker/protocol';
 
@@ -60,7 +62,15 @@ export function createDocumentRunner(opts: RunnerOptions): DocumentRunner {
         // Answer once the process is back in the pool, so the next document (waiting on this one) finds it warm.
         void release(proc, reusable).finally(() => resolve(outcome));
       };
-      const memoryExceeded = () => settle({ ok: false, reason: 'memory', message: `Reading the PDF needed more than the ${limits.memory} memory limit` }, false);
+      const memoryExceeded = () =>
+        settle(
+          {
+            ok: false,
+            reason: 'memory',
+            message: `Reading the PDF needed more than the ${limits.memory} memory limit`,
+          },
+          false,
+        );
       const onMessage = (outcome: DocumentOutcome) => settle(outcome, true);
       const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
         // V8 aborts when the heap cap is reached; anything else is a reader fault on this file.
@@ -69,7 +79,11 @@ export function createDocumentRunner(opts: RunnerOptions): DocumentRunner {
         settle({ ok: false, reason: 'corrupt', message: 'The PDF is damaged and cannot be read' }, false);
       };
       const timer = setTimeout(
-        () => settle({ ok: false, reason: 'timeout', message: `Reading the PDF took longer than the ${limits.timeout} limit` }, false),
+        () =>
+          settle(
+            { ok: false, reason: 'timeout', message: `Reading the PDF took longer than the ${limits.timeout} limit` },
+            false,
+          ),
         opts.timeoutMs,
       );
       const watch = setInterval(() => {
@@ -87,7 +101,12 @@ export function createDocumentRunner(opts: RunnerOptions): DocumentRunner {
 
   return {
     run(input) {
-      const job: DocumentJob = { ...input, cMapDir: join(PDFJS_DIR, 'cmaps/'), fontDir: join(PDFJS_DIR, 'standard_fonts/'), toolMemoryMb: opts.memoryMb };
+      const job: DocumentJob = {
+        ...input,
+        cMapDir: join(PDFJS_DIR, 'cmaps/'),
+        fontDir: join(PDFJS_DIR, 'standard_fonts/'),
+        toolMemoryMb: opts.memoryMb,
+      };
       let proc = idle.pop();
       while (proc && !proc.alive) proc = idle.pop();
       return runIn(proc ?? startDocumentProcess(opts.script, opts.memoryMb), job);

@@ -1,4 +1,5 @@
 import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+
 import type { ExtractionRecord } from './extraction.types';
 
 /** The stored shape: the record's fields, with the ObjectId and a Date. */

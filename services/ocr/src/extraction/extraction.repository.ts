@@ -1,4 +1,5 @@
 import { isObjectIdHex, type Connection } from '@platform/db';
+
 import { extractionModel, type ExtractionDoc } from './extraction.model';
 import type { ExtractionRecord } from './extraction.types';
 

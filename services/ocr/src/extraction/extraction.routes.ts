@@ -1,15 +1,21 @@
 import { Router, type RequestHandler } from 'express';
+
 import { principalOf } from '@platform/auth';
-import { UNSUPPORTED_MULTIPART_TYPE, requireContentType, validate } from '@platform/http';
-import type { ExtractionService } from './extraction.service';
+import { requireContentType, UNSUPPORTED_MULTIPART_TYPE, validate } from '@platform/http';
+
 import { extractQuery, readQuery } from './extraction.schemas';
-import { uploadMiddleware, uploadedFile, type UploadOptions } from './extraction.upload';
+import type { ExtractionService } from './extraction.service';
+import { uploadedFile, uploadMiddleware, type UploadOptions } from './extraction.upload';
 
 /**
  * POST /extract and GET /extract/{id}. Mounted as a raw route (the body is multipart, not JSON), so it applies the
  * API key check itself, first, before a byte of the body is read.
  */
-export function createExtractionRoutes(service: ExtractionService, auth: RequestHandler, upload: UploadOptions): Router {
+export function createExtractionRoutes(
+  service: ExtractionService,
+  auth: RequestHandler,
+  upload: UploadOptions,
+): Router {
   const r = Router();
   r.use('/extract', auth);
   // The query and the organization are checked before the upload is read: a wrong request never costs 25 MiB.

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+
 import type { OcrMode } from './extraction.types';
 
 /** Organization ids are opaque strings (UUIDs in practice); bounded so that no query echoes a megabyte. */

@@ -1,4 +1,5 @@
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '@platform/errors';
+
 import type { DocumentLimiter } from './document-limiter';
 import type { DocumentRunner } from './document-runner';
 import type { ExtractionRepository } from './extraction.repository';
@@ -66,13 +67,16 @@ export function createExtractionService(deps: ExtractionServiceDeps) {
       const fault = await pdfBytesFault(upload.path, upload.size);
       if (fault) throw fileError(fault.msg, fault.type);
       const { maxPages, maxOcrPages, languages, dpi } = deps.limits;
-      const outcome = await deps.limiter.run(() => deps.runner.run({ file: upload.path, ocr, maxPages, maxOcrPages, languages, dpi }));
+      const outcome = await deps.limiter.run(() =>
+        deps.runner.run({ file: upload.path, ocr, maxPages, maxOcrPages, languages, dpi }),
+      );
       if (!outcome.ok) {
         if (outcome.reason === 'ocr_unavailable') throw new ServiceUnavailableError(undefined, outcome.message);
         throw fileError(outcome.message, FAILURE_TYPES[outcome.reason]);
       }
       const bytes = outcome.pages.reduce((n, p) => n + Buffer.byteLength(p), 0);
-      if (bytes > MAX_TEXT_BYTES) throw fileError(`The PDF's text is larger than ${MAX_TEXT_BYTES / 1024 / 1024} MiB`, 'pdf_text_too_large');
+      if (bytes > MAX_TEXT_BYTES)
+        throw fileError(`The PDF's text is larger than ${MAX_TEXT_BYTES / 1024 / 1024} MiB`, 'pdf_text_too_large');
       const record = await deps.repo.create(
         {
           user_id: owner.user_id,

@@ -6,6 +6,7 @@
 import { rm } from 'node:fs/promises';
 import type { RequestHandler } from 'express';
 import multer, { MulterError } from 'multer';
+
 import { PayloadTooLargeError, ValidationError } from '@platform/errors';
 
 export interface UploadOptions {
@@ -23,12 +24,24 @@ function translate(err: unknown): unknown {
   if (err instanceof MulterError) {
     if (err.code === 'LIMIT_FILE_SIZE') return new PayloadTooLargeError();
     if (err.code === 'LIMIT_UNEXPECTED_FILE' || err.code === 'LIMIT_FILE_COUNT') {
-      return ValidationError.field(['body', err.field ?? 'file'], 'Only one file is accepted, in the field named file', 'file_unexpected');
+      return ValidationError.field(
+        ['body', err.field ?? 'file'],
+        'Only one file is accepted, in the field named file',
+        'file_unexpected',
+      );
     }
     if (err.code === 'LIMIT_FIELD_VALUE' || err.code === 'LIMIT_FIELD_KEY') {
-      return ValidationError.field(['body', err.field ?? 'field'], `Form fields other than file are at most ${LIMITS.fieldSize} bytes`, 'string_too_long');
+      return ValidationError.field(
+        ['body', err.field ?? 'field'],
+        `Form fields other than file are at most ${LIMITS.fieldSize} bytes`,
+        'string_too_long',
+      );
     }
-    return ValidationError.field(['body'], `Too many form parts: one file and at most ${LIMITS.fields} small fields`, 'too_many_parts');
+    return ValidationError.field(
+      ['body'],
+      `Too many form parts: one file and at most ${LIMITS.fields} small fields`,
+      'too_many_parts',
+    );
   }
   // System errors (the disk) carry an errno code and stay 5xx; what busboy throws is about the body's framing.
   if (err instanceof Error && typeof (err as NodeJS.ErrnoException).code !== 'string') {
@@ -56,8 +69,13 @@ export function uploadMiddleware(opts: UploadOptions): RequestHandler {
 }
 
 /** The stored upload, or 422 `missing` at ["body", "file"]. */
-export function uploadedFile(file: Express.Multer.File | undefined): { path: string; size: number; filename: string | null } {
-  if (!file) throw ValidationError.field(['body', 'file'], 'Field required: a PDF in the form field named file', 'missing');
+export function uploadedFile(file: Express.Multer.File | undefined): {
+  path: string;
+  size: number;
+  filename: string | null;
+} {
+  if (!file)
+    throw ValidationError.field(['body', 'file'], 'Field required: a PDF in the form field named file', 'missing');
   // eslint-disable-next-line no-control-regex -- control characters have no place in a stored file name
   const name = file.originalname.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255);
   return { path: file.path, size: file.size, filename: name.length > 0 ? name : null };

@@ -27,7 +27,9 @@ async function ends(path: string, size: number): Promise<{ head: Buffer; tail: B
 export async function pdfBytesFault(path: string, size: number): Promise<BytesFault | undefined> {
   if (size === 0) return { type: 'file_empty', msg: 'The file is empty (0 bytes)' };
   const { head, tail } = await ends(path, size);
-  if (!head.includes('%PDF-')) return { type: 'pdf_invalid', msg: 'The file is not a PDF (no %PDF- header in its first bytes)' };
-  if (!tail.includes('%%EOF')) return { type: 'pdf_truncated', msg: 'The PDF is truncated or damaged (it has no %%EOF end marker)' };
+  if (!head.includes('%PDF-'))
+    return { type: 'pdf_invalid', msg: 'The file is not a PDF (no %PDF- header in its first bytes)' };
+  if (!tail.includes('%%EOF'))
+    return { type: 'pdf_truncated', msg: 'The PDF is truncated or damaged (it has no %%EOF end marker)' };
   return undefined;
 }

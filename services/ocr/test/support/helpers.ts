@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Express } from 'express';
 import request from 'supertest';
+
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
+
 import { createApp, type AppDeps } from '../../src/app';
 import { workerScript } from './worker-build';
 
@@ -51,7 +53,13 @@ export async function startOcrApp(opts: OcrTestOptions = {}): Promise<OcrTestApp
 }
 
 /** POST /extract with `bytes` as the file field. */
-export function upload(app: Express, key: string, org: string, bytes: Uint8Array, opts: { filename?: string; ocr?: string } = {}) {
+export function upload(
+  app: Express,
+  key: string,
+  org: string,
+  bytes: Uint8Array,
+  opts: { filename?: string; ocr?: string } = {},
+) {
   const query = new URLSearchParams({ organization_id: org, ...(opts.ocr ? { ocr: opts.ocr } : {}) });
   return request(app)
     .post(`/extract?${query.toString()}`)

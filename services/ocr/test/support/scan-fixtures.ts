@@ -65,7 +65,15 @@ export async function mixedPdf(text: string, scanned: string): Promise<Uint8Arra
 export function encryptedPdf(pdf: Uint8Array): Buffer {
   return inTempDir((dir) => {
     writeFileSync(join(dir, 'in.pdf'), pdf);
-    execFileSync('qpdf', ['--encrypt', 'user-secret', 'owner-secret', '256', '--', join(dir, 'in.pdf'), join(dir, 'out.pdf')]);
+    execFileSync('qpdf', [
+      '--encrypt',
+      'user-secret',
+      'owner-secret',
+      '256',
+      '--',
+      join(dir, 'in.pdf'),
+      join(dir, 'out.pdf'),
+    ]);
     return readFileSync(join(dir, 'out.pdf'));
   });
 }

@@ -1,7 +1,7 @@
 /** PDFs with a text layer, built with pdf-lib: nothing binary is checked in. */
 import { readFileSync } from 'node:fs';
 import fontkit from '@pdf-lib/fontkit';
-import { PDFDocument, StandardFonts, degrees, type PDFFont } from 'pdf-lib';
+import { degrees, PDFDocument, StandardFonts, type PDFFont } from 'pdf-lib';
 
 /** Fonts of the Debian packages scripts/install-ocr.sh installs: DejaVu has Cyrillic, Droid Sans Fallback has CJK. */
 export const FONTS = {
@@ -61,7 +61,13 @@ export async function nonLatinPdf(): Promise<Uint8Array> {
   const page = doc.addPage(LETTER);
   page.drawText(NON_LATIN.cyrillic, { x: 40, y: 700, size: 14, font: await embed(doc, FONTS.cyrillic) });
   page.drawText(NON_LATIN.cjk, { x: 40, y: 660, size: 14, font: await embed(doc, FONTS.cjk) });
-  page.drawText(NON_LATIN.rotated, { x: 500, y: 200, size: 14, font: await doc.embedFont(StandardFonts.Helvetica), rotate: degrees(90) });
+  page.drawText(NON_LATIN.rotated, {
+    x: 500,
+    y: 200,
+    size: 14,
+    font: await doc.embedFont(StandardFonts.Helvetica),
+    rotate: degrees(90),
+  });
   return doc.save();
 }
 

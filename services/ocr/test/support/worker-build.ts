@@ -21,8 +21,12 @@ const isAlive = (pid: number) => {
 
 /** Builds of test processes that ended without their exit handler (jest may kill its workers). */
 function removeStale(cache: string): void {
-  const dirs = readdirSync(cache, { withFileTypes: true }).filter((d) => d.isDirectory() && /^ocr-worker-\d+$/.test(d.name));
-  for (const d of dirs) if (!isAlive(Number(d.name.slice('ocr-worker-'.length)))) rmSync(join(cache, d.name), { recursive: true, force: true });
+  const dirs = readdirSync(cache, { withFileTypes: true }).filter(
+    (d) => d.isDirectory() && /^ocr-worker-\d+$/.test(d.name),
+  );
+  for (const d of dirs)
+    if (!isAlive(Number(d.name.slice('ocr-worker-'.length))))
+      rmSync(join(cache, d.name), { recursive: true, force: true });
 }
 
 /** Compiles src/extraction/worker once per test process; returns the path of document.worker.js. */

@@ -1,4 +1,14 @@
-import { findPage, fromJsonText, isDuplicateKeyError, isObjectIdHex, ownerFilter, toJsonText, type Connection, type Page } from '@platform/db';
+import {
+  findPage,
+  fromJsonText,
+  isDuplicateKeyError,
+  isObjectIdHex,
+  ownerFilter,
+  toJsonText,
+  type Connection,
+  type Page,
+} from '@platform/db';
+
 import { ragModel, type RagDoc } from './rag.model';
 import type { Owner, RagInput, RagRecord } from './rag.types';
 
@@ -57,7 +67,11 @@ export function createRagRepository(conn: Connection) {
     async replace(owner: Owner, id: string, input: RagInput, now: Date): Promise<RagRecord | null> {
       if (!isObjectIdHex(id)) return null;
       const d = await unique(
-        Rag.findOneAndUpdate(scoped(owner, id), { $set: { ...fieldsOf(input), updated_at: now } }, { returnDocument: 'after' }).lean<RagDoc>(),
+        Rag.findOneAndUpdate(
+          scoped(owner, id),
+          { $set: { ...fieldsOf(input), updated_at: now } },
+          { returnDocument: 'after' },
+        ).lean<RagDoc>(),
       );
       return d ? toRecord(d) : null;
     },

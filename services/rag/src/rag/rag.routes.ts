@@ -1,6 +1,8 @@
 import { Router } from 'express';
+
 import { principalOf } from '@platform/auth';
 import { validate, type Page } from '@platform/http';
+
 import { listQuery, ragBody, userPath } from './rag.schemas';
 import type { RagService } from './rag.service';
 import type { RagInput } from './rag.types';

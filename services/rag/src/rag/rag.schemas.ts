@@ -1,4 +1,5 @@
 import Joi from 'joi';
+
 import { pageQuery } from '@platform/http';
 
 const credentialId = Joi.string().trim().min(1).max(200).required();

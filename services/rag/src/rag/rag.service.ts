@@ -1,5 +1,6 @@
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldError } from '@platform/errors';
 import type { Page } from '@platform/db';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type FieldError } from '@platform/errors';
+
 import type { CredentialCheck } from '../credentials/credential-check';
 import { DuplicateCollectionError, type RagRepository } from './rag.repository';
 import { CREDENTIAL_FIELDS, type Owner, type RagInput, type RagRecord, type RagView } from './rag.types';
@@ -12,7 +13,8 @@ export interface RagServiceDeps {
 
 const view = ({ org_id: _org, ...rest }: RagRecord): RagView => rest;
 
-const conflict = (name: string) => new ConflictError(`A RAG configuration with collection_name "${name}" already exists`);
+const conflict = (name: string) =>
+  new ConflictError(`A RAG configuration with collection_name "${name}" already exists`);
 
 /** RAG configurations: owner-scoped, one collection name per owner, credential ids of ours checked. */
 export function createRagService({ repo, credentials, clock }: RagServiceDeps) {
@@ -20,7 +22,9 @@ export function createRagService({ repo, credentials, clock }: RagServiceDeps) {
   async function checkCredentials(owner: Owner, input: RagInput): Promise<void> {
     const ours = CREDENTIAL_FIELDS.filter((f) => credentials.isOurs(input[f]));
     const ids = [...new Set(ours.map((f) => input[f]))];
-    const owned = new Map(await Promise.all(ids.map(async (id) => [id, await credentials.belongsTo(owner, id)] as const)));
+    const owned = new Map(
+      await Promise.all(ids.map(async (id) => [id, await credentials.belongsTo(owner, id)] as const)),
+    );
     const problems: FieldError[] = ours
       .filter((f) => !owned.get(input[f]))
       .map((f) => ({ loc: ['body', f], msg: `Credential ${input[f]} not found`, type: 'credential_not_found' }));

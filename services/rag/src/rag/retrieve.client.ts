@@ -2,6 +2,7 @@ import { internalCallHeaders } from '@platform/auth';
 import { BadGatewayError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+
 import type { Owner } from './rag.types';
 
 /** The graph service, which holds the trained knowledge of each RAG configuration, and how rag reaches it. */

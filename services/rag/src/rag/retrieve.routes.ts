@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import Joi from 'joi';
+
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
+
 import type { RagService } from './rag.service';
 import type { RetrieveClient } from './retrieve.client';
 

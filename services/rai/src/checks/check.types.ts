@@ -25,4 +25,5 @@ export interface TermRule {
 export const roundScore = (x: number): number => Math.round(x * 1000) / 1000;
 
 /** 1 − Π(1 − wᵢ): independent signals combined; never above 1. */
-export const combine = (weights: number[]): number => roundScore(1 - weights.reduce((p, w) => p * (1 - Math.min(Math.max(w, 0), 1)), 1));
+export const combine = (weights: number[]): number =>
+  roundScore(1 - weights.reduce((p, w) => p * (1 - Math.min(Math.max(w, 0), 1)), 1));

@@ -7,7 +7,16 @@ export interface Folded {
 }
 
 /** Digits and signs that stand for letters in obfuscated words (l33t): folded on both sides of a match. */
-const LOOKALIKES: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's' };
+const LOOKALIKES: Record<string, string> = {
+  '0': 'o',
+  '1': 'i',
+  '3': 'e',
+  '4': 'a',
+  '5': 's',
+  '7': 't',
+  '@': 'a',
+  $: 's',
+};
 const MARKS = /\p{M}/gu;
 
 /** One character folded: decomposed, marks dropped, lower-cased, look-alikes replaced. */

@@ -1,4 +1,5 @@
 import nlp from 'compromise';
+
 import type { PiiSpan } from './pii-patterns';
 
 /**
@@ -28,13 +29,25 @@ interface Token {
 }
 
 function tokensOf(run: string, offset: number): Token[] {
-  return [...run.matchAll(/\S+/g)].map((m) => ({ word: m[0], start: offset + m.index, end: offset + m.index + m[0].length }));
+  return [...run.matchAll(/\S+/g)].map((m) => ({
+    word: m[0],
+    start: offset + m.index,
+    end: offset + m.index + m[0].length,
+  }));
 }
 
 /** Longest place name (up to 3 words) starting at token i, as a token count; 0 when none. */
 function placeAt(tokens: Token[], i: number): number {
   for (let n = Math.min(3, tokens.length - i); n >= 1; n--) {
-    if (isPlace(tokens.slice(i, i + n).map((t) => t.word).join(' '))) return n;
+    if (
+      isPlace(
+        tokens
+          .slice(i, i + n)
+          .map((t) => t.word)
+          .join(' '),
+      )
+    )
+      return n;
   }
   return 0;
 }
@@ -51,7 +64,8 @@ function runSpans(tokens: Token[], want: { person: boolean; location: boolean },
   let i = 0;
   while (i < tokens.length) {
     const place = placeAt(tokens, i);
-    const personFirst = place === 0 || (!(locative && i === 0) && i + 1 < tokens.length && isLastName(tokens[i + 1]!.word));
+    const personFirst =
+      place === 0 || (!(locative && i === 0) && i + 1 < tokens.length && isLastName(tokens[i + 1]!.word));
     if (isFirstName(tokens[i]!.word) && personFirst) {
       let j = i + 1;
       while (j < tokens.length && j - i < 3 && placeAt(tokens, j) === 0) j++;
@@ -71,6 +85,13 @@ export function entitySpans(text: string, want: { person: boolean; location: boo
   for (const m of text.matchAll(CAPITALISED)) {
     out.push(...runSpans(tokensOf(m[0], m.index), want, LOCATIVE.test(text.slice(Math.max(0, m.index - 12), m.index))));
   }
-  if (want.person) out.push(...[...text.matchAll(HONORIFIC_NAME)].map((m) => ({ type: 'PERSON' as const, start: m.index, end: m.index + m[0].length })));
+  if (want.person)
+    out.push(
+      ...[...text.matchAll(HONORIFIC_NAME)].map((m) => ({
+        type: 'PERSON' as const,
+        start: m.index,
+        end: m.index + m[0].length,
+      })),
+    );
   return out;
 }

@@ -1,5 +1,6 @@
 import * as chrono from 'chrono-node';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
+
 import { entitySpans } from './pii-entities';
 import type { PiiSpan, PiiType } from './pii-patterns';
 
@@ -17,7 +18,8 @@ function phones(text: string): PiiSpan[] {
   for (const m of text.matchAll(PHONE_CANDIDATE)) {
     const digits = m[0].replace(/\D/g, '').length;
     if (digits < 7 || digits > 15 || NOT_PHONE.test(m[0])) continue;
-    if (parsePhoneNumberFromString(m[0], 'US')?.isValid()) out.push({ type: 'PHONE_NUMBER', start: m.index, end: m.index + m[0].length });
+    if (parsePhoneNumberFromString(m[0], 'US')?.isValid())
+      out.push({ type: 'PHONE_NUMBER', start: m.index, end: m.index + m[0].length });
   }
   return out;
 }

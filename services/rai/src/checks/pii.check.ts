@@ -19,7 +19,9 @@ const RANK: Record<PiiType, number> = {
 
 /** Keeps, of overlapping spans, the most specific type (then the longest); the others are dropped. */
 export function resolveOverlaps(spans: PiiSpan[]): PiiSpan[] {
-  const ordered = [...spans].sort((a, b) => RANK[a.type] - RANK[b.type] || b.end - b.start - (a.end - a.start) || a.start - b.start);
+  const ordered = [...spans].sort(
+    (a, b) => RANK[a.type] - RANK[b.type] || b.end - b.start - (a.end - a.start) || a.start - b.start,
+  );
   const kept: PiiSpan[] = [];
   for (const s of ordered) if (!kept.some((k) => s.start < k.end && k.start < s.end)) kept.push(s);
   return kept.sort((a, b) => a.start - b.start);
@@ -35,7 +37,12 @@ export function piiFindings(text: string, types: Partial<Record<PiiType, PiiActi
     const own = spans.filter((s) => s.type === type);
     if (own.length === 0) continue;
     const action = types[type] === 'block' ? 'block' : 'redact';
-    findings.push({ check: 'pii', action, detail: `${type} found (${own.length})`, spans: own.map((s) => ({ start: s.start, end: s.end, replacement: `<${type}>` })) });
+    findings.push({
+      check: 'pii',
+      action,
+      detail: `${type} found (${own.length})`,
+      spans: own.map((s) => ({ start: s.start, end: s.end, replacement: `<${type}>` })),
+    });
   }
   return findings;
 }

@@ -13,9 +13,16 @@ export interface SecretRule {
 const mixed = (v: string) => /\d/.test(v) && /[A-Za-z]/.test(v);
 
 export const SECRET_RULES: SecretRule[] = [
-  { id: 'private_key', pattern: /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,10000}?-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----/g },
+  {
+    id: 'private_key',
+    pattern:
+      /-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----[\s\S]{16,10000}?-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----/g,
+  },
   { id: 'aws_access_key_id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b/g },
-  { id: 'aws_secret_access_key', pattern: /(?<=aws.{0,20}?(?:secret|key).{0,20}?[=:]\s{0,5}["']?)[A-Za-z0-9/+=]{40}\b/gi },
+  {
+    id: 'aws_secret_access_key',
+    pattern: /(?<=aws.{0,20}?(?:secret|key).{0,20}?[=:]\s{0,5}["']?)[A-Za-z0-9/+=]{40}\b/gi,
+  },
   { id: 'github_token', pattern: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}\b/g },
   { id: 'github_fine_grained_pat', pattern: /\bgithub_pat_[A-Za-z0-9_]{82}\b/g },
   { id: 'gitlab_token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}\b/g },
@@ -33,12 +40,14 @@ export const SECRET_RULES: SecretRule[] = [
   { id: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}/g },
   {
     id: 'connection_string',
-    pattern: /\b(?:mongodb(?:\+srv)?|postgres(?:ql)?|mysql|mariadb|redis|rediss|amqps?|mssql|sqlserver):\/\/[^\s:/@]{1,100}:[^\s@/]{1,200}@[^\s/'"]{1,200}/gi,
+    pattern:
+      /\b(?:mongodb(?:\+srv)?|postgres(?:ql)?|mysql|mariadb|redis|rediss|amqps?|mssql|sqlserver):\/\/[^\s:/@]{1,100}:[^\s@/]{1,200}@[^\s/'"]{1,200}/gi,
   },
   { id: 'bearer_token', pattern: /(?<=\bBearer\s{1,5})[A-Za-z0-9._~+/-]{20,}=*/g },
   {
     id: 'generic_secret',
-    pattern: /(?<=\b(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|password|passwd|token)\s{0,3}["']?\s{0,3}[=:]\s{0,3}["']?)[A-Za-z0-9._~+/!#$%^&*-]{12,}/gi,
+    pattern:
+      /(?<=\b(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|password|passwd|token)\s{0,3}["']?\s{0,3}[=:]\s{0,3}["']?)[A-Za-z0-9._~+/!#$%^&*-]{12,}/gi,
     accept: mixed,
   },
 ];

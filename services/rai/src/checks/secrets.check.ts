@@ -19,7 +19,12 @@ export function secretFindings(text: string, action: 'mask' | 'block'): Finding[
       .filter((s) => !taken.some((t) => overlaps(s, t)));
     if (spans.length === 0) continue;
     taken.push(...spans);
-    findings.push({ check: 'secrets', action: action === 'block' ? 'block' : 'redact', detail: `${rule.id} found`, spans });
+    findings.push({
+      check: 'secrets',
+      action: action === 'block' ? 'block' : 'redact',
+      detail: `${rule.id} found`,
+      spans,
+    });
   }
   return findings;
 }

@@ -3,8 +3,8 @@ import { injectionFindings } from '../checks/injection.check';
 import { piiFindings } from '../checks/pii.check';
 import { secretFindings } from '../checks/secrets.check';
 import { termFindings } from '../checks/terms';
-import { toxicityFindings } from '../checks/toxicity.check';
 import { allowedTopicFindings, bannedTopicFindings } from '../checks/topics.check';
+import { toxicityFindings } from '../checks/toxicity.check';
 import type { PolicyRules, TermEntry } from '../policies/policy.types';
 import type { Evaluation, Violation } from './inference.types';
 
@@ -14,7 +14,15 @@ const asRule = (entry: TermEntry, action: 'block' | 'redact'): TermRule =>
 /** Every enabled check of the policy, run on the text. */
 export function findingsFor(rules: PolicyRules, text: string): Finding[] {
   const f: Finding[] = [];
-  if (rules.keywords.enabled) f.push(...termFindings(text, rules.keywords.keywords.map((k) => asRule(k, 'block')), 'keywords', 'keyword'));
+  if (rules.keywords.enabled)
+    f.push(
+      ...termFindings(
+        text,
+        rules.keywords.keywords.map((k) => asRule(k, 'block')),
+        'keywords',
+        'keyword',
+      ),
+    );
   if (rules.banned_topics.enabled) f.push(...bannedTopicFindings(text, rules.banned_topics.topics));
   if (rules.allowed_topics.enabled) f.push(...allowedTopicFindings(text, rules.allowed_topics.topics));
   if (rules.toxicity_check.enabled) f.push(...toxicityFindings(text, rules.toxicity_check.threshold));
@@ -22,7 +30,14 @@ export function findingsFor(rules: PolicyRules, text: string): Finding[] {
   if (rules.secrets_detection.enabled) f.push(...secretFindings(text, rules.secrets_detection.action));
   if (rules.pii_detection.enabled) {
     f.push(...piiFindings(text, rules.pii_detection.types));
-    f.push(...termFindings(text, rules.pii_detection.custom_pii.map((c) => asRule(c, 'redact')), 'custom_pii', 'custom PII'));
+    f.push(
+      ...termFindings(
+        text,
+        rules.pii_detection.custom_pii.map((c) => asRule(c, 'redact')),
+        'custom_pii',
+        'custom PII',
+      ),
+    );
   }
   return f;
 }
@@ -53,6 +68,10 @@ export function evaluate(rules: PolicyRules, text: string): Evaluation {
   const findings = findingsFor(rules, text);
   const spans = findings.flatMap((f) => f.spans ?? []);
   const action = findings.some((f) => f.action === 'block') ? 'block' : findings.length > 0 ? 'redact' : 'allow';
-  const violations: Violation[] = findings.map((f) => ({ check: f.check, ...(f.score === undefined ? {} : { score: f.score }), detail: f.detail }));
+  const violations: Violation[] = findings.map((f) => ({
+    check: f.check,
+    ...(f.score === undefined ? {} : { score: f.score }),
+    detail: f.detail,
+  }));
   return { allowed: action !== 'block', action, text: spans.length > 0 ? redact(text, spans) : text, violations };
 }

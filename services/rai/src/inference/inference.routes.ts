@@ -1,6 +1,8 @@
 import { Router } from 'express';
+
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
+
 import { inferenceBody } from '../policies/policy.schemas';
 import type { InferenceService } from './inference.service';
 import type { InferenceInput } from './inference.types';

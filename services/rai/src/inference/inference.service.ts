@@ -1,4 +1,5 @@
 import type { Logger } from '@platform/logger';
+
 import type { PolicyService } from '../policies/policy.service';
 import type { Owner } from '../policies/policy.types';
 import { evaluate } from './evaluate';

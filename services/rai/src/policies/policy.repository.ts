@@ -1,4 +1,5 @@
 import { findPage, fromJsonText, isObjectIdHex, ownerFilter, type Connection, type Page } from '@platform/db';
+
 import { policyModel, type PolicyDoc } from './policy.model';
 import type { Owner, PolicyInput, PolicyRecord, PolicyRules } from './policy.types';
 
@@ -15,7 +16,11 @@ function toRecord(d: PolicyDoc): PolicyRecord {
   };
 }
 
-const fieldsOf = ({ name, description, ...rules }: PolicyInput) => ({ name, description, rules_json: JSON.stringify(rules) });
+const fieldsOf = ({ name, description, ...rules }: PolicyInput) => ({
+  name,
+  description,
+  rules_json: JSON.stringify(rules),
+});
 const scoped = (owner: Owner, id: string) => ({ _id: id, ...ownerFilter(owner) });
 
 /** RAI policies, each scoped to its owner. */
@@ -36,7 +41,11 @@ export function createPolicyRepository(conn: Connection) {
     },
     async replace(owner: Owner, id: string, input: PolicyInput, now: Date): Promise<PolicyRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await Policy.findOneAndUpdate(scoped(owner, id), { $set: { ...fieldsOf(input), updated_at: now } }, { returnDocument: 'after' }).lean<PolicyDoc>();
+      const d = await Policy.findOneAndUpdate(
+        scoped(owner, id),
+        { $set: { ...fieldsOf(input), updated_at: now } },
+        { returnDocument: 'after' },
+      ).lean<PolicyDoc>();
       return d ? toRecord(d) : null;
     },
     async delete(owner: Owner, id: string): Promise<boolean> {

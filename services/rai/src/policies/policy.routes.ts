@@ -1,6 +1,8 @@
 import { Router } from 'express';
+
 import { principalOf } from '@platform/auth';
 import { validate, type Page } from '@platform/http';
+
 import { createBody, listQuery, updateBody } from './policy.schemas';
 import type { PolicyService } from './policy.service';
 import type { PolicyInput, PolicyPatch } from './policy.types';

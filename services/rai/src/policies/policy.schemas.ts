@@ -1,5 +1,7 @@
 import Joi from 'joi';
+
 import { pageQuery } from '@platform/http';
+
 import { PII_TYPES } from '../checks/pii-patterns';
 
 /** Limits of a policy, so that one inference stays within its latency budget. */
@@ -8,7 +10,10 @@ export const POLICY_LIMITS = { topics: 100, terms: 500, termChars: 200, name: 20
 const label = Joi.string().trim().min(1).max(POLICY_LIMITS.termChars);
 
 /** A topic: a string, or `{name}` stored as the string (contract §7). */
-const topic = Joi.alternatives().try(label, Joi.object({ name: label.required() }).custom((v: { name: string }) => v.name));
+const topic = Joi.alternatives().try(
+  label,
+  Joi.object({ name: label.required() }).custom((v: { name: string }) => v.name),
+);
 
 /** A keyword or custom PII entry: a string (spec) or `{label, replacement, action}` (contract §6). */
 const term = (defaultAction: 'block' | 'redact') =>
@@ -24,7 +29,9 @@ const term = (defaultAction: 'block' | 'redact') =>
 const enabled = Joi.boolean().default(false);
 const topics = Joi.object({ enabled, topics: Joi.array().items(topic).max(POLICY_LIMITS.topics).default([]) });
 const threshold = (d: number) => Joi.object({ enabled, threshold: Joi.number().min(0).max(1).default(d) });
-const piiTypes = Joi.object(Object.fromEntries(PII_TYPES.map((t) => [t, Joi.string().valid('disabled', 'redact', 'block').default('disabled')])));
+const piiTypes = Joi.object(
+  Object.fromEntries(PII_TYPES.map((t) => [t, Joi.string().valid('disabled', 'redact', 'block').default('disabled')])),
+);
 
 /** The rule sections; each may be left out (its defaults apply) or given in part. */
 const sections = {

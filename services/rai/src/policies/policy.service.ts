@@ -1,5 +1,6 @@
-import { NotFoundError } from '@platform/errors';
 import type { Page } from '@platform/db';
+import { NotFoundError } from '@platform/errors';
+
 import type { PolicyRepository } from './policy.repository';
 import type { Owner, PolicyInput, PolicyPatch, PolicyRecord, PolicyView } from './policy.types';
 

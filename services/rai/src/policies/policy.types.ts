@@ -1,6 +1,6 @@
 import type { TermRule } from '../checks/check.types';
-import type { PiiAction } from '../checks/pii.check';
 import type { PiiType } from '../checks/pii-patterns';
+import type { PiiAction } from '../checks/pii.check';
 
 export type { Owner } from '@platform/db';
 export type { TermRule };

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+
 import { pageQuery } from '@platform/http';
 import { EXECUTION_STATUSES, type ExecutionStatus } from '@platform/scheduling';
 
@@ -7,11 +8,14 @@ import { EXECUTION_STATUSES, type ExecutionStatus } from '@platform/scheduling';
  * value is a 422 on `["query","status"]` (never silently ignored).
  */
 const statusList = Joi.any().custom((value: unknown, helpers) => {
-  const parts = (Array.isArray(value) ? (value as unknown[]) : [value]).flatMap((v): unknown[] => (typeof v === 'string' ? v.split(',') : [v]));
+  const parts = (Array.isArray(value) ? (value as unknown[]) : [value]).flatMap((v): unknown[] =>
+    typeof v === 'string' ? v.split(',') : [v],
+  );
   const out = new Set<ExecutionStatus>();
   for (const p of parts) {
     const s = typeof p === 'string' ? p.trim() : p;
-    if (!EXECUTION_STATUSES.includes(s as ExecutionStatus)) return helpers.error('any.only', { valids: EXECUTION_STATUSES });
+    if (!EXECUTION_STATUSES.includes(s as ExecutionStatus))
+      return helpers.error('any.only', { valids: EXECUTION_STATUSES });
     out.add(s as ExecutionStatus);
   }
   return [...out];

@@ -1,5 +1,11 @@
 import type { Owner } from '@platform/db';
-import { presentExecution, type ExecutionKind, type ExecutionQuery, type ExecutionRepository } from '@platform/scheduling';
+import {
+  presentExecution,
+  type ExecutionKind,
+  type ExecutionQuery,
+  type ExecutionRepository,
+} from '@platform/scheduling';
+
 import type { LogsQuery, RecentQuery } from './execution.schemas';
 
 /** Whose runs a log lists: one webhook's or one schedule's. */
@@ -10,7 +16,14 @@ export interface ExecutionServiceDeps {
   clock: () => Date;
 }
 
-const filtersOf = (q: LogsQuery) => ({ success: q.success, statuses: q.status, from: q.from, to: q.to, skip: q.skip, limit: q.limit });
+const filtersOf = (q: LogsQuery) => ({
+  success: q.success,
+  statuses: q.status,
+  from: q.from,
+  to: q.to,
+  skip: q.skip,
+  limit: q.limit,
+});
 
 /** Listing, filtering and paging of webhook and schedule runs: `{executions, total}`, newest first. */
 export function createExecutionService(deps: ExecutionServiceDeps) {
@@ -22,7 +35,12 @@ export function createExecutionService(deps: ExecutionServiceDeps) {
   return {
     /** The owner's runs of one kind within the last `hours`, optionally of one agent. */
     recent: (owner: Owner, kind: ExecutionKind, q: RecentQuery) =>
-      page(owner, { ...filtersOf(q), kinds: [kind], agent_id: q.agent_id, since: new Date(deps.clock().getTime() - q.hours * 3600_000) }),
+      page(owner, {
+        ...filtersOf(q),
+        kinds: [kind],
+        agent_id: q.agent_id,
+        since: new Date(deps.clock().getTime() - q.hours * 3600_000),
+      }),
 
     /**
      * One webhook's or schedule's runs. `assertOwned` (404 when the parent is not the caller's) runs at the same time

@@ -1,13 +1,14 @@
-import type { Logger } from '@platform/logger';
 import { Counter, Gauge, type Registry } from 'prom-client';
+
+import type { Logger } from '@platform/logger';
 import {
   createRunRecovery,
   executionJobs,
   executionRunStore,
   type EnqueueOptions,
   type ExecutionRepository,
-  type RunQueues,
   type RecoverySweep,
+  type RunQueues,
   type RunStats,
 } from '@platform/scheduling';
 import type { Unit } from '@platform/service';
@@ -32,8 +33,17 @@ export interface RunRecoveryUnitDeps {
  * runs are moving); `outbox_runs_total{action}`: runs enqueued (job missing), recovered under a new job, abandoned.
  */
 export function outboxMetrics(registry: Registry) {
-  const backlog = new Gauge({ name: 'outbox_backlog_runs', help: 'Unfinished runs past their thresholds found by the last outbox sweep (at most one batch).', registers: [registry] });
-  const moved = new Counter({ name: 'outbox_runs_total', help: 'Runs the outbox put back on a queue or gave up, by action.', labelNames: ['action'], registers: [registry] });
+  const backlog = new Gauge({
+    name: 'outbox_backlog_runs',
+    help: 'Unfinished runs past their thresholds found by the last outbox sweep (at most one batch).',
+    registers: [registry],
+  });
+  const moved = new Counter({
+    name: 'outbox_runs_total',
+    help: 'Runs the outbox put back on a queue or gave up, by action.',
+    labelNames: ['action'],
+    registers: [registry],
+  });
   return (t: RecoverySweep) => {
     backlog.set(t.checked);
     if (t.enqueued) moved.inc({ action: 'enqueued' }, t.enqueued);

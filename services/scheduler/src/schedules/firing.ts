@@ -1,6 +1,7 @@
 import type { Logger } from '@platform/logger';
 import { within, type Queue } from '@platform/queue';
 import { removeFiring, syncFiring, type FireJob, type ScheduleRecord } from '@platform/scheduling';
+
 import type { Firing } from './schedule.service';
 
 /**
@@ -12,7 +13,10 @@ export function createFiring(queue: Queue<FireJob>, logger: Logger, timeoutMs: n
     try {
       await within(timeoutMs, work());
     } catch (err) {
-      logger.warn(`could not ${what} the schedule's firing in Redis; the reconciler will`, { schedule_id: scheduleId, err: (err as Error).message });
+      logger.warn(`could not ${what} the schedule's firing in Redis; the reconciler will`, {
+        schedule_id: scheduleId,
+        err: (err as Error).message,
+      });
     }
   };
   return {

@@ -1,7 +1,12 @@
 import type { Connection } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { Queue } from '@platform/queue';
-import { createReconciler, createScheduleRepository, type ExecutionRepository, type FireJob } from '@platform/scheduling';
+import {
+  createReconciler,
+  createScheduleRepository,
+  type ExecutionRepository,
+  type FireJob,
+} from '@platform/scheduling';
 import type { Unit } from '@platform/service';
 
 export interface ReconcilerUnitDeps {
@@ -28,7 +33,10 @@ export function startReconciler(deps: ReconcilerUnitDeps): Unit {
     catchUpMs: deps.catchUpMs,
     enqueueTimeoutMs: deps.enqueueTimeoutMs,
   });
-  const safely = () => reconcile().catch((err: unknown) => deps.logger.warn('reconcile failed; next interval retries', { err: (err as Error).message }));
+  const safely = () =>
+    reconcile().catch((err: unknown) =>
+      deps.logger.warn('reconcile failed; next interval retries', { err: (err as Error).message }),
+    );
   const timer = setInterval(() => void safely(), deps.intervalMs);
   void safely();
   return { name: 'reconciler', stop: () => clearInterval(timer) };

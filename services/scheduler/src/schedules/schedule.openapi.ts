@@ -1,5 +1,6 @@
 /** OpenAPI of /schedules and /http-schedules (merged into the service's document). */
 import { jsonContent as json, notFoundResponse, withStandardResponses as responses } from '@platform/http';
+
 import { executionListParameters, recentExecutionParameters } from '../executions/execution.openapi';
 import { HTTP_METHODS, LIMITS } from './schedule.schemas';
 
@@ -12,7 +13,10 @@ const page = [
 ];
 
 const cronFields = {
-  cron_expression: { type: 'string', description: '5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names' },
+  cron_expression: {
+    type: 'string',
+    description: '5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names',
+  },
   timezone: { type: 'string', default: 'UTC', description: 'Any IANA zone or alias (e.g. Asia/Calcutta)' },
   max_retries: { type: 'integer', minimum: 0, maximum: 10, default: 3 },
   retry_delay: { type: 'integer', minimum: 1, maximum: 3600, default: 60, description: 'Seconds between attempts' },
@@ -24,20 +28,36 @@ const stateFields = {
   is_active: { type: 'boolean' },
   created_at: { type: 'string', format: 'date-time' },
   updated_at: nullable('string', { format: 'date-time' }),
-  next_run_time: nullable('string', { format: 'date-time', description: 'Next fire in the schedule zone; null while paused' }),
+  next_run_time: nullable('string', {
+    format: 'date-time',
+    description: 'Next fire in the schedule zone; null while paused',
+  }),
   last_run_at: nullable('string', { format: 'date-time' }),
   last_run_success: nullable('boolean'),
   run_count: { type: 'integer' },
 };
-const agentFields = { agent_id: { type: 'string' }, message: { type: 'string', default: '', maxLength: LIMITS.messageLength } };
+const agentFields = {
+  agent_id: { type: 'string' },
+  message: { type: 'string', default: '', maxLength: LIMITS.messageLength },
+};
 const httpFields = {
   name: { type: 'string', maxLength: LIMITS.nameLength },
   url: { type: 'string', format: 'uri', description: 'http or https' },
   method: { type: 'string', enum: HTTP_METHODS, default: 'GET' },
-  headers: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: LIMITS.headerCount, description: 'Values are encrypted at rest and read back as "***"; sending "***" keeps the stored value' },
+  headers: {
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    maxProperties: LIMITS.headerCount,
+    description: 'Values are encrypted at rest and read back as "***"; sending "***" keeps the stored value',
+  },
   query: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: LIMITS.queryCount },
   body: { description: 'Any JSON, sent as application/json (not with GET or HEAD)' },
-  timeout_ms: { type: 'integer', minimum: LIMITS.timeoutMsMin, maximum: LIMITS.timeoutMsMax, default: LIMITS.timeoutMsDefault },
+  timeout_ms: {
+    type: 'integer',
+    minimum: LIMITS.timeoutMsMin,
+    maximum: LIMITS.timeoutMsMax,
+    default: LIMITS.timeoutMsDefault,
+  },
 };
 
 export const scheduleSchemas = {
@@ -57,7 +77,10 @@ export const scheduleSchemas = {
       success: nullable('boolean'),
       attempt: { type: 'integer' },
       max_attempts: { type: 'integer' },
-      scheduled_for: nullable('string', { format: 'date-time', description: 'Nominal fire time; null for run-now and webhook runs' }),
+      scheduled_for: nullable('string', {
+        format: 'date-time',
+        description: 'Nominal fire time; null for run-now and webhook runs',
+      }),
       triggered_at: { type: 'string', format: 'date-time' },
       started_at: nullable('string', { format: 'date-time' }),
       finished_at: nullable('string', { format: 'date-time' }),
@@ -68,27 +91,61 @@ export const scheduleSchemas = {
       error_message: nullable('string'),
     },
   },
-  ExecutionList: { type: 'object', properties: { executions: { type: 'array', items: ref('Execution') }, total: { type: 'integer' } } },
+  ExecutionList: {
+    type: 'object',
+    properties: { executions: { type: 'array', items: ref('Execution') }, total: { type: 'integer' } },
+  },
 };
 
 function pathsFor(base: string, schema: string, noun: string, fields: object) {
-  const one = (description: string) => responses({ '200': { description, ...json(ref(schema)) }, ...notFoundResponse(`${noun} not found`) });
+  const one = (description: string) =>
+    responses({ '200': { description, ...json(ref(schema)) }, ...notFoundResponse(`${noun} not found`) });
   const body = (required: string[]) => json({ type: 'object', required, properties: { ...fields, ...cronFields } });
   const required = schema === 'Schedule' ? ['agent_id', 'cron_expression'] : ['name', 'url', 'cron_expression'];
-  const list = { type: 'object', properties: { schedules: { type: 'array', items: ref(schema) }, total: { type: 'integer' } } };
-  const bulk = { type: 'object', properties: { message: { type: 'string' }, total_requested: { type: 'integer' }, paused_count: { type: 'integer' }, already_paused_count: { type: 'integer' }, not_found_count: { type: 'integer' }, invalid_count: { type: 'integer' }, paused_schedules: { type: 'array', items: ref(schema) } } };
-  const executions = (description: string) => responses({ '200': { description, ...json(ref('ExecutionList')) }, ...notFoundResponse(`${noun} not found`) });
+  const list = {
+    type: 'object',
+    properties: { schedules: { type: 'array', items: ref(schema) }, total: { type: 'integer' } },
+  };
+  const bulk = {
+    type: 'object',
+    properties: {
+      message: { type: 'string' },
+      total_requested: { type: 'integer' },
+      paused_count: { type: 'integer' },
+      already_paused_count: { type: 'integer' },
+      not_found_count: { type: 'integer' },
+      invalid_count: { type: 'integer' },
+      paused_schedules: { type: 'array', items: ref(schema) },
+    },
+  };
+  const executions = (description: string) =>
+    responses({ '200': { description, ...json(ref('ExecutionList')) }, ...notFoundResponse(`${noun} not found`) });
   return {
     [`${base}/`]: {
-      post: { summary: `Create (${noun})`, requestBody: body(required), responses: responses({ '201': { description: 'Created', ...json(ref(schema)) }, ...notFoundResponse('Agent not found') }) },
+      post: {
+        summary: `Create (${noun})`,
+        requestBody: body(required),
+        responses: responses({
+          '201': { description: 'Created', ...json(ref(schema)) },
+          ...notFoundResponse('Agent not found'),
+        }),
+      },
       get: {
         summary: 'List yours, newest first',
-        parameters: [{ name: 'agent_id', in: 'query', schema: { type: 'string' } }, { name: 'is_active', in: 'query', schema: { type: 'boolean' } }, ...page],
+        parameters: [
+          { name: 'agent_id', in: 'query', schema: { type: 'string' } },
+          { name: 'is_active', in: 'query', schema: { type: 'boolean' } },
+          ...page,
+        ],
         responses: responses({ '200': { description: 'Page and total', ...json(list) } }),
       },
     },
     [`${base}/pause-bulk/`]: {
-      post: { summary: `Pause up to ${LIMITS.bulkIds}`, requestBody: json({ type: 'array', maxItems: LIMITS.bulkIds, items: { type: 'string' } }), responses: responses({ '200': { description: 'Counts', ...json(bulk) } }) },
+      post: {
+        summary: `Pause up to ${LIMITS.bulkIds}`,
+        requestBody: json({ type: 'array', maxItems: LIMITS.bulkIds, items: { type: 'string' } }),
+        responses: responses({ '200': { description: 'Counts', ...json(bulk) } }),
+      },
     },
     [`${base}/executions/recent`]: {
       get: {
@@ -99,19 +156,51 @@ function pathsFor(base: string, schema: string, noun: string, fields: object) {
     },
     [`${base}/{schedule_id}`]: {
       get: { summary: 'Read', parameters: [id], responses: one(noun) },
-      patch: { summary: 'Change any field; a cron or zone change applies from now', parameters: [id], requestBody: body([]), responses: one('Updated') },
-      delete: { summary: 'Delete (its firing stops)', parameters: [id], responses: responses({ '204': { description: 'Deleted' }, ...notFoundResponse(`${noun} not found`) }) },
+      patch: {
+        summary: 'Change any field; a cron or zone change applies from now',
+        parameters: [id],
+        requestBody: body([]),
+        responses: one('Updated'),
+      },
+      delete: {
+        summary: 'Delete (its firing stops)',
+        parameters: [id],
+        responses: responses({ '204': { description: 'Deleted' }, ...notFoundResponse(`${noun} not found`) }),
+      },
     },
-    [`${base}/{schedule_id}/pause`]: { post: { summary: 'Pause (idempotent)', parameters: [id], responses: one('Paused') } },
-    [`${base}/{schedule_id}/resume`]: { post: { summary: 'Resume (idempotent); fires from the next cron time', parameters: [id], responses: one('Active') } },
+    [`${base}/{schedule_id}/pause`]: {
+      post: { summary: 'Pause (idempotent)', parameters: [id], responses: one('Paused') },
+    },
+    [`${base}/{schedule_id}/resume`]: {
+      post: {
+        summary: 'Resume (idempotent); fires from the next cron time',
+        parameters: [id],
+        responses: one('Active'),
+      },
+    },
     [`${base}/{schedule_id}/trigger`]: {
       post: {
         summary: 'Run now, outside the cron (also while paused)',
         parameters: [id],
-        responses: responses({ '202': { description: 'Queued', ...json({ type: 'object', properties: { execution_id: { type: 'string' }, status: { type: 'string', enum: ['queued'] } } }) }, ...notFoundResponse(`${noun} not found`) }),
+        responses: responses({
+          '202': {
+            description: 'Queued',
+            ...json({
+              type: 'object',
+              properties: { execution_id: { type: 'string' }, status: { type: 'string', enum: ['queued'] } },
+            }),
+          },
+          ...notFoundResponse(`${noun} not found`),
+        }),
       },
     },
-    [`${base}/{schedule_id}/logs`]: { get: { summary: 'Its executions, newest first (one per fire; attempts counted in it)', parameters: [id, ...executionListParameters], responses: executions('Executions') } },
+    [`${base}/{schedule_id}/logs`]: {
+      get: {
+        summary: 'Its executions, newest first (one per fire; attempts counted in it)',
+        parameters: [id, ...executionListParameters],
+        responses: executions('Executions'),
+      },
+    },
   };
 }
 
@@ -124,7 +213,14 @@ export const schedulePaths = {
       responses: responses({
         '200': {
           description: 'Schedules and webhooks',
-          ...json({ type: 'object', properties: { agent_id: { type: 'string' }, schedules: { type: 'array', items: ref('Schedule') }, webhooks: { type: 'array', items: ref('Webhook') } } }),
+          ...json({
+            type: 'object',
+            properties: {
+              agent_id: { type: 'string' },
+              schedules: { type: 'array', items: ref('Schedule') },
+              webhooks: { type: 'array', items: ref('Webhook') },
+            },
+          }),
         },
       }),
     },

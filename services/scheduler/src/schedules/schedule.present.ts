@@ -1,8 +1,8 @@
 import { iso } from '@platform/db';
-import { MASK, type SecretBox } from '@platform/secrets';
 import { nextFire, type HttpTarget, type ScheduleRecord } from '@platform/scheduling';
-import type { AgentSchedule, HttpSchedule, HttpScheduleInput, ScheduleView } from './schedule.types';
+import { MASK, type SecretBox } from '@platform/secrets';
 
+import type { AgentSchedule, HttpSchedule, HttpScheduleInput, ScheduleView } from './schedule.types';
 
 /** The public object of a schedule of either kind; `next_run_time` in the schedule's zone, null while paused. */
 export function presentSchedule(r: ScheduleRecord, now: Date): ScheduleView {
@@ -23,7 +23,8 @@ export function presentSchedule(r: ScheduleRecord, now: Date): ScheduleView {
     last_run_success: r.last_run_success,
     run_count: r.run_count,
   };
-  if (r.kind === 'agent' || !r.http) return { ...common, agent_id: r.agent_id ?? '', message: r.message } satisfies AgentSchedule;
+  if (r.kind === 'agent' || !r.http)
+    return { ...common, agent_id: r.agent_id ?? '', message: r.message } satisfies AgentSchedule;
   const h = r.http;
   return {
     ...common,

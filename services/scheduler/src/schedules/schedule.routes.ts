@@ -1,11 +1,20 @@
 import { Router, type Request } from 'express';
+
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
 import type { ExecutionKind, ScheduleKind } from '@platform/scheduling';
+
 import { logsQuery, recentQuery, type LogsQuery, type RecentQuery } from '../executions/execution.schemas';
 import type { ExecutionService } from '../executions/execution.service';
 import type { WebhookService } from '../webhooks/webhook.service';
-import { agentCreateBody, agentUpdateBody, bulkBody, httpCreateBody, httpUpdateBody, listQuery } from './schedule.schemas';
+import {
+  agentCreateBody,
+  agentUpdateBody,
+  bulkBody,
+  httpCreateBody,
+  httpUpdateBody,
+  listQuery,
+} from './schedule.schemas';
 import type { Input, ScheduleService } from './schedule.service';
 import type { ListFilter } from './schedule.types';
 
@@ -17,8 +26,20 @@ export interface ScheduleRoutesDeps {
 
 const apiKeyOf = (req: Request) => req.get('x-api-key') ?? '';
 const KINDS = [
-  { kind: 'agent' as ScheduleKind, base: '/schedules', exec: 'agent_schedule' as ExecutionKind, create: agentCreateBody, update: agentUpdateBody },
-  { kind: 'http' as ScheduleKind, base: '/http-schedules', exec: 'http_schedule' as ExecutionKind, create: httpCreateBody, update: httpUpdateBody },
+  {
+    kind: 'agent' as ScheduleKind,
+    base: '/schedules',
+    exec: 'agent_schedule' as ExecutionKind,
+    create: agentCreateBody,
+    update: agentUpdateBody,
+  },
+  {
+    kind: 'http' as ScheduleKind,
+    base: '/http-schedules',
+    exec: 'http_schedule' as ExecutionKind,
+    create: httpCreateBody,
+    update: httpUpdateBody,
+  },
 ];
 /** How many schedules and webhooks the by-agent view lists of each (newest first). */
 export const BY_AGENT_LIMIT = 100;
@@ -30,7 +51,9 @@ export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
 
   for (const { kind, base, exec, create, update } of KINDS) {
     r.post(base, async (req, res) => {
-      res.status(201).json(await service.create(principalOf(req), apiKeyOf(req), kind, validate<Input>(create, req.body, 'body')));
+      res
+        .status(201)
+        .json(await service.create(principalOf(req), apiKeyOf(req), kind, validate<Input>(create, req.body, 'body')));
     });
     r.get(base, async (req, res) => {
       res.json(await service.list(principalOf(req), kind, validate<ListFilter>(listQuery, req.query, 'query')));
@@ -39,7 +62,9 @@ export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
       res.json(await service.pauseBulk(principalOf(req), kind, validate<string[]>(bulkBody, req.body, 'body')));
     });
     r.get(`${base}/executions/recent`, async (req, res) => {
-      res.json(await deps.executions.recent(principalOf(req), exec, validate<RecentQuery>(recentQuery, req.query, 'query')));
+      res.json(
+        await deps.executions.recent(principalOf(req), exec, validate<RecentQuery>(recentQuery, req.query, 'query')),
+      );
     });
     r.get(`${base}/:id`, async (req, res) => {
       res.json(await service.get(principalOf(req), kind, req.params.id));
@@ -74,7 +99,10 @@ export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
     const owner = principalOf(req);
     const agent_id = req.params.agentId;
     const page = { agent_id, skip: 0, limit: BY_AGENT_LIMIT };
-    const [schedules, webhooks] = await Promise.all([service.list(owner, 'agent', page), deps.webhooks.list(owner, page)]);
+    const [schedules, webhooks] = await Promise.all([
+      service.list(owner, 'agent', page),
+      deps.webhooks.list(owner, page),
+    ]);
     res.json({ agent_id, schedules: schedules.schedules, webhooks: webhooks.webhooks });
   });
   return r;

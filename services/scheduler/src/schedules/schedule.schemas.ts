@@ -1,4 +1,5 @@
 import Joi from 'joi';
+
 import { pageQuery } from '@platform/http';
 import { cronError, isValidTimeZone } from '@platform/scheduling';
 
@@ -28,7 +29,9 @@ const cron = Joi.string()
 
 const timezone = Joi.string()
   .max(64)
-  .custom((value: string, helpers) => (isValidTimeZone(value) ? value : helpers.message({ custom: `Unknown time zone "${value}"` })));
+  .custom((value: string, helpers) =>
+    isValidTimeZone(value) ? value : helpers.message({ custom: `Unknown time zone "${value}"` }),
+  );
 
 /** Fields both kinds share; `required` decides whether the cron is required (create) or optional (PATCH). */
 function common(create: boolean) {
@@ -65,7 +68,9 @@ const headers = Joi.object()
     Joi.string(),
     Joi.string()
       .max(LIMITS.headerValueLength)
-      .custom((v: string, helpers) => (hasControlChar(v) ? helpers.message({ custom: 'Header values cannot contain control characters' }) : v)),
+      .custom((v: string, helpers) =>
+        hasControlChar(v) ? helpers.message({ custom: 'Header values cannot contain control characters' }) : v,
+      ),
   )
   .max(LIMITS.headerCount)
   .custom((value: Record<string, string>, helpers) => {
@@ -73,15 +78,26 @@ const headers = Joi.object()
     return bad === undefined ? value : helpers.message({ custom: `"${bad}" is not a valid HTTP header name` });
   });
 const query = Joi.object()
-  .pattern(Joi.string().min(1).max(256), Joi.alternatives(Joi.string().allow('').max(LIMITS.queryValueLength), Joi.number(), Joi.boolean()))
+  .pattern(
+    Joi.string().min(1).max(256),
+    Joi.alternatives(Joi.string().allow('').max(LIMITS.queryValueLength), Joi.number(), Joi.boolean()),
+  )
   .max(LIMITS.queryCount);
 
 function httpFields(create: boolean) {
   const req = <T extends Joi.Schema>(s: T): T => (create ? (s.required() as T) : s);
   return {
     name: req(Joi.string().min(1).max(LIMITS.nameLength)),
-    url: req(Joi.string().max(LIMITS.urlLength).uri({ scheme: ['http', 'https'] })),
-    method: create ? Joi.string().valid(...HTTP_METHODS).default('GET') : Joi.string().valid(...HTTP_METHODS),
+    url: req(
+      Joi.string()
+        .max(LIMITS.urlLength)
+        .uri({ scheme: ['http', 'https'] }),
+    ),
+    method: create
+      ? Joi.string()
+          .valid(...HTTP_METHODS)
+          .default('GET')
+      : Joi.string().valid(...HTTP_METHODS),
     // Header names, query names and the body are stored as JSON text: `$filter` and dotted names are fine.
     headers: create ? headers.default({}) : headers,
     query: create ? query.default({}) : query,

@@ -1,5 +1,6 @@
-import { NotFoundError } from '@platform/errors';
+import { isAgentId, type AgentDirectory } from '@platform/agent-client';
 import type { Owner } from '@platform/db';
+import { NotFoundError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type {
   ExecutionRecord,
@@ -10,7 +11,7 @@ import type {
   ScheduleRepository,
 } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
-import { isAgentId, type AgentDirectory } from '@platform/agent-client';
+
 import { pauseBulk } from '../shared/bulk-pause';
 import { httpTargetOf, presentSchedule } from './schedule.present';
 import type { AgentScheduleInput, HttpScheduleInput, ListFilter, ScheduleView } from './schedule.types';
@@ -56,12 +57,25 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   /** The stored fields of a full input of `kind` (create, or an update merged over the current record). */
   function fieldsOf(kind: ScheduleKind, input: Input, previous?: ScheduleRecord): NewSchedule {
     const { cron_expression, timezone, max_retries, retry_delay, overlap_policy } = input;
-    const common = { kind, cron_expression, timezone, max_retries, retry_delay, overlap_policy, is_active: previous?.is_active ?? true };
+    const common = {
+      kind,
+      cron_expression,
+      timezone,
+      max_retries,
+      retry_delay,
+      overlap_policy,
+      is_active: previous?.is_active ?? true,
+    };
     if (kind === 'agent') {
       const a = input as AgentScheduleInput;
       return { ...common, agent_id: a.agent_id, message: a.message, http: null };
     }
-    return { ...common, agent_id: null, message: '', http: httpTargetOf(input as HttpScheduleInput, deps.box, previous?.http) };
+    return {
+      ...common,
+      agent_id: null,
+      message: '',
+      http: httpTargetOf(input as HttpScheduleInput, deps.box, previous?.http),
+    };
   }
 
   /** The current record as an input, so a PATCH can be merged over it (header values stay masked). */
@@ -72,7 +86,9 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
 
   async function setActive(owner: Owner, kind: ScheduleKind, id: string, active: boolean): Promise<ScheduleView> {
     const now = clock();
-    const set = active ? { is_active: true, active_since: now, updated_at: now } : { is_active: false, updated_at: now };
+    const set = active
+      ? { is_active: true, active_since: now, updated_at: now }
+      : { is_active: false, updated_at: now };
     const changed = await repo.update(owner, kind, id, set, { is_active: !active });
     if (changed) await deps.firing.sync(changed);
     return present(changed ?? (await found(owner, kind, id)));
@@ -86,17 +102,28 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       return present(r);
     },
 
-    async list(owner: Owner, kind: ScheduleKind, filter: ListFilter): Promise<{ schedules: ScheduleView[]; total: number }> {
+    async list(
+      owner: Owner,
+      kind: ScheduleKind,
+      filter: ListFilter,
+    ): Promise<{ schedules: ScheduleView[]; total: number }> {
       const { items, total } = await repo.list(owner, kind, filter);
       return { schedules: items.map(present), total };
     },
 
     get: async (owner: Owner, kind: ScheduleKind, id: string) => present(await found(owner, kind, id)),
 
-    async update(owner: Owner, apiKey: string, kind: ScheduleKind, id: string, patch: Partial<Input>): Promise<ScheduleView> {
+    async update(
+      owner: Owner,
+      apiKey: string,
+      kind: ScheduleKind,
+      id: string,
+      patch: Partial<Input>,
+    ): Promise<ScheduleView> {
       const current = await found(owner, kind, id);
       const next = { ...inputOf(current), ...patch };
-      if (kind === 'agent' && 'agent_id' in patch && patch.agent_id !== current.agent_id) await assertAgent(apiKey, String(patch.agent_id));
+      if (kind === 'agent' && 'agent_id' in patch && patch.agent_id !== current.agent_id)
+        await assertAgent(apiKey, String(patch.agent_id));
       const now = clock();
       const cronChanged = next.cron_expression !== current.cron_expression || next.timezone !== current.timezone;
       const { kind: _k, is_active: _a, ...fields } = fieldsOf(kind, next, current);
@@ -133,7 +160,10 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
         now,
       );
       await deps.startRun(exec).catch((err: unknown) =>
-        deps.logger.warn('manual run not enqueued; left to the outbox', { execution_id: exec.id, err: (err as Error).message }),
+        deps.logger.warn('manual run not enqueued; left to the outbox', {
+          execution_id: exec.id,
+          err: (err as Error).message,
+        }),
       );
       return { execution_id: exec.id, status: 'queued' };
     },
@@ -141,11 +171,16 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     async pauseBulk(owner: Owner, kind: ScheduleKind, ids: string[]) {
       const pausable = {
         isId: repo.isId,
-        pauseIfActive: (o: Owner, id: string, now: Date) => repo.update(o, kind, id, { is_active: false, updated_at: now }, { is_active: true }),
+        pauseIfActive: (o: Owner, id: string, now: Date) =>
+          repo.update(o, kind, id, { is_active: false, updated_at: now }, { is_active: true }),
         exists: async (o: Owner, id: string) => (await repo.get(o, kind, id)) !== null,
       };
       const noun: [string, string] = kind === 'agent' ? ['schedule', 'schedules'] : ['HTTP schedule', 'HTTP schedules'];
-      const { paused, ...counts } = await pauseBulk({ repo: pausable, clock, present, noun, afterPause: (r) => deps.firing.sync(r) }, owner, ids);
+      const { paused, ...counts } = await pauseBulk(
+        { repo: pausable, clock, present, noun, afterPause: (r) => deps.firing.sync(r) },
+        owner,
+        ids,
+      );
       return { ...counts, paused_schedules: paused };
     },
 

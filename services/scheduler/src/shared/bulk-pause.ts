@@ -48,7 +48,11 @@ async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Pro
  * so concurrent requests over the same ids pause each object exactly once. Each distinct id is looked up by
  * itself: FerretDB serves `_id: {$in: [...]}` by reading the whole collection.
  */
-export async function pauseBulk<R, P>(deps: BulkPauseDeps<R, P>, owner: Owner, ids: string[]): Promise<BulkPauseCounts<P>> {
+export async function pauseBulk<R, P>(
+  deps: BulkPauseDeps<R, P>,
+  owner: Owner,
+  ids: string[],
+): Promise<BulkPauseCounts<P>> {
   const { repo } = deps;
   const now = deps.clock();
   const distinct = [...new Set(ids.filter((id) => repo.isId(id)))];
@@ -90,5 +94,7 @@ function summary(total: number, c: Record<Outcome, number>, noun: [string, strin
     c.not_found && `${c.not_found} not found`,
     c.invalid && `${c.invalid} invalid`,
   ].filter(Boolean);
-  return `Paused ${c.paused} of ${total} ${total === 1 ? noun[0] : noun[1]}` + (rest.length ? ` (${rest.join(', ')})` : '');
+  return (
+    `Paused ${c.paused} of ${total} ${total === 1 ? noun[0] : noun[1]}` + (rest.length ? ` (${rest.join(', ')})` : '')
+  );
 }

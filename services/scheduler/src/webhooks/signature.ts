@@ -71,7 +71,12 @@ export function signSha256(secret: string, body: Buffer | string): string {
 }
 
 /** Signs like a Standard Webhooks sender: returns the three headers. */
-export function signStandard(secret: string, id: string, timestampS: number, body: Buffer | string): Required<Omit<SignatureHeaders, 'x-webhook-signature'>> {
+export function signStandard(
+  secret: string,
+  id: string,
+  timestampS: number,
+  body: Buffer | string,
+): Required<Omit<SignatureHeaders, 'x-webhook-signature'>> {
   const key = standardKey(secret) ?? Buffer.alloc(0);
   const sig = createHmac('sha256', key).update(`${id}.${timestampS}.`).update(body).digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': String(timestampS), 'webhook-signature': `v1,${sig}` };

@@ -1,11 +1,12 @@
 import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '@platform/errors';
 import { parseJsonBytes } from '@platform/http';
 import type { Logger } from '@platform/logger';
-import type { SecretBox } from '@platform/secrets';
 import type { ExecutionRecord, ExecutionRepository, IdempotencyStore, WebhookStats } from '@platform/scheduling';
-import { openWebhookSecrets, verificationSecrets } from './webhook.secrets';
+import type { SecretBox } from '@platform/secrets';
+
 import { verifySignature, type SignatureHeaders } from './signature';
 import type { WebhookRepository } from './webhook.repository';
+import { openWebhookSecrets, verificationSecrets } from './webhook.secrets';
 
 export interface TriggerRequest {
   webhookId: string;
@@ -47,13 +48,17 @@ export function createTriggerService(deps: TriggerServiceDeps) {
   function idempotencyKey(h: TriggerRequest['headers']): string | undefined {
     const key = h['idempotency-key'] ?? h['webhook-id'];
     if (key === undefined || key === '') return undefined;
-    if (key.length > MAX_KEY) throw ValidationError.field(['header', 'idempotency-key'], `At most ${MAX_KEY} characters`, 'string_too_long');
+    if (key.length > MAX_KEY)
+      throw ValidationError.field(['header', 'idempotency-key'], `At most ${MAX_KEY} characters`, 'string_too_long');
     return key;
   }
 
   async function replayOf(executionId: string): Promise<TriggerResult> {
     const first = await deps.executions.get(executionId);
-    return { status: 200, body: { message: 'Webhook already accepted', execution_id: executionId, status: first?.status ?? 'queued' } };
+    return {
+      status: 200,
+      body: { message: 'Webhook already accepted', execution_id: executionId, status: first?.status ?? 'queued' },
+    };
   }
 
   return async (req: TriggerRequest): Promise<TriggerResult> => {
@@ -67,7 +72,15 @@ export function createTriggerService(deps: TriggerServiceDeps) {
     const key = idempotencyKey(req.headers);
 
     const exec = await deps.executions.create(
-      { kind: 'webhook', webhook_id: target.id, agent_id: target.agent_id, user_id: target.user_id, org_id: target.org_id, payload, max_attempts: deps.maxAttempts },
+      {
+        kind: 'webhook',
+        webhook_id: target.id,
+        agent_id: target.agent_id,
+        user_id: target.user_id,
+        org_id: target.org_id,
+        payload,
+        max_attempts: deps.maxAttempts,
+      },
       now,
     );
     if (key !== undefined) {
@@ -81,7 +94,10 @@ export function createTriggerService(deps: TriggerServiceDeps) {
     try {
       await deps.enqueue(exec);
     } catch (err) {
-      log.warn('queue unavailable; execution left to the outbox', { execution_id: exec.id, err: (err as Error).message });
+      log.warn('queue unavailable; execution left to the outbox', {
+        execution_id: exec.id,
+        err: (err as Error).message,
+      });
     }
     return { status: 202, body: { message: 'Webhook accepted', execution_id: exec.id, status: 'queued' } };
   };

@@ -1,4 +1,5 @@
 import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+
 import type { WebhookRecord } from './webhook.types';
 
 /** The stored document: the repository's record with MongoDB's `_id` in place of `id`. */

@@ -1,4 +1,5 @@
 import { atomicUpdateOne, findPage, isObjectIdHex, listEqualities, ownerFilter, type Connection } from '@platform/db';
+
 import { webhookModel, type WebhookDoc } from './webhook.model';
 import type { ListFilter, Owner, WebhookRecord } from './webhook.types';
 
@@ -35,7 +36,12 @@ export function createWebhookRepository(conn: Connection) {
   const Webhook = webhookModel(conn);
 
   /** Applies `$set` to the owner's webhook when it also matches `extra`; the updated record, or null. */
-  async function update(owner: Owner, id: string, extra: Record<string, unknown>, set: Partial<WebhookDoc>): Promise<WebhookRecord | null> {
+  async function update(
+    owner: Owner,
+    id: string,
+    extra: Record<string, unknown>,
+    set: Partial<WebhookDoc>,
+  ): Promise<WebhookRecord | null> {
     if (!isObjectIdHex(id)) return null;
     const d = await atomicUpdateOne(Webhook, { _id: id, ...ownerFilter(owner), ...extra }, { $set: set });
     return d ? toRecord(d) : null;
@@ -73,7 +79,14 @@ export function createWebhookRepository(conn: Connection) {
       update(owner, id, { is_active: !active }, { is_active: active, updated_at: now }),
 
     /** Replaces the secret only if it is still `expectedSealed` (compare-and-set); null when it changed meanwhile. */
-    rotateSecret: (owner: Owner, id: string, expectedSealed: string, nextSealed: string, previousExpiresAt: Date, now: Date) =>
+    rotateSecret: (
+      owner: Owner,
+      id: string,
+      expectedSealed: string,
+      nextSealed: string,
+      previousExpiresAt: Date,
+      now: Date,
+    ) =>
       update(
         owner,
         id,

@@ -1,6 +1,8 @@
 import { Router, type Request } from 'express';
+
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
+
 import { logsQuery, recentQuery, type LogsQuery, type RecentQuery } from '../executions/execution.schemas';
 import type { ExecutionService } from '../executions/execution.service';
 import { bulkBody, createBody, listQuery, regenerateQuery, updateBody } from './webhook.schemas';
@@ -35,13 +37,19 @@ export function createWebhookRoutes(service: WebhookService, executions: Executi
   });
 
   r.get(`${BASE}/executions/recent`, async (req, res) => {
-    res.json(await executions.recent(principalOf(req), 'webhook', validate<RecentQuery>(recentQuery, req.query, 'query')));
+    res.json(
+      await executions.recent(principalOf(req), 'webhook', validate<RecentQuery>(recentQuery, req.query, 'query')),
+    );
   });
 
   r.get(`${BASE}/:webhookId/executions`, async (req, res) => {
     const owner = principalOf(req);
     const id = req.params.webhookId;
-    res.json(await executions.of(owner, { webhook_id: id }, validate<LogsQuery>(logsQuery, req.query, 'query'), () => service.get(owner, id)));
+    res.json(
+      await executions.of(owner, { webhook_id: id }, validate<LogsQuery>(logsQuery, req.query, 'query'), () =>
+        service.get(owner, id),
+      ),
+    );
   });
 
   r.get(`${BASE}/:webhookId`, async (req, res) => {

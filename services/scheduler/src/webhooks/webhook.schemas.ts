@@ -1,4 +1,5 @@
 import Joi from 'joi';
+
 import { pageQuery } from '@platform/http';
 
 /** Limits of the webhook API (also in the service README). */

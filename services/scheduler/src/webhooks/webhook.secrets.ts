@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import type { SecretBox } from '@platform/secrets';
 
 const PREFIX = 'whsec_';

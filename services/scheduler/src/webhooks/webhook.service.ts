@@ -1,7 +1,8 @@
+import { isAgentId, type AgentDirectory } from '@platform/agent-client';
 import { iso } from '@platform/db';
 import { ConflictError, NotFoundError } from '@platform/errors';
 import type { SecretBox } from '@platform/secrets';
-import { isAgentId, type AgentDirectory } from '@platform/agent-client';
+
 import { pauseBulk } from '../shared/bulk-pause';
 import type { WebhookRepository } from './webhook.repository';
 import { generateSecretKey, openWebhookSecrets, verificationSecrets, type WebhookSecrets } from './webhook.secrets';
@@ -75,7 +76,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       if (!isAgentId(input.agent_id)) throw new NotFoundError('Agent');
       await deps.agents.assertOwnedAgent(apiKey, input.agent_id);
       const sealed = box.encrypt(newSecret());
-      const r = await repo.create(owner, { agent_id: input.agent_id, description: input.description ?? null, secret_key_sealed: sealed }, clock());
+      const r = await repo.create(
+        owner,
+        { agent_id: input.agent_id, description: input.description ?? null, secret_key_sealed: sealed },
+        clock(),
+      );
       return present(r);
     },
 
@@ -118,7 +123,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         pauseIfActive: (o: Owner, id: string, now: Date) => repo.setActiveIfNot(o, id, false, now),
         exists: async (o: Owner, id: string) => (await repo.get(o, id)) !== null,
       };
-      const { paused, ...counts } = await pauseBulk({ repo: pausable, clock, present, noun: ['webhook', 'webhooks'] }, owner, ids);
+      const { paused, ...counts } = await pauseBulk(
+        { repo: pausable, clock, present, noun: ['webhook', 'webhooks'] },
+        owner,
+        ids,
+      );
       return { ...counts, paused_webhooks: paused };
     },
 

@@ -1,4 +1,5 @@
 import { createReadCache, type ReadCacheOptions } from '@platform/queue';
+
 import type { WebhookRepository } from './webhook.repository';
 import type { WebhookRecord } from './webhook.types';
 
@@ -20,7 +21,8 @@ export function withTriggerCache(repo: WebhookRepository, opts: TriggerCacheOpti
     findForTrigger: (id) => cache.get(id, '', () => repo.findForTrigger(id)),
     update: (owner, id, set) => cache.changed(id, repo.update(owner, id, set)),
     setActiveIfNot: (owner, id, active, at) => cache.changed(id, repo.setActiveIfNot(owner, id, active, at)),
-    rotateSecret: (owner, id, expected, next, expires, at) => cache.changed(id, repo.rotateSecret(owner, id, expected, next, expires, at)),
+    rotateSecret: (owner, id, expected, next, expires, at) =>
+      cache.changed(id, repo.rotateSecret(owner, id, expected, next, expires, at)),
     delete: (owner, id) => cache.changed(id, repo.delete(owner, id)),
   };
 }

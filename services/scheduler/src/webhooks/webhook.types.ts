@@ -1,4 +1,5 @@
 import type { Owner } from '@platform/db';
+
 import type { BulkPauseCounts } from '../shared/bulk-pause';
 
 export type { ListFilter, Owner } from '@platform/db';
@@ -53,4 +54,3 @@ export interface CreateWebhookInput {
 export interface UpdateWebhookInput {
   description?: string | null;
 }
-

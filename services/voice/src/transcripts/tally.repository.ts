@@ -1,4 +1,5 @@
 import { atomicUpdateOne, isDuplicateKeyError, type Connection } from '@platform/db';
+
 import { transcriptModels, type TallyDoc } from './transcript.model';
 
 export interface Tally {

@@ -9,7 +9,8 @@ export const BUCKET_MS = 15 * 60_000;
 export const DAY_MS = 86_400_000;
 
 /** The bucket (15-minute slot number since the epoch) of an instant. */
-export const bucketOf = (at: Date | number): number => Math.floor((typeof at === 'number' ? at : at.getTime()) / BUCKET_MS);
+export const bucketOf = (at: Date | number): number =>
+  Math.floor((typeof at === 'number' ? at : at.getTime()) / BUCKET_MS);
 /** The UTC day number of an instant. */
 export const dayOf = (at: Date | number): number => Math.floor((typeof at === 'number' ? at : at.getTime()) / DAY_MS);
 
@@ -18,7 +19,8 @@ export const orgBucketKey = (org: string, bucket: number) => JSON.stringify([org
 export const agentBucketKey = (org: string, agent: string, bucket: number) => JSON.stringify([org, agent, bucket]);
 
 /** The tally of an organization (or one of its agents): totals, and counts per day. */
-export const tallyId = (org: string, agent?: string) => JSON.stringify(agent === undefined ? ['org', org] : ['agent', org, agent]);
+export const tallyId = (org: string, agent?: string) =>
+  JSON.stringify(agent === undefined ? ['org', org] : ['agent', org, agent]);
 /** The tally of one day of an organization (or agent): counts per bucket. */
 export const dayTallyId = (org: string, day: number, agent?: string) =>
   JSON.stringify(agent === undefined ? ['org-day', org, day] : ['agent-day', org, agent, day]);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import type { ChatItem, DerivedFields, TranscriptInput } from './transcript.types';
 
 /** Largest instant a JavaScript Date holds (±8.64e15 ms). */
@@ -59,11 +60,13 @@ export function deriveFields(input: TranscriptInput, items: ChatItem[], now: Dat
   const report = input.sessionReport ?? {};
   const span = itemSpan(items);
   const reportDuration = typeof report.duration === 'number' ? valid(Math.round(report.duration * 1000)) : undefined;
-  const duration = input.durationMs ?? (reportDuration !== undefined && reportDuration >= 0 ? reportDuration : undefined);
+  const duration =
+    input.durationMs ?? (reportDuration !== undefined && reportDuration >= 0 ? reportDuration : undefined);
   const s0 = instantMs(input.startedAt) ?? instantMs(report.started_at) ?? span.first;
   const e0 = instantMs(input.endedAt) ?? instantMs(report.timestamp) ?? span.last;
   let start = s0 ?? (e0 !== undefined && duration !== undefined ? valid(e0 - duration) : undefined);
-  let end = e0 ?? (start !== undefined && duration !== undefined ? valid(start + duration) : undefined) ?? now.getTime();
+  let end =
+    e0 ?? (start !== undefined && duration !== undefined ? valid(start + duration) : undefined) ?? now.getTime();
   start ??= end;
   if (end < start) end = start;
   return {
@@ -80,7 +83,9 @@ export function deriveFields(input: TranscriptInput, items: ChatItem[], now: Dat
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (isRecord(value)) {
-    const keys = Object.keys(value).filter((k) => value[k] !== undefined).sort();
+    const keys = Object.keys(value)
+      .filter((k) => value[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';

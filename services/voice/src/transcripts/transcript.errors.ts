@@ -9,6 +9,9 @@ export class TranscriptNotFoundError extends NotFoundError {
   readonly body: { error: string; details: string };
   constructor(sessionId: string) {
     super('Transcript');
-    this.body = { error: 'Transcript not found.', details: `No transcript with sessionId ${sessionId} in your organization.` };
+    this.body = {
+      error: 'Transcript not found.',
+      details: `No transcript with sessionId ${sessionId} in your organization.`,
+    };
   }
 }

@@ -1,5 +1,5 @@
-import { agentBucketKey, BUCKET_MS, DAY_MS, dayTallyId, orgBucketKey, tallyId } from './transcript.buckets';
 import type { TallyRepository } from './tally.repository';
+import { agentBucketKey, BUCKET_MS, DAY_MS, dayTallyId, orgBucketKey, tallyId } from './transcript.buckets';
 import type { TranscriptRepository } from './transcript.repository';
 import type { ListQuery, TranscriptSummaryRecord } from './transcript.types';
 
@@ -50,34 +50,52 @@ const sum = (slots: Slot[]) => slots.reduce((s, x) => s + x.n, 0);
  * tallies (transcript.buckets.ts): whole days and buckets are counted, not read; only the buckets the page's ranks fall
  * in are read, with those a `from`/`to` cuts through (to count them).
  */
-export async function readPage(deps: PageDeps, orgId: string, q: ListQuery): Promise<{ items: TranscriptSummaryRecord[]; total: number }> {
+export async function readPage(
+  deps: PageDeps,
+  orgId: string,
+  q: ListQuery,
+): Promise<{ items: TranscriptSummaryRecord[]; total: number }> {
   const agent = q.agentId;
   const from = q.from?.getTime() ?? -Infinity;
   const to = q.to?.getTime() ?? Infinity;
   const dir = q.sort === 'asc' ? 1 : -1;
   const overlaps = (start: number, width: number) => start + width > from && start < to;
   const covered = (start: number, width: number) => start >= from && start + width <= to;
-  const inOrder = (keys: Iterable<number>, width: number) => [...keys].filter((k) => overlaps(k * width, width)).sort((a, b) => (a - b) * dir);
+  const inOrder = (keys: Iterable<number>, width: number) =>
+    [...keys].filter((k) => overlaps(k * width, width)).sort((a, b) => (a - b) * dir);
 
   const docsOf = cached(async (bucket) => {
-    const docs = agent === undefined ? await deps.repo.bucket('org_bucket', orgBucketKey(orgId, bucket)) : await deps.repo.bucket('agent_bucket', agentBucketKey(orgId, agent, bucket));
+    const docs =
+      agent === undefined
+        ? await deps.repo.bucket('org_bucket', orgBucketKey(orgId, bucket))
+        : await deps.repo.bucket('agent_bucket', agentBucketKey(orgId, agent, bucket));
     return docs
       .filter((d) => {
         const ms = Date.parse(d.startedAt);
         return ms >= from && ms < to;
       })
-      .sort((a, b) => dir * (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      .sort(
+        (a, b) =>
+          dir *
+          (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+      );
   });
   const bucketsOf = cached(async (day): Promise<Slot[]> => {
     const t = await deps.tallies.read(dayTallyId(orgId, day, agent));
     return Promise.all(
-      inOrder(t.counts.keys(), BUCKET_MS).map(async (b) => ({ key: b, n: covered(b * BUCKET_MS, BUCKET_MS) ? (t.counts.get(b) ?? 0) : (await docsOf(b)).length })),
+      inOrder(t.counts.keys(), BUCKET_MS).map(async (b) => ({
+        key: b,
+        n: covered(b * BUCKET_MS, BUCKET_MS) ? (t.counts.get(b) ?? 0) : (await docsOf(b)).length,
+      })),
     );
   });
 
   const tally = await deps.tallies.read(tallyId(orgId, agent));
   const days = await Promise.all(
-    inOrder(tally.counts.keys(), DAY_MS).map(async (d) => ({ key: d, n: covered(d * DAY_MS, DAY_MS) ? (tally.counts.get(d) ?? 0) : sum(await bucketsOf(d)) })),
+    inOrder(tally.counts.keys(), DAY_MS).map(async (d) => ({
+      key: d,
+      n: covered(d * DAY_MS, DAY_MS) ? (tally.counts.get(d) ?? 0) : sum(await bucketsOf(d)),
+    })),
   );
   const pages = await Promise.all(
     within(days, q.offset, q.limit).map(async (day) => {

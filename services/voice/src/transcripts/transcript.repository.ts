@@ -1,4 +1,12 @@
-import { atomicUpdateOne, fromJsonText, isDuplicateKeyError, mongoose, toJsonText, type Connection } from '@platform/db';
+import {
+  atomicUpdateOne,
+  fromJsonText,
+  isDuplicateKeyError,
+  mongoose,
+  toJsonText,
+  type Connection,
+} from '@platform/db';
+
 import { transcriptModels, type TranscriptBodyDoc, type TranscriptDoc } from './transcript.model';
 import type { ChatItem, DerivedFields, TranscriptRecord, TranscriptSummaryRecord } from './transcript.types';
 
@@ -25,14 +33,20 @@ function toSummary(d: TranscriptDoc): TranscriptSummaryRecord {
 function withBody(summary: TranscriptSummaryRecord, body: TranscriptBodyDoc | null): TranscriptRecord {
   const report = (fromJsonText(body?.session_report, {}) ?? {}) as Record<string, unknown>;
   const chat = body?.chat_history === null || body?.chat_history === undefined ? null : fromJsonText(body.chat_history);
-  return { ...summary, sessionReport: report, chatHistory: Array.isArray(chat) ? (chat as ChatItem[]) : reportItems(report) };
+  return {
+    ...summary,
+    sessionReport: report,
+    chatHistory: Array.isArray(chat) ? (chat as ChatItem[]) : reportItems(report),
+  };
 }
 
 /** The chat history kept only inside the report (the ingest took it from there; see transcript.derive.ts). */
 function reportItems(report: Record<string, unknown>): ChatItem[] {
   const history = report.chat_history as { items?: unknown } | undefined;
   const items = Array.isArray(history?.items) ? (history.items as unknown[]) : [];
-  return items.filter((i): i is ChatItem => typeof i === 'object' && i !== null && typeof (i as { type?: unknown }).type === 'string');
+  return items.filter(
+    (i): i is ChatItem => typeof i === 'object' && i !== null && typeof (i as { type?: unknown }).type === 'string',
+  );
 }
 
 export interface NewTranscript extends DerivedFields {
@@ -57,7 +71,11 @@ export function createTranscriptRepository(conn: Connection) {
     async insert(t: NewTranscript): Promise<TranscriptRecord | null> {
       const _id = new mongoose.Types.ObjectId();
       // The body first: a summary never points at a missing body. A lost race leaves no orphan behind.
-      await Body.collection.insertOne({ _id, session_report: toJsonText(t.sessionReport) ?? '{}', chat_history: toJsonText(t.chatHistory) });
+      await Body.collection.insertOne({
+        _id,
+        session_report: toJsonText(t.sessionReport) ?? '{}',
+        chat_history: toJsonText(t.chatHistory),
+      });
       const doc: TranscriptDoc = {
         _id,
         session_id: t.sessionId,
@@ -99,7 +117,13 @@ export function createTranscriptRepository(conn: Connection) {
     },
     /** Marks a transcript as counted by the tallies; true for the one caller that did so. */
     async claimTally(id: string): Promise<boolean> {
-      return (await atomicUpdateOne(Transcript, { _id: new mongoose.Types.ObjectId(id), tallied: false }, { $set: { tallied: true } })) !== null;
+      return (
+        (await atomicUpdateOne(
+          Transcript,
+          { _id: new mongoose.Types.ObjectId(id), tallied: false },
+          { $set: { tallied: true } },
+        )) !== null
+      );
     },
   };
 }

@@ -1,6 +1,8 @@
 import { Router, type ErrorRequestHandler } from 'express';
+
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
+
 import { TranscriptNotFoundError } from './transcript.errors';
 import { agentPath, ingestBody, listQuery, sessionPath } from './transcript.schemas';
 import type { TranscriptService } from './transcript.service';

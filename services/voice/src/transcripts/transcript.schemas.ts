@@ -10,7 +10,10 @@ const sessionId = Joi.string().pattern(SESSION_ID).messages({ 'string.pattern.ba
 const agentId = Joi.string().min(1).max(MAX_ID_CHARS);
 /** The runtime's item times: epoch seconds (LiveKit's floats) or ISO 8601. */
 /** ISO 8601 with a four-digit year: JavaScript dates reach year ±275760, which no client means and JSON dates cannot show. */
-const isoInstant = Joi.string().isoDate().pattern(/^\d{4}-/).messages({ 'string.pattern.base': 'Must be an ISO 8601 date-time with a four-digit year' });
+const isoInstant = Joi.string()
+  .isoDate()
+  .pattern(/^\d{4}-/)
+  .messages({ 'string.pattern.base': 'Must be an ISO 8601 date-time with a four-digit year' });
 const instant = Joi.alternatives().try(Joi.number().min(0), isoInstant);
 const text = Joi.string().allow('');
 
@@ -27,12 +30,20 @@ export const chatItemSchema = Joi.alternatives().conditional('.type', {
       is: 'message',
       then: known({
         role: Joi.string().valid('developer', 'system', 'user', 'assistant').required(),
-        content: Joi.array().items(Joi.alternatives().try(text, Joi.object().unknown(true))).required(),
+        content: Joi.array()
+          .items(Joi.alternatives().try(text, Joi.object().unknown(true)))
+          .required(),
         interrupted: Joi.boolean(),
       }),
     },
-    { is: 'agent_handoff', then: known({ new_agent_id: Joi.string().required(), old_agent_id: Joi.string().allow(null) }) },
-    { is: 'function_call', then: known({ call_id: Joi.string().required(), name: Joi.string().required(), arguments: text.required() }) },
+    {
+      is: 'agent_handoff',
+      then: known({ new_agent_id: Joi.string().required(), old_agent_id: Joi.string().allow(null) }),
+    },
+    {
+      is: 'function_call',
+      then: known({ call_id: Joi.string().required(), name: Joi.string().required(), arguments: text.required() }),
+    },
     {
       is: 'function_call_output',
       then: known({ call_id: Joi.string().required(), name: text, output: text.required(), is_error: Joi.boolean() }),

@@ -1,11 +1,20 @@
 import { ConflictError, ValidationError } from '@platform/errors';
+
+import type { TallyRepository } from './tally.repository';
 import { agentBucketKey, bucketOf, dayOf, dayTallyId, orgBucketKey, tallyId } from './transcript.buckets';
 import { chatHistoryOf, deriveFields, fingerprintOf } from './transcript.derive';
 import { TranscriptNotFoundError } from './transcript.errors';
 import { readPage } from './transcript.pages';
-import type { TallyRepository } from './tally.repository';
 import type { TranscriptRepository } from './transcript.repository';
-import type { AgentStats, Caller, ListQuery, Transcript, TranscriptInput, TranscriptList, TranscriptRecord } from './transcript.types';
+import type {
+  AgentStats,
+  Caller,
+  ListQuery,
+  Transcript,
+  TranscriptInput,
+  TranscriptList,
+  TranscriptRecord,
+} from './transcript.types';
 import { summaryView, transcriptView } from './transcript.views';
 
 export interface TranscriptServiceDeps {
@@ -35,7 +44,10 @@ export function createTranscriptService({ repo, tallies, clock }: TranscriptServ
     await tallies.add(entries, t.messageCount, t.durationMs);
   }
 
-  async function replay(stored: TranscriptRecord, fingerprint: string): Promise<{ created: boolean; transcript: Transcript }> {
+  async function replay(
+    stored: TranscriptRecord,
+    fingerprint: string,
+  ): Promise<{ created: boolean; transcript: Transcript }> {
     if (stored.fingerprint !== fingerprint) {
       throw new ConflictError(`Transcript for session ${stored.sessionId} already exists with different content`);
     }
@@ -90,14 +102,24 @@ export function createTranscriptService({ repo, tallies, clock }: TranscriptServ
     async list(caller: Caller, q: ListQuery): Promise<TranscriptList> {
       const { items, total } = await readPage({ repo, tallies }, caller.org_id, q);
       const next = q.offset + items.length;
-      return { items: items.map(summaryView), total, limit: q.limit, offset: q.offset, nextOffset: items.length > 0 && next < total ? next : null };
+      return {
+        items: items.map(summaryView),
+        total,
+        limit: q.limit,
+        offset: q.offset,
+        nextOffset: items.length > 0 && next < total ? next : null,
+      };
     },
 
     /** Calls of one of the organization's agents, with their mean message count and duration (0 without calls). */
     async agentStats(caller: Caller, agentId: string): Promise<AgentStats> {
       const t = await tallies.read(tallyId(caller.org_id, agentId));
       if (t.calls === 0) return { totalCalls: 0, avgMessages: 0, avgDurationMs: 0 };
-      return { totalCalls: t.calls, avgMessages: round2(t.messages / t.calls), avgDurationMs: Math.round(t.durationMs / t.calls) };
+      return {
+        totalCalls: t.calls,
+        avgMessages: round2(t.messages / t.calls),
+        avgDurationMs: Math.round(t.durationMs / t.calls),
+      };
     },
   };
 }

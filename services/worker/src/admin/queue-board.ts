@@ -2,7 +2,9 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { Router, type RequestHandler } from 'express';
+
 import type { Queue } from '@platform/queue';
+
 import { requireAdminToken } from './admin-token';
 
 /** Where the queue dashboard is served. */

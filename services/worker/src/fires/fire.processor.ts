@@ -1,15 +1,15 @@
 import type { Logger } from '@platform/logger';
 import type { Job } from '@platform/queue';
 import {
-  firesBetween,
   fireKeyOf,
+  firesBetween,
   fireTimeOf,
   nextFire,
   type ExecutionRecord,
   type ExecutionRepository,
   type FireJob,
-  type NewExecution,
   type FireReader,
+  type NewExecution,
   type ScheduleRecord,
 } from '@platform/scheduling';
 
@@ -37,7 +37,8 @@ function staleReason(s: ScheduleRecord | null, fireMs: number): string | null {
   if (!s) return 'schedule deleted';
   if (!s.is_active) return 'schedule paused';
   if (fireMs < s.active_since.getTime()) return 'fire predates the current cron or activation';
-  if (nextFire(s.cron_expression, s.timezone, fireMs - 1000) !== fireMs) return 'fire is not a time of the current cron';
+  if (nextFire(s.cron_expression, s.timezone, fireMs - 1000) !== fireMs)
+    return 'fire is not a time of the current cron';
   return null;
 }
 
@@ -63,10 +64,17 @@ export function createFireProcessor(deps: FireDeps) {
     // BullMQ queues a schedule's next fire when it takes the current one, from now on: fires that fell due while
     // this one waited (the fire queue is behind, or no worker ran) are not queued. Say so rather than stay silent.
     const following = nextFire(s.cron_expression, s.timezone, fireMs);
-    const passed = following !== null && following <= now.getTime() ? firesBetween(s.cron_expression, s.timezone, fireMs, now.getTime(), 10_000).length : 0;
+    const passed =
+      following !== null && following <= now.getTime()
+        ? firesBetween(s.cron_expression, s.timezone, fireMs, now.getTime(), 10_000).length
+        : 0;
     if (passed > 0) {
       deps.onCoalesced?.(passed);
-      log.warn('fire taken late: later fires that fell due meanwhile are coalesced into it', { schedule_id: s.id, fire_at: new Date(fireMs).toISOString(), coalesced: passed });
+      log.warn('fire taken late: later fires that fell due meanwhile are coalesced into it', {
+        schedule_id: s.id,
+        fire_at: new Date(fireMs).toISOString(),
+        coalesced: passed,
+      });
     }
     const base: NewExecution & { fire_key: string } = {
       kind: s.kind === 'agent' ? 'agent_schedule' : 'http_schedule',
@@ -81,7 +89,14 @@ export function createFireProcessor(deps: FireDeps) {
       fire_key: fireKeyOf(s.id, fireMs),
     };
     if (s.overlap_policy === 'skip' && (await deps.executions.hasUnfinishedRun(s.id))) {
-      const skipped = await deps.executions.createOnce({ ...base, status: 'skipped', error_message: 'skipped: the previous run was still going (overlap_policy skip)' }, now);
+      const skipped = await deps.executions.createOnce(
+        {
+          ...base,
+          status: 'skipped',
+          error_message: 'skipped: the previous run was still going (overlap_policy skip)',
+        },
+        now,
+      );
       if (skipped) log.info('fire skipped: previous run unfinished', { schedule_id: s.id, execution_id: skipped.id });
       return;
     }
@@ -91,6 +106,10 @@ export function createFireProcessor(deps: FireDeps) {
       return;
     }
     // A failed add leaves the execution queued: the scheduler's outbox enqueues it once Redis takes jobs again.
-    await deps.enqueue(exec).catch((err: unknown) => log.warn('run not enqueued; left to the outbox', { execution_id: exec.id, err: (err as Error).message }));
+    await deps
+      .enqueue(exec)
+      .catch((err: unknown) =>
+        log.warn('run not enqueued; left to the outbox', { execution_id: exec.id, err: (err as Error).message }),
+      );
   };
 }

@@ -1,6 +1,7 @@
 import type { AgentRunner } from '@platform/agent-client';
 import { ServiceUnavailableError } from '@platform/errors';
 import type { ExecutionRecord } from '@platform/scheduling';
+
 import { createRunProcessor, type AttemptResult, type RunLifecycleDeps } from './run-lifecycle';
 
 export interface AgentRunDeps extends RunLifecycleDeps {
@@ -20,15 +21,31 @@ export function messageOf(payload: unknown): string {
  */
 export function createAgentRunProcessor(deps: AgentRunDeps) {
   return createRunProcessor(deps, 'agent-run', async (exec: ExecutionRecord): Promise<AttemptResult> => {
-    if (!exec.agent_id) return { retryable: false, outcome: { success: false, response_status: null, response_output: null, error_message: 'execution has no agent' } };
+    if (!exec.agent_id)
+      return {
+        retryable: false,
+        outcome: {
+          success: false,
+          response_status: null,
+          response_output: null,
+          error_message: 'execution has no agent',
+        },
+      };
     const result = await deps.runAgent({
       owner: { user_id: exec.user_id, org_id: exec.org_id },
       agent_id: exec.agent_id,
       session_id: exec.session_id ?? `execution-${exec.id}`,
       message: messageOf(exec.payload),
     });
-    if (result.ok) return { retryable: false, outcome: { success: true, response_status: result.status, response_output: result.output, error_message: null } };
+    if (result.ok)
+      return {
+        retryable: false,
+        outcome: { success: true, response_status: result.status, response_output: result.output, error_message: null },
+      };
     if (result.unavailable) throw new ServiceUnavailableError(undefined, result.error);
-    return { retryable: result.transient, outcome: { success: false, response_status: result.status, response_output: null, error_message: result.error } };
+    return {
+      retryable: result.transient,
+      outcome: { success: false, response_status: result.status, response_output: null, error_message: result.error },
+    };
   });
 }

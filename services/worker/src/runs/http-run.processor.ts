@@ -1,6 +1,7 @@
 import { OutboundError, type OutboundClient } from '@platform/outbound';
 import type { ExecutionRecord, FireReader, HttpTarget, RunOutcome } from '@platform/scheduling';
 import { openValues, type SecretBox } from '@platform/secrets';
+
 import { createRunProcessor, type AttemptResult, type RunLifecycleDeps } from './run-lifecycle';
 
 export interface HttpRunDeps extends RunLifecycleDeps {
@@ -16,15 +17,27 @@ export interface HttpRunDeps extends RunLifecycleDeps {
 /** Outbound failures not worth another attempt: the guard refused the address, or the URL is unusable. */
 const FINAL_CODES = new Set(['BLOCKED', 'BAD_URL']);
 
-const failure = (error: string, status: number | null = null): RunOutcome => ({ success: false, response_status: status, response_output: null, error_message: error });
+const failure = (error: string, status: number | null = null): RunOutcome => ({
+  success: false,
+  response_status: status,
+  response_output: null,
+  error_message: error,
+});
 
 function requestOf(http: HttpTarget, box: SecretBox) {
   const url = new URL(http.url);
   for (const [k, v] of Object.entries(http.query)) url.searchParams.append(k, v);
   const headers = openValues(box, http.headers_sealed);
   const sendsBody = http.body !== null && http.body !== undefined && !['GET', 'HEAD'].includes(http.method);
-  if (sendsBody && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-  return { url: url.toString(), method: http.method, headers, body: sendsBody ? bodyText(http.body, headers) : undefined, timeoutMs: http.timeout_ms };
+  if (sendsBody && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type'))
+    headers['content-type'] = 'application/json';
+  return {
+    url: url.toString(),
+    method: http.method,
+    headers,
+    body: sendsBody ? bodyText(http.body, headers) : undefined,
+    timeoutMs: http.timeout_ms,
+  };
 }
 
 /**
@@ -50,11 +63,19 @@ export function createHttpRunProcessor(deps: HttpRunDeps) {
     const schedule = exec.schedule_id ? await deps.schedules.current(exec.schedule_id) : null;
     if (!schedule?.http) return { retryable: false, outcome: failure('the HTTP schedule no longer exists') };
     try {
-      const res = await deps.outbound.request({ ...requestOf(schedule.http, deps.box), maxResponseBytes: deps.maxResponseBytes });
+      const res = await deps.outbound.request({
+        ...requestOf(schedule.http, deps.box),
+        maxResponseBytes: deps.maxResponseBytes,
+      });
       const success = res.status >= 200 && res.status < 300;
       return {
         retryable: !success,
-        outcome: { success, response_status: res.status, response_output: res.text, error_message: success ? null : `endpoint answered ${res.status}` },
+        outcome: {
+          success,
+          response_status: res.status,
+          response_output: res.text,
+          error_message: success ? null : `endpoint answered ${res.status}`,
+        },
       };
     } catch (err) {
       if (!(err instanceof OutboundError)) throw err;

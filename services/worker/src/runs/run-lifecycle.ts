@@ -3,6 +3,7 @@ import { isUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { Job } from '@platform/queue';
 import type { AgentRunJob, ExecutionRecord, ExecutionRepository, RunOutcome, RunStats } from '@platform/scheduling';
+
 import type { StoreBackoff } from '../store-wait';
 import { RetryableRunError } from './run-errors';
 
@@ -32,7 +33,12 @@ type RunJobData = AgentRunJob & { resume_attempt?: number };
  * Writes an outcome that is already known (the model or endpoint has answered) until the database takes it: giving
  * up here would run the attempt again. Other errors are not retried.
  */
-async function untilStored<R>(write: () => Promise<R>, backoff: StoreBackoff, log: Logger, executionId: string): Promise<R> {
+async function untilStored<R>(
+  write: () => Promise<R>,
+  backoff: StoreBackoff,
+  log: Logger,
+  executionId: string,
+): Promise<R> {
   for (let tries = 0; ; tries++) {
     try {
       return await write();
@@ -40,7 +46,11 @@ async function untilStored<R>(write: () => Promise<R>, backoff: StoreBackoff, lo
       // A conflict here is a claim that an interrupted write of this very outcome left behind: it goes soon.
       if (!isUnavailableError(err) && !(err instanceof AtomicConflictError)) throw err;
       const delay = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(tries, 20));
-      if (tries === 0 || tries % 10 === 0) log.warn('database unreachable; holding the outcome until it can be stored', { execution_id: executionId, tries: tries + 1 });
+      if (tries === 0 || tries % 10 === 0)
+        log.warn('database unreachable; holding the outcome until it can be stored', {
+          execution_id: executionId,
+          tries: tries + 1,
+        });
       await new Promise((r) => setTimeout(r, delay));
     }
   }
@@ -60,13 +70,20 @@ function recordOutcome(deps: Pick<RunLifecycleDeps, 'stats'>, exec: ExecutionRec
  * one attempt, then store the outcome once, or put the execution back to `queued` and let BullMQ retry the job
  * after its backoff while attempts remain. Every attempt is logged.
  */
-export function createRunProcessor(deps: RunLifecycleDeps, module: string, attempt: (exec: ExecutionRecord) => Promise<AttemptResult>) {
+export function createRunProcessor(
+  deps: RunLifecycleDeps,
+  module: string,
+  attempt: (exec: ExecutionRecord) => Promise<AttemptResult>,
+) {
   const log = deps.logger.child({ module });
   return async (job: Job<RunJobData>): Promise<void> => {
     const startedAt = deps.clock();
     // A store error from here to the attempt's answer leaves the job waiting (store-wait.ts) with nothing spent.
     // A job redelivered after a stall: its first holder stopped renewing it, so the claim takes over that holder's lease.
-    const exec = await deps.executions.claim(job.data.execution_id, startedAt, job.data.resume_attempt, { batch: job.data.batch, redelivered: (job.stalledCounter ?? 0) > 0 });
+    const exec = await deps.executions.claim(job.data.execution_id, startedAt, job.data.resume_attempt, {
+      batch: job.data.batch,
+      redelivered: (job.stalledCounter ?? 0) > 0,
+    });
     if (!exec) {
       log.info('execution already ended or unknown; nothing to run', { execution_id: job.data.execution_id });
       return;
@@ -85,21 +102,54 @@ export function createRunProcessor(deps: RunLifecycleDeps, module: string, attem
       // Anything else (a header value that cannot be opened, a bug) would fail the same way again: the run ends
       // failed now, with the reason, instead of going back to the queue.
       log.error('run attempt threw; ending the run failed', { execution_id: exec.id, err });
-      result = { retryable: false, outcome: { success: false, response_status: null, response_output: null, error_message: `worker error: ${(err as Error).message}` } };
+      result = {
+        retryable: false,
+        outcome: {
+          success: false,
+          response_status: null,
+          response_output: null,
+          error_message: `worker error: ${(err as Error).message}`,
+        },
+      };
     }
     const { outcome, retryable } = result;
     const seconds = (deps.clock().getTime() - startedAt.getTime()) / 1000;
-    const context = { execution_id: exec.id, schedule_id: exec.schedule_id, webhook_id: exec.webhook_id, attempt: exec.attempt, of: exec.max_attempts };
+    const context = {
+      execution_id: exec.id,
+      schedule_id: exec.schedule_id,
+      webhook_id: exec.webhook_id,
+      attempt: exec.attempt,
+      of: exec.max_attempts,
+    };
     if (!outcome.success && retryable && exec.attempt < exec.max_attempts) {
-      await untilStored(() => deps.executions.retryLater(exec.id, exec.attempt, outcome), deps.storeBackoff, log, exec.id);
+      await untilStored(
+        () => deps.executions.retryLater(exec.id, exec.attempt, outcome),
+        deps.storeBackoff,
+        log,
+        exec.id,
+      );
       deps.onAttempt?.('retry', seconds);
-      log.warn('run attempt failed; will retry', { ...context, status: outcome.response_status, error: outcome.error_message });
+      log.warn('run attempt failed; will retry', {
+        ...context,
+        status: outcome.response_status,
+        error: outcome.error_message,
+      });
       throw new RetryableRunError(outcome.error_message ?? 'failed');
     }
-    const done = await untilStored(() => deps.executions.finish(exec.id, exec.attempt, outcome, deps.clock(), startedAt), deps.storeBackoff, log, exec.id);
+    const done = await untilStored(
+      () => deps.executions.finish(exec.id, exec.attempt, outcome, deps.clock(), startedAt),
+      deps.storeBackoff,
+      log,
+      exec.id,
+    );
     if (done) recordOutcome(deps, done, outcome.success);
     deps.onAttempt?.(outcome.success ? 'succeeded' : 'failed', seconds);
-    const line = { ...context, status: outcome.response_status, seconds, ...(outcome.success ? {} : { error: outcome.error_message }) };
+    const line = {
+      ...context,
+      status: outcome.response_status,
+      seconds,
+      ...(outcome.success ? {} : { error: outcome.error_message }),
+    };
     if (outcome.success) log.info('run attempt succeeded', line);
     else log.warn('run attempt failed; final', line);
   };
@@ -113,6 +163,7 @@ export function createRunProcessor(deps: RunLifecycleDeps, module: string, attem
  */
 export function createGiveUpHandler(deps: Pick<RunLifecycleDeps, 'executions' | 'logger'>) {
   return async (job: Job<AgentRunJob>, reason: string): Promise<void> => {
-    if (await deps.executions.release(job.data.execution_id)) deps.logger.warn('run job given up; left to recovery', { execution_id: job.data.execution_id, reason });
+    if (await deps.executions.release(job.data.execution_id))
+      deps.logger.warn('run job given up; left to recovery', { execution_id: job.data.execution_id, reason });
   };
 }

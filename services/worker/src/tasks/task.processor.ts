@@ -2,6 +2,7 @@ import type { InferenceTaskJob, TaskClient } from '@platform/agent-client';
 import { ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { Job } from '@platform/queue';
+
 import { RetryableRunError } from '../runs/run-errors';
 
 export interface TaskProcessorDeps {
@@ -28,7 +29,8 @@ export function createTaskProcessor(deps: TaskProcessorDeps) {
     const seconds = (now() - started) / 1000;
     if (result.ok) {
       deps.onAttempt?.(result.status === 'failed' ? 'failed' : 'succeeded', seconds);
-      if (result.status === 'gone') log.info('task gone (expired or deleted); nothing to run', { task_id: job.data.task_id });
+      if (result.status === 'gone')
+        log.info('task gone (expired or deleted); nothing to run', { task_id: job.data.task_id });
       return;
     }
     if (result.unavailable) throw new ServiceUnavailableError(undefined, result.error);

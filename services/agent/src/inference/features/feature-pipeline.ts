@@ -1,4 +1,5 @@
 import type { Logger } from '@platform/logger';
+
 import type { AgentRecord } from '../../agents/agent.types';
 import type { InferenceContext } from '../inference.types';
 import type { FeatureHandler } from './feature.types';

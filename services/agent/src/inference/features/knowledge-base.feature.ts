@@ -1,6 +1,7 @@
 import { ServiceUnavailableError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+
 import type { InferenceContext, Owner } from '../inference.types';
 import type { FeatureHandler } from './feature.types';
 
@@ -38,13 +39,25 @@ export function topKOf(config: Record<string, unknown>): number {
 function ragIdOf(config: Record<string, unknown>): string {
   const id = config.rag_id;
   if (typeof id !== 'string' || id.trim() === '') {
-    throw ValidationError.field(['body', 'agent_id'], "The agent's KNOWLEDGE_BASE feature has no config.rag_id", 'rag_missing');
+    throw ValidationError.field(
+      ['body', 'agent_id'],
+      "The agent's KNOWLEDGE_BASE feature has no config.rag_id",
+      'rag_missing',
+    );
   }
   return id.trim();
 }
 
 /** Asks the rag service for the knowledge that matches a message, on behalf of the agent's owner. */
-export function createKnowledgeClient({ outbound, target, logger }: { outbound: OutboundClient; target?: KnowledgeTarget; logger: Logger }) {
+export function createKnowledgeClient({
+  outbound,
+  target,
+  logger,
+}: {
+  outbound: OutboundClient;
+  target?: KnowledgeTarget;
+  logger: Logger;
+}) {
   return {
     async retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Knowledge> {
       if (!target?.secret) {
@@ -55,7 +68,11 @@ export function createKnowledgeClient({ outbound, target, logger }: { outbound: 
       const res = await outbound
         .request({
           url: `${target.baseUrl.replace(/\/+$/, '')}/v3/rag/${encodeURIComponent(ragId)}/retrieve/?${qs.toString()}`,
-          headers: { 'x-internal-secret': target.secret, 'x-on-behalf-of-user': owner.user_id, 'x-on-behalf-of-org': owner.org_id },
+          headers: {
+            'x-internal-secret': target.secret,
+            'x-on-behalf-of-user': owner.user_id,
+            'x-on-behalf-of-org': owner.org_id,
+          },
           timeoutMs: target.timeoutMs ?? 10_000,
           maxResponseBytes: 4 * 1024 * 1024,
           maxRedirects: 0,
@@ -66,7 +83,11 @@ export function createKnowledgeClient({ outbound, target, logger }: { outbound: 
         });
       if (res.status === 200 && isKnowledge(res.data)) return res.data;
       if (res.status === 404) {
-        throw ValidationError.field(['body', 'agent_id'], `RAG configuration ${ragId} of the agent's KNOWLEDGE_BASE feature not found`, 'rag_not_found');
+        throw ValidationError.field(
+          ['body', 'agent_id'],
+          `RAG configuration ${ragId} of the agent's KNOWLEDGE_BASE feature not found`,
+          'rag_not_found',
+        );
       }
       logger.warn('rag service answered a retrieval unexpectedly', { status: res.status });
       throw new ServiceUnavailableError();
@@ -78,11 +99,16 @@ export type KnowledgeClient = ReturnType<typeof createKnowledgeClient>;
 
 /** The knowledge as a section of the system prompt: numbered sources with their URLs, then facts. */
 export function knowledgeSection(k: Knowledge): string {
-  const lines = ['Knowledge base (retrieved for this message). Use it to answer, and cite a source as [n] with its URL:'];
+  const lines = [
+    'Knowledge base (retrieved for this message). Use it to answer, and cite a source as [n] with its URL:',
+  ];
   k.results.forEach((r, i) => lines.push(`[${i + 1}] ${r.text.replace(/\s+/g, ' ').trim()} (source: ${r.url})`));
   if (k.facts.length > 0) {
     lines.push('Facts:');
-    for (const f of k.facts) lines.push(`- ${f.source} ${f.relation.toLowerCase().replace(/_/g, ' ')} ${f.target} (source: ${f.urls.join(', ')})`);
+    for (const f of k.facts)
+      lines.push(
+        `- ${f.source} ${f.relation.toLowerCase().replace(/_/g, ' ')} ${f.target} (source: ${f.urls.join(', ')})`,
+      );
   }
   return lines.join('\n');
 }

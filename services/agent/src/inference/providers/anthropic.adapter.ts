@@ -1,5 +1,14 @@
 import type { ModelMessage, ModelTool, ToolCall, Usage } from '../inference.types';
-import { argumentsObject, count, extraParams, ProviderReplyError, toolCallsOf, wantsJson, type ModelRequest, type ProviderAdapter } from './provider.types';
+import {
+  argumentsObject,
+  count,
+  extraParams,
+  ProviderReplyError,
+  toolCallsOf,
+  wantsJson,
+  type ModelRequest,
+  type ProviderAdapter,
+} from './provider.types';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 export const DEFAULT_MAX_TOKENS = 1024;
@@ -25,7 +34,12 @@ function blocksOf(m: ModelMessage): Turn {
   }
   const calls = toolCallsOf(m);
   if (calls) {
-    const uses: Block[] = calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: argumentsObject(c.arguments) }));
+    const uses: Block[] = calls.map((c) => ({
+      type: 'tool_use',
+      id: c.id,
+      name: c.name,
+      input: argumentsObject(c.arguments),
+    }));
     return { role: 'assistant', blocks: m.content ? [{ type: 'text', text: m.content }, ...uses] : uses };
   }
   return { role: m.role, blocks: [{ type: 'text', text: m.content === '' ? EMPTY_MESSAGE : m.content }] };
@@ -58,7 +72,10 @@ function jsonInstruction(format: Record<string, unknown>): string {
 }
 
 function jsonOnly(text: string): string {
-  const stripped = text.trim().replace(/^```(?:json)?\s*\n?([\s\S]*?)\n?```$/i, '$1').trim();
+  const stripped = text
+    .trim()
+    .replace(/^```(?:json)?\s*\n?([\s\S]*?)\n?```$/i, '$1')
+    .trim();
   try {
     JSON.parse(stripped);
   } catch {
@@ -70,7 +87,8 @@ function jsonOnly(text: string): string {
 function usage(raw: unknown): Usage | null {
   if (!raw || typeof raw !== 'object') return null;
   const u = raw as Record<string, unknown>;
-  const prompt = count(u, 'input_tokens') + count(u, 'cache_creation_input_tokens') + count(u, 'cache_read_input_tokens');
+  const prompt =
+    count(u, 'input_tokens') + count(u, 'cache_creation_input_tokens') + count(u, 'cache_read_input_tokens');
   const completion = count(u, 'output_tokens');
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
@@ -104,17 +122,27 @@ export const anthropicAdapter: ProviderAdapter = {
     else if (req.top_p !== null && req.top_p !== undefined) body.top_p = req.top_p;
     return {
       url: `${target.baseUrl.replace(/\/+$/, '')}/messages`,
-      headers: { 'x-api-key': target.apiKey, 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' },
+      headers: {
+        'x-api-key': target.apiKey,
+        'anthropic-version': ANTHROPIC_VERSION,
+        'content-type': 'application/json',
+      },
       body,
     };
   },
   parse(data, req) {
-    const blocks = (data as { content?: { type?: string; text?: unknown; id?: unknown; name?: unknown; input?: unknown }[] } | null)?.content;
+    const blocks = (
+      data as { content?: { type?: string; text?: unknown; id?: unknown; name?: unknown; input?: unknown }[] } | null
+    )?.content;
     const list = Array.isArray(blocks) ? blocks : [];
     const texts = list.filter((b) => b?.type === 'text' && typeof b.text === 'string');
     const calls: ToolCall[] = list
       .filter((b) => b?.type === 'tool_use' && typeof b.name === 'string')
-      .map((b, i) => ({ id: typeof b.id === 'string' ? b.id : `toolu_${i}`, name: b.name as string, arguments: JSON.stringify(b.input ?? {}) }));
+      .map((b, i) => ({
+        id: typeof b.id === 'string' ? b.id : `toolu_${i}`,
+        name: b.name as string,
+        arguments: JSON.stringify(b.input ?? {}),
+      }));
     const text = texts.map((b) => b.text as string).join('');
     const used = usage((data as { usage?: unknown }).usage);
     if (calls.length > 0) return { text, usage: used, toolCalls: calls };

@@ -8,13 +8,20 @@ const OWNED = ['model', 'messages', 'stream', 'temperature', 'top_p', 'response_
 function wireMessage(m: ModelMessage): Record<string, unknown> {
   if (m.role === 'tool') return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
   if ('toolCalls' in m) {
-    const calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    const calls = m.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
     return { role: 'assistant', content: m.content || null, tool_calls: calls };
   }
   return { role: m.role, content: m.content };
 }
 
-const wireTool = (t: ModelTool) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } });
+const wireTool = (t: ModelTool) => ({
+  type: 'function',
+  function: { name: t.name, description: t.description, parameters: t.parameters },
+});
 
 type WireCall = { id?: unknown; function?: { name?: unknown; arguments?: unknown } };
 
@@ -25,7 +32,8 @@ function toolCalls(raw: unknown): ToolCall[] {
     .map((c, i) => ({
       id: typeof c.id === 'string' ? c.id : `call_${i}`,
       name: c.function!.name as string,
-      arguments: typeof c.function!.arguments === 'string' ? c.function!.arguments : JSON.stringify(c.function!.arguments ?? {}),
+      arguments:
+        typeof c.function!.arguments === 'string' ? c.function!.arguments : JSON.stringify(c.function!.arguments ?? {}),
     }));
 }
 
@@ -43,7 +51,11 @@ function usage(raw: unknown): Usage | null {
   const u = raw as Record<string, unknown>;
   const prompt = count(u, 'prompt_tokens');
   const completion = count(u, 'completion_tokens');
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: count(u, 'total_tokens') || prompt + completion };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: count(u, 'total_tokens') || prompt + completion,
+  };
 }
 
 /**
@@ -55,7 +67,10 @@ export const openAiAdapter: ProviderAdapter = {
   protocol: 'openai',
   build(target, req) {
     const params = extraParams(req.params, OWNED);
-    const messages = [...(req.system ? [{ role: 'system', content: req.system }] : []), ...req.messages.map(wireMessage)];
+    const messages = [
+      ...(req.system ? [{ role: 'system', content: req.system }] : []),
+      ...req.messages.map(wireMessage),
+    ];
     const body: Record<string, unknown> = { ...params, model: req.model, messages, stream: false };
     if (req.tools?.length) body.tools = req.tools.map(wireTool);
     if (req.temperature !== null && req.temperature !== undefined) body.temperature = req.temperature;
@@ -68,13 +83,18 @@ export const openAiAdapter: ProviderAdapter = {
     };
   },
   parse(data) {
-    const choice = (data as { choices?: { message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown } }[] } | null)?.choices?.[0];
+    const choice = (
+      data as { choices?: { message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown } }[] } | null
+    )?.choices?.[0];
     const content = text(choice?.message?.content);
     const calls = toolCalls(choice?.message?.tool_calls);
-    if (calls.length > 0) return { text: content ?? '', usage: usage((data as { usage?: unknown }).usage), toolCalls: calls };
+    if (calls.length > 0)
+      return { text: content ?? '', usage: usage((data as { usage?: unknown }).usage), toolCalls: calls };
     if (content === null) {
       const refusal = choice?.message?.refusal;
-      throw new ProviderReplyError(typeof refusal === 'string' ? `the model refused: ${refusal}` : 'the reply has no message content');
+      throw new ProviderReplyError(
+        typeof refusal === 'string' ? `the model refused: ${refusal}` : 'the reply has no message content',
+      );
     }
     return { text: content, usage: usage((data as { usage?: unknown }).usage) };
   },

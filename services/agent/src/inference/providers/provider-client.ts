@@ -8,9 +8,16 @@ import {
   type OutboundClient,
   type OutboundResponse,
 } from '@platform/outbound';
+
 import type { ModelReply } from '../inference.types';
-import { MAX_RETRIES, isRetryableStatus, retryAfterMs, retryDelayMs } from './retry-policy';
-import { ProviderReplyError, type HttpCall, type ModelRequest, type ProviderAdapter, type ProviderTarget } from './provider.types';
+import {
+  ProviderReplyError,
+  type HttpCall,
+  type ModelRequest,
+  type ProviderAdapter,
+  type ProviderTarget,
+} from './provider.types';
+import { isRetryableStatus, MAX_RETRIES, retryAfterMs, retryDelayMs } from './retry-policy';
 
 export interface ProviderClientDeps {
   outbound: OutboundClient;
@@ -25,7 +32,8 @@ const MAX_REPLY_BYTES = 10 * 1024 * 1024;
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A provider's words with the key cut out, in case it echoes the key back (some do, in auth errors). */
-const scrub = (message: string, apiKey: string) => (apiKey ? message.split(apiKey).join('***') : message).slice(0, 1000);
+const scrub = (message: string, apiKey: string) =>
+  (apiKey ? message.split(apiKey).join('***') : message).slice(0, 1000);
 
 /** 502 `LLM provider error: ...`. */
 export function providerError(message: string, apiKey: string, status?: number): BadGatewayError {
@@ -38,7 +46,8 @@ export function providerMessage(res: OutboundResponse): string {
   const candidates = [typeof d?.error === 'object' ? d.error?.message : d?.error, d?.message, d?.detail];
   const found = candidates.find((c): c is string => typeof c === 'string' && c.trim() !== '');
   if (found) return found;
-  if (res.headers.location) return `redirected to ${res.headers.location}; set the credential's base_url to the final address`;
+  if (res.headers.location)
+    return `redirected to ${res.headers.location}; set the credential's base_url to the final address`;
   return res.text.trim().slice(0, 300) || 'no message';
 }
 
@@ -52,7 +61,12 @@ interface Failure {
 function failureOf(res: OutboundResponse | OutboundNetworkError, now: number): Failure {
   if (res instanceof OutboundNetworkError) return { detail: `connection failed (${res.code})`, retryable: true };
   const askedMs = retryAfterMs(res.headers, now);
-  return { detail: `${res.status} ${providerMessage(res)}`, status: res.status, retryable: isRetryableStatus(res.status), askedMs };
+  return {
+    detail: `${res.status} ${providerMessage(res)}`,
+    status: res.status,
+    retryable: isRetryableStatus(res.status),
+    askedMs,
+  };
 }
 
 /**
@@ -64,14 +78,25 @@ export function createProviderClient(deps: ProviderClientDeps) {
   const sleep = deps.sleep ?? realSleep;
 
   /** One attempt: a response of any status, or a connection failure worth retrying. Anything final throws a 502. */
-  async function attempt(call: HttpCall, deadline: number, apiKey: string): Promise<OutboundResponse | OutboundNetworkError> {
+  async function attempt(
+    call: HttpCall,
+    deadline: number,
+    apiKey: string,
+  ): Promise<OutboundResponse | OutboundNetworkError> {
     const timeoutMs = Math.max(1, deadline - now());
     try {
-      return await deps.outbound.request({ ...call, method: 'POST', timeoutMs, maxResponseBytes: MAX_REPLY_BYTES, maxRedirects: 0 });
+      return await deps.outbound.request({
+        ...call,
+        method: 'POST',
+        timeoutMs,
+        maxResponseBytes: MAX_REPLY_BYTES,
+        maxRedirects: 0,
+      });
     } catch (err) {
       if (err instanceof OutboundNetworkError) return err;
       if (err instanceof OutboundTimeoutError) throw providerError(`timeout after ${deps.timeoutMs} ms`, apiKey);
-      if (err instanceof OutboundTooLargeError) throw providerError(`reply larger than ${MAX_REPLY_BYTES} bytes`, apiKey);
+      if (err instanceof OutboundTooLargeError)
+        throw providerError(`reply larger than ${MAX_REPLY_BYTES} bytes`, apiKey);
       if (err instanceof OutboundBlockedError) throw providerError(err.message, apiKey);
       throw err;
     }
@@ -93,7 +118,8 @@ export function createProviderClient(deps: ProviderClientDeps) {
       const log = { provider: target.providerId, model: req.model, host: new URL(call.url).host };
       for (let n = 0; ; n++) {
         const res = await attempt(call, deadline, target.apiKey);
-        if (!(res instanceof OutboundNetworkError) && res.status >= 200 && res.status < 300) return parse(adapter, res, req, target.apiKey);
+        if (!(res instanceof OutboundNetworkError) && res.status >= 200 && res.status < 300)
+          return parse(adapter, res, req, target.apiKey);
         const failure = failureOf(res, now());
         const wait = retryDelayMs(n, failure.askedMs);
         const retrying = failure.retryable && n < MAX_RETRIES && now() + wait < deadline;

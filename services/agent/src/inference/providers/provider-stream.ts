@@ -1,5 +1,6 @@
 import type { Logger } from '@platform/logger';
 import { OutboundError, type OutboundClient, type OutboundStreamResponse } from '@platform/outbound';
+
 import type { ModelReply, Usage } from '../inference.types';
 import { providerError, providerMessage } from './provider-client';
 import { ProviderReplyError, type ModelRequest, type ProviderAdapter, type ProviderTarget } from './provider.types';
@@ -48,25 +49,55 @@ function jsonOf(text: string): unknown {
  */
 export function createProviderStreamer(deps: ProviderStreamerDeps) {
   const fail = (err: unknown, apiKey: string): Error => {
-    if (err instanceof OutboundError) return providerError(err.code === 'TIMEOUT' ? `timeout after ${deps.timeoutMs} ms` : err.message, apiKey);
+    if (err instanceof OutboundError)
+      return providerError(err.code === 'TIMEOUT' ? `timeout after ${deps.timeoutMs} ms` : err.message, apiKey);
     if (err instanceof ProviderReplyError) return providerError(err.message, apiKey);
     return err as Error;
   };
 
-  async function open(adapter: ProviderAdapter, target: ProviderTarget, req: ModelRequest, signal: AbortSignal): Promise<OutboundStreamResponse> {
+  async function open(
+    adapter: ProviderAdapter,
+    target: ProviderTarget,
+    req: ModelRequest,
+    signal: AbortSignal,
+  ): Promise<OutboundStreamResponse> {
     const call = adapter.build(target, req);
     const body: Record<string, unknown> = { ...call.body, stream: true };
     if (target.providerId === 'openai') body.stream_options = { include_usage: true };
-    const res = await deps.outbound.stream({ ...call, body, method: 'POST', timeoutMs: deps.timeoutMs, maxResponseBytes: MAX_STREAM_BYTES, maxRedirects: 0, signal });
+    const res = await deps.outbound.stream({
+      ...call,
+      body,
+      method: 'POST',
+      timeoutMs: deps.timeoutMs,
+      maxResponseBytes: MAX_STREAM_BYTES,
+      maxRedirects: 0,
+      signal,
+    });
     if (res.status >= 200 && res.status < 300) return res;
     const text = await readAll(res.body, MAX_ERROR_BYTES).catch(() => '');
     res.cancel();
-    const message = providerMessage({ status: res.status, headers: res.headers, body: Buffer.from(text), text, data: jsonOf(text), url: res.url });
-    deps.logger.warn('LLM provider stream failed', { provider: target.providerId, model: req.model, host: new URL(call.url).host, status: res.status });
+    const message = providerMessage({
+      status: res.status,
+      headers: res.headers,
+      body: Buffer.from(text),
+      text,
+      data: jsonOf(text),
+      url: res.url,
+    });
+    deps.logger.warn('LLM provider stream failed', {
+      provider: target.providerId,
+      model: req.model,
+      host: new URL(call.url).host,
+      status: res.status,
+    });
     throw providerError(`${res.status} ${message}`, target.apiKey, res.status);
   }
 
-  async function follow(res: OutboundStreamResponse, adapter: ProviderAdapter, handlers: StreamHandlers): Promise<ModelReply> {
+  async function follow(
+    res: OutboundStreamResponse,
+    adapter: ProviderAdapter,
+    handlers: StreamHandlers,
+  ): Promise<ModelReply> {
     let text = '';
     let usage: Usage | null = null;
     for await (const e of sseEvents(res.body)) {
@@ -75,7 +106,11 @@ export function createProviderStreamer(deps: ProviderStreamerDeps) {
       if (piece.toolCall) throw new ProviderReplyError('the model asked for a tool call while streaming its answer');
       if (piece.usage) usage = piece.usage;
       if (piece.outputTokens && usage) {
-        usage = { ...usage, completion_tokens: piece.outputTokens, total_tokens: usage.prompt_tokens + piece.outputTokens };
+        usage = {
+          ...usage,
+          completion_tokens: piece.outputTokens,
+          total_tokens: usage.prompt_tokens + piece.outputTokens,
+        };
       }
       if (piece.text) {
         text += piece.text;
@@ -89,12 +124,18 @@ export function createProviderStreamer(deps: ProviderStreamerDeps) {
   }
 
   return {
-    async stream(adapter: ProviderAdapter, target: ProviderTarget, req: ModelRequest, handlers: StreamHandlers): Promise<ModelReply> {
+    async stream(
+      adapter: ProviderAdapter,
+      target: ProviderTarget,
+      req: ModelRequest,
+      handlers: StreamHandlers,
+    ): Promise<ModelReply> {
       try {
         const res = await open(adapter, target, req, handlers.signal);
         if (/\bjson\b/i.test(res.headers['content-type'] ?? '')) {
           const reply = adapter.parse(jsonOf(await readAll(res.body, MAX_STREAM_BYTES)), req);
-          if (reply.toolCalls?.length) throw new ProviderReplyError('the model asked for a tool call while streaming its answer');
+          if (reply.toolCalls?.length)
+            throw new ProviderReplyError('the model asked for a tool call while streaming its answer');
           handlers.onText(reply.text);
           return reply;
         }

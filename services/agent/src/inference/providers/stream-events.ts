@@ -22,7 +22,11 @@ const parse = (data: string): Record<string, unknown> | null => {
 };
 
 const errorText = (e: unknown): string =>
-  typeof e === 'string' ? e : typeof (e as { message?: unknown } | null)?.message === 'string' ? (e as { message: string }).message : 'stream error';
+  typeof e === 'string'
+    ? e
+    : typeof (e as { message?: unknown } | null)?.message === 'string'
+      ? (e as { message: string }).message
+      : 'stream error';
 
 /** OpenAI chat-completions chunks: `choices[0].delta.content`, a usage-only last chunk, `[DONE]`. */
 export function openAiPiece(data: string): StreamPiece {
@@ -38,7 +42,11 @@ export function openAiPiece(data: string): StreamPiece {
   if (u && typeof u === 'object') {
     const prompt = count(u, 'prompt_tokens');
     const completion = count(u, 'completion_tokens');
-    piece.usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: count(u, 'total_tokens') || prompt + completion };
+    piece.usage = {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: count(u, 'total_tokens') || prompt + completion,
+    };
   }
   return piece;
 }
@@ -51,15 +59,20 @@ export function anthropicPiece(event: string, data: string): StreamPiece {
   if (type === 'message_stop') return { done: true };
   if (type === 'message_start') {
     const u = (o?.message as { usage?: Record<string, unknown> } | undefined)?.usage;
-    const prompt = count(u, 'input_tokens') + count(u, 'cache_creation_input_tokens') + count(u, 'cache_read_input_tokens');
+    const prompt =
+      count(u, 'input_tokens') + count(u, 'cache_creation_input_tokens') + count(u, 'cache_read_input_tokens');
     const completion = count(u, 'output_tokens');
     return { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
   }
-  if (type === 'content_block_start') return (o?.content_block as { type?: unknown } | undefined)?.type === 'tool_use' ? { toolCall: true } : {};
+  if (type === 'content_block_start')
+    return (o?.content_block as { type?: unknown } | undefined)?.type === 'tool_use' ? { toolCall: true } : {};
   if (type === 'content_block_delta') {
     const delta = o?.delta as { type?: unknown; text?: unknown } | undefined;
-    return delta?.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '' ? { text: delta.text } : {};
+    return delta?.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== ''
+      ? { text: delta.text }
+      : {};
   }
-  if (type === 'message_delta') return { outputTokens: count(o?.usage as Record<string, unknown> | undefined, 'output_tokens') };
+  if (type === 'message_delta')
+    return { outputTokens: count(o?.usage as Record<string, unknown> | undefined, 'output_tokens') };
   return {};
 }

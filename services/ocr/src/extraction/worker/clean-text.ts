@@ -5,10 +5,12 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 
 /** Text as any store keeps it: no U+0000, no lone surrogates, no other C0 controls but tab and newline. */
 export function cleanText(s: string): string {
-  return s
-    .replace(UNSTORABLE, '')
-    // eslint-disable-next-line no-control-regex -- as above
-    .replace(/[\u0001-\u0008\u000B-\u001F\u007F]/g, ' ')
-    .replace(/[ \t]+\n/g, '\n')
-    .trim();
+  return (
+    s
+      .replace(UNSTORABLE, '')
+      // eslint-disable-next-line no-control-regex -- as above
+      .replace(/[\u0001-\u0008\u000B-\u001F\u007F]/g, ' ')
+      .replace(/[ \t]+\n/g, '\n')
+      .trim()
+  );
 }

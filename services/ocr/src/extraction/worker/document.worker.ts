@@ -3,8 +3,8 @@
  * DocumentOutcome back for each. The service kills the process group when a document takes too long or too much
  * memory, so nothing a hostile file does here reaches the service's own process.
  */
-import { readDocument } from './read-document';
 import type { DocumentJob, DocumentOutcome } from './protocol';
+import { readDocument } from './read-document';
 
 // The service went away (crashed, killed): nobody waits for a document any more.
 process.once('disconnect', () => process.exit(1));
@@ -14,7 +14,9 @@ process.on('message', (job: DocumentJob) => {
   readDocument(job).then(
     (outcome: DocumentOutcome) => process.send?.(outcome),
     (err: unknown) => {
-      process.stderr.write(`document process failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(
+        `document process failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
       process.exit(70);
     },
   );

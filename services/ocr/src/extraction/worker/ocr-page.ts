@@ -39,8 +39,16 @@ function finished(name: string, child: ReturnType<typeof capped>, errors: string
 
 /** The text tesseract reads on page `n` of `file` rendered at `opts.dpi` in grey. */
 export async function ocrPage(file: string, n: number, opts: OcrOptions): Promise<string> {
-  const raster = capped('pdftoppm', ['-f', String(n), '-l', String(n), '-r', String(opts.dpi), '-gray', file], opts.memoryMb);
-  const reader = capped('tesseract', ['stdin', 'stdout', '-l', opts.languages, '--oem', '1', '-c', 'tessedit_do_invert=0'], opts.memoryMb);
+  const raster = capped(
+    'pdftoppm',
+    ['-f', String(n), '-l', String(n), '-r', String(opts.dpi), '-gray', file],
+    opts.memoryMb,
+  );
+  const reader = capped(
+    'tesseract',
+    ['stdin', 'stdout', '-l', opts.languages, '--oem', '1', '-c', 'tessedit_do_invert=0'],
+    opts.memoryMb,
+  );
   raster.stdin.end();
   raster.stdout.pipe(reader.stdin);
   // tesseract may stop reading early (it failed): the rasterizer then gets EPIPE, which its exit status reports.

@@ -1,5 +1,6 @@
 /** The whole reading of one document: text layer per page, then OCR for the pages that need it. */
 import { readFile } from 'node:fs/promises';
+
 import { cleanText } from './clean-text';
 import { ocrPage, OcrUnavailableError } from './ocr-page';
 import type { DocumentJob, DocumentOutcome } from './protocol';
@@ -18,7 +19,11 @@ export async function readDocument(job: DocumentJob): Promise<DocumentOutcome> {
   try {
     const count = pdf.numPages;
     if (count > job.maxPages) {
-      return { ok: false, reason: 'too_many_pages', message: `The PDF has ${count} pages; at most ${job.maxPages} are read` };
+      return {
+        ok: false,
+        reason: 'too_many_pages',
+        message: `The PDF has ${count} pages; at most ${job.maxPages} are read`,
+      };
     }
     const texts: string[] = [];
     for (let n = 1; n <= count; n++) texts.push(job.ocr === 'force' ? '' : cleanText(await pageText(pdfjs, pdf, n)));
@@ -33,12 +38,16 @@ export async function readDocument(job: DocumentJob): Promise<DocumentOutcome> {
     const ocrPages: number[] = [];
     for (const n of targets) {
       try {
-        texts[n - 1] = cleanText(await ocrPage(job.file, n, { languages: job.languages, dpi: job.dpi, memoryMb: job.toolMemoryMb }));
+        texts[n - 1] = cleanText(
+          await ocrPage(job.file, n, { languages: job.languages, dpi: job.dpi, memoryMb: job.toolMemoryMb }),
+        );
         ocrPages.push(n);
       } catch (err) {
-        if (!(err instanceof OcrUnavailableError)) return { ok: false, reason: 'ocr_failed', message: `Page ${n} could not be read by OCR` };
+        if (!(err instanceof OcrUnavailableError))
+          return { ok: false, reason: 'ocr_failed', message: `Page ${n} could not be read by OCR` };
         // Without poppler and tesseract, auto reads what the text layer has; force cannot do what it was asked.
-        if (job.ocr === 'force') return { ok: false, reason: 'ocr_unavailable', message: 'OCR is not installed on this server' };
+        if (job.ocr === 'force')
+          return { ok: false, reason: 'ocr_unavailable', message: 'OCR is not installed on this server' };
         break;
       }
     }

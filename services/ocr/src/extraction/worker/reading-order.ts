@@ -23,7 +23,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** Positions at which the projection of `boxes` on one axis has an empty band at least `minGap` wide. */
 function cuts(boxes: TextBox[], axis: 'x' | 'y', minGap: number): number[] {
-  const spans = boxes.map((b): [number, number] => (axis === 'x' ? [b.x0, b.x1] : [b.y0, b.y1])).sort((a, b) => a[0] - b[0]);
+  const spans = boxes
+    .map((b): [number, number] => (axis === 'x' ? [b.x0, b.x1] : [b.y0, b.y1]))
+    .sort((a, b) => a[0] - b[0]);
   const out: number[] = [];
   let end = spans[0]?.[1] ?? 0;
   for (const [start, stop] of spans.slice(1)) {
@@ -77,7 +79,8 @@ function joinLine(line: TextBox[]): string {
   let text = '';
   let prev: TextBox | undefined;
   for (const b of line) {
-    if (prev && b.x0 - prev.x1 > 0.15 * Math.min(prev.size, b.size) && !/\s$/.test(text) && !/^\s/.test(b.str)) text += ' ';
+    if (prev && b.x0 - prev.x1 > 0.15 * Math.min(prev.size, b.size) && !/\s$/.test(text) && !/^\s/.test(b.str))
+      text += ' ';
     text += b.str;
     prev = b;
   }

@@ -1,5 +1,6 @@
 /** Reads a PDF's text layer page by page with pdfjs-dist, in reading order. */
 import type * as PdfJsModule from 'pdfjs-dist/legacy/build/pdf.mjs' with { 'resolution-mode': 'import' };
+
 import { readingOrder, type TextBox } from './reading-order';
 
 type PdfJs = typeof PdfJsModule;
@@ -7,7 +8,8 @@ type PdfDocument = Awaited<ReturnType<PdfJs['getDocument']>['promise']>;
 type PdfPage = Awaited<ReturnType<PdfDocument['getPage']>>;
 
 /** A document open for reading, or why it cannot be opened. */
-export type Opened = { ok: true; pdf: PdfDocument; pdfjs: PdfJs } | { ok: false; reason: 'encrypted' | 'corrupt'; message: string };
+export type Opened =
+  { ok: true; pdf: PdfDocument; pdfjs: PdfJs } | { ok: false; reason: 'encrypted' | 'corrupt'; message: string };
 
 let loaded: Promise<PdfJs> | undefined;
 const pdfjsModule = () => (loaded ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
@@ -34,7 +36,8 @@ export async function openPdf(data: Uint8Array, cMapDir: string, fontDir: string
   } catch (err) {
     await task.destroy().catch(() => undefined);
     const name = err instanceof Error ? err.name : '';
-    if (name === 'PasswordException') return { ok: false, reason: 'encrypted', message: 'The PDF is encrypted: a password is needed to open it' };
+    if (name === 'PasswordException')
+      return { ok: false, reason: 'encrypted', message: 'The PDF is encrypted: a password is needed to open it' };
     const why = err instanceof Error ? err.message : String(err);
     return { ok: false, reason: 'corrupt', message: `The PDF is damaged and cannot be read (${why.slice(0, 200)})` };
   }
@@ -58,7 +61,9 @@ function boxOf(pdfjs: PdfJs, viewport: number[], item: TextItemLike): TextBox {
   const u = [(a! / along) * item.width, (b! / along) * item.width];
   // Text space "up" maps to (c, d); in viewport space that points to smaller y for upright text.
   const v = [c! / upLen, d! / upLen];
-  const corners = [-0.2, 0.8].flatMap((k) => [0, 1].map((s) => [e! + k * size * v[0]! + s * u[0]!, f! + k * size * v[1]! + s * u[1]!]));
+  const corners = [-0.2, 0.8].flatMap((k) =>
+    [0, 1].map((s) => [e! + k * size * v[0]! + s * u[0]!, f! + k * size * v[1]! + s * u[1]!]),
+  );
   const xs = corners.map((p) => p[0]!);
   const ys = corners.map((p) => p[1]!);
   return { str: item.str, x0: Math.min(...xs), x1: Math.max(...xs), y0: Math.min(...ys), y1: Math.max(...ys), size };
