@@ -2,8 +2,9 @@ export { createHttpApp, requestContext, type HttpAppOptions, type ReadinessCheck
 export { errorHandler, notFoundHandler } from './error-handler';
 export { createMetrics } from './metrics';
 export { listen, onShutdownSignal, startMain, type RunningServer } from './server';
-export { MAX_ERROR_MESSAGE_CHARS, validate, toFieldErrors, type Location } from './validate';
-export { pageQuery, type Page } from './paging';
+export { MAX_ERROR_MESSAGE_CHARS, validate, toFieldErrors, type Location, type Validated } from './validate';
+export { pageQuery, pageSchema } from './paging.schemas';
+export type { Page } from './paging.schemas.types';
 export {
   DEFAULT_RATE_LIMITS,
   apiKeySubject,
@@ -33,3 +34,4 @@ export {
   stringFault,
   type StringFault,
 } from './input-inspect';
+export { classNameOf, jsonSchemaOf, parametersOf, refTo, schemaComponents, type Side } from './schema-docs';

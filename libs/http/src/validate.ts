@@ -55,12 +55,18 @@ export function toFieldErrors(error: Joi.ValidationError, location: Location): F
 }
 
 /**
+ * The value a schema validates to: the type it was declared with (`Joi.object<T>()`, T generated from the schema by
+ * `pnpm schemas:types`). A schema declared without one gives `unknown`, never `any`.
+ */
+export type Validated<S> = S extends Joi.Schema<infer T> ? (0 extends 1 & T ? unknown : T) : never;
+
+/**
  * Validates a request part; returns the converted value or throws a 422 ValidationError listing every invalid
  * field. Unknown keys are dropped (never stored). Bodies are strict about types; query and path strings convert.
  * A body that is validated is required: a request without one → 422 `missing` at loc ["body"] (a route whose body
  * is optional does not call this without one).
  */
-export function validate<T>(schema: Joi.Schema<T>, value: unknown, location: Location): T {
+export function validate<S extends Joi.Schema>(schema: S, value: unknown, location: Location): Validated<S> {
   const effective = location === 'body' && value === undefined ? schema.required() : schema;
   const result = effective.validate(value, {
     abortEarly: false,
@@ -69,5 +75,5 @@ export function validate<T>(schema: Joi.Schema<T>, value: unknown, location: Loc
     errors: { wrap: { label: false } },
   });
   if (result.error) throw new ValidationError(toFieldErrors(result.error, location));
-  return result.value;
+  return result.value as Validated<S>;
 }

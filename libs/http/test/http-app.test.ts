@@ -10,7 +10,7 @@ import {
   ServiceUnavailableError,
   ValidationError,
 } from '@platform/errors';
-import { createHttpApp, pageQuery, validate, type ReadinessCheck } from '@platform/http';
+import { createHttpApp, pageSchema, validate, type ReadinessCheck } from '@platform/http';
 import { captureLogger } from '@platform/testing';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -25,7 +25,7 @@ const thingBody = Joi.object({
 function testRoutes(logger: ReturnType<typeof captureLogger>['logger']): Router {
   const r = express.Router();
   r.get('/things', (req, res) => {
-    const page = validate(Joi.object(pageQuery), req.query, 'query');
+    const page = validate(pageSchema, req.query, 'query');
     res.json({ things: [], ...page });
   });
   r.post('/things', (req, res) => {

@@ -4,36 +4,18 @@
  * `src/generated/<name>.ts`. Run `pnpm --filter @platform/sdk run generate` after changing a document; the test
  * `test/openapi/sdk.test.ts` fails while the committed files differ from what this would write.
  *
- * The builders are TypeScript: they are loaded through SWC (the compiler jest uses), with `@platform/<lib>` read
- * from the libraries' sources, so nothing needs building first.
+ * The builders are TypeScript, loaded through `scripts/ts-require.cjs`, so nothing needs building first.
  */
 const { execFileSync } = require('node:child_process');
-const { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } = require('node:fs');
-const Module = require('node:module');
+const { existsSync, mkdirSync, readdirSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
+
+const { registerTypeScript } = require('../../../scripts/ts-require.cjs');
 
 const SDK = join(__dirname, '..');
 const ROOT = join(SDK, '..', '..');
 const SERVICES = join(ROOT, 'services');
 const CLI = join(SDK, 'node_modules', 'openapi-typescript', 'bin', 'cli.js');
-
-/** `require` of TypeScript files through SWC, and `@platform/<lib>` from `libs/<lib>/src`. */
-function registerTypeScript() {
-  const { transformSync } = require(require.resolve('@swc/core', { paths: [ROOT] }));
-  Module._extensions['.ts'] = (module, filename) => {
-    const { code } = transformSync(readFileSync(filename, 'utf8'), {
-      filename,
-      jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
-      module: { type: 'commonjs' },
-    });
-    module._compile(code, filename);
-  };
-  const resolve = Module._resolveFilename;
-  Module._resolveFilename = function (request, ...rest) {
-    const lib = /^@platform\/([a-z-]+)$/.exec(request);
-    return lib ? join(ROOT, 'libs', lib[1], 'src', 'index.ts') : resolve.call(this, request, ...rest);
-  };
-}
 
 /** The documents with operations, by service name, in name order. `load(path)` loads a builder module. */
 function documents(load) {

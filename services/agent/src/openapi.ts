@@ -1,31 +1,192 @@
-/** OpenAPI description of the agent service, served at /openapi.json and rendered at /docs. */
+/**
+ * OpenAPI description of the agent service, served at /openapi.json and rendered at /docs. The shapes come from the
+ * joi schemas (`*\/*.schemas.ts`); only route-level facts (summaries, status codes) are written here.
+ */
 import {
   apiKeySecurityScheme,
   errorSchemas,
   jsonContent as json,
   notFoundResponse,
+  parametersOf,
+  refTo,
   withStandardResponses as responses,
+  schemaComponents,
 } from '@platform/http';
 
-import { agentUtilityPaths, agentUtilitySchemas } from './agents/agent.openapi';
-import { credentialPaths, credentialSchemas } from './credentials/credential.openapi';
-import { taskPaths, taskSchemas } from './tasks/task.openapi';
-import { toolPaths, toolSchemas } from './tools/tool.openapi';
+import {
+  agent,
+  agentBody,
+  agentByName,
+  agentCreated,
+  agentList,
+  agentListItem,
+  listQuery as agentListQuery,
+  agentMessage,
+  agentPath,
+  byNamePath,
+  feature,
+  singleTaskBody,
+  singleTaskCreated,
+} from './agents/agent.schemas';
+import {
+  credential,
+  createBody as credentialBody,
+  credentialCreated,
+  credentialList,
+  listQuery as credentialListQuery,
+  credentialPath,
+  updateBody as credentialUpdate,
+  credentialUpdated,
+  openedCredential,
+  typePath,
+  typeProviderPath,
+} from './credentials/credential.schemas';
+import {
+  chatBody,
+  chatResponse,
+  sessionMessage,
+  sessionMessages,
+  sessionMessagesQuery,
+  sessionPath,
+  turnFinding,
+  usage,
+} from './inference/inference.schemas';
+import { failBody, runBody, task, taskAccepted, taskPath, taskState } from './tasks/task.schemas';
+import { toolCallRecord } from './tools/tool-call.schemas';
+import {
+  bulkDeleteBody,
+  bulkDeleteResult,
+  executeBody,
+  executeQuery,
+  executeResult,
+  toggleQuery,
+  toolCatalog,
+  toolCatalogItem,
+  toolIdPath,
+  toolInfo,
+  toolList,
+  toolListItem,
+  listQuery as toolListQuery,
+  createBody as toolSetBody,
+  toolSetCreated,
+  updateBody as toolUpdate,
+} from './tools/tool.schemas';
 
-const agentId = { name: 'agent_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } };
-const paging = [
-  { name: 'skip', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
-  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
-];
-const message = { type: 'object', properties: { message: { type: 'string' } } };
-const agentBody = { $ref: '#/components/schemas/AgentBody' };
-const notFound = notFoundResponse('Agent not found');
-/** A create's answer: the new id (a JSON integer), a message and `extra`. */
-const created = (extra: object) => ({
-  type: 'object',
-  required: ['id', 'message'],
-  properties: { id: { type: 'integer' }, message: { type: 'string' }, ...extra },
-});
+type Json = Record<string, unknown>;
+
+/**
+ * joi-to-json writes a nullable `Joi.alternatives()` as `{anyOf: [...], type: 'null'}`, which would admit only null:
+ * this folds the null into the alternatives (`anyOf: [..., {type: 'null'}]`), what the schema validates.
+ */
+function nullableAlternatives(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(nullableAlternatives);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Json = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, nullableAlternatives(v)]));
+  const key = Array.isArray(out.anyOf) ? 'anyOf' : Array.isArray(out.oneOf) ? 'oneOf' : undefined;
+  if (key && out.type === 'null') {
+    delete out.type;
+    out[key] = [...(out[key] as unknown[]), { type: 'null' }];
+  }
+  return out;
+}
+
+const shapes = nullableAlternatives(
+  schemaComponents({
+    request: [
+      feature,
+      agentBody,
+      singleTaskBody,
+      chatBody,
+      toolSetBody,
+      toolUpdate,
+      bulkDeleteBody,
+      executeBody,
+      credentialBody,
+      credentialUpdate,
+      runBody,
+      failBody,
+    ],
+    response: [
+      agent,
+      agentList,
+      agentListItem,
+      agentByName,
+      agentCreated,
+      singleTaskCreated,
+      agentMessage,
+      chatResponse,
+      sessionMessages,
+      sessionMessage,
+      usage,
+      turnFinding,
+      toolCallRecord,
+      toolSetCreated,
+      toolListItem,
+      toolInfo,
+      toolList,
+      toolCatalog,
+      toolCatalogItem,
+      bulkDeleteResult,
+      executeResult,
+      credentialCreated,
+      credential,
+      credentialList,
+      credentialUpdated,
+      openedCredential,
+      taskAccepted,
+      task,
+      taskState,
+    ],
+  }),
+) as Record<string, Json>;
+
+// Descriptions of whole components: here until the type generator can write the type of a described schema.
+const describedShapes = {
+  ...shapes,
+  Agent: {
+    ...shapes.Agent,
+    description: 'The stored agent: every field of AgentBody as stored (unset ones null), the owner, and times.',
+  },
+  CredentialUpdate: {
+    ...shapes.CredentialUpdate,
+    description: 'Every field optional. user_id, credential_id and provider_id in the body are ignored.',
+  },
+};
+
+const error = json({ $ref: '#/components/schemas/Error' });
+const paging = parametersOf(agentListQuery, 'query');
+
+// Agents
+const agentId = parametersOf(agentPath, 'path');
+const agentNotFound = notFoundResponse('Agent not found');
+const updated = { description: 'Updated', ...json(refTo(agentMessage)) };
+
+// Inference
+const chat = { ...json(refTo(chatBody)) };
+const providerError = { '502': { description: 'LLM provider error', ...error } };
+
+// Tools
+const toolId = parametersOf(toolIdPath, 'path');
+const toolPaging = parametersOf(toolListQuery, 'query');
+const toolNotFound = notFoundResponse('Tool not found');
+const toolListResponse = { '200': { description: '{tools, total}', ...json(refTo(toolList)) } };
+const toolInfoResponse = { '200': { description: 'Tool', ...json(refTo(toolInfo)) }, ...toolNotFound };
+
+// Credentials
+const credentialId = parametersOf(credentialPath, 'path');
+const credentialPaging = parametersOf(credentialListQuery, 'query');
+const credentialNotFound = notFoundResponse('Credential not found');
+const credentialListResponse = {
+  '200': { description: 'Credentials, secrets masked', ...json(refTo(credentialList)) },
+};
+
+// Tasks
+const taskId = parametersOf(taskPath, 'path');
+const taskNotFound = notFoundResponse('Task not found');
+const internal =
+  'Internal: only the worker calls it (x-internal-secret + x-on-behalf-of-user/-org); a valid body from an API key gets 404.';
+const taskStateResponse = { description: 'The task after the call', ...json(refTo(taskState)) };
+
 export const openapi = {
   openapi: '3.1.0',
   info: {
@@ -35,221 +196,64 @@ export const openapi = {
   },
   components: {
     securitySchemes: apiKeySecurityScheme,
-    schemas: {
-      ...errorSchemas,
-      Feature: {
-        type: 'object',
-        required: ['type'],
-        properties: { type: { type: 'string' }, config: { type: 'object' }, priority: { type: 'integer' } },
-      },
-      AgentBody: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string' },
-          description: { type: ['string', 'null'] },
-          system_prompt: {
-            type: ['string', 'null'],
-            description:
-              'The system message when non-empty; else it is built from the labelled agent_* fields and examples.',
-          },
-          features: { type: 'array', items: { $ref: '#/components/schemas/Feature' } },
-          tools: { type: 'array', items: { type: 'string' } },
-          llm_credential_id: { type: ['string', 'null'] },
-          provider_id: { type: ['string', 'null'] },
-          model: { type: ['string', 'null'] },
-          top_p: { type: 'number', minimum: 0, maximum: 1 },
-          temperature: { type: 'number', minimum: 0, maximum: 2 },
-          response_format: { type: ['object', 'null'] },
-          agent_role: { type: ['string', 'null'] },
-          agent_goal: { type: ['string', 'null'] },
-          agent_context: { type: ['string', 'null'] },
-          agent_output: { type: ['string', 'null'] },
-          agent_instructions: { type: ['string', 'null'] },
-          examples: { type: ['string', 'null'] },
-          tool: { type: ['string', 'null'] },
-          tool_usage_description: { type: ['string', 'null'] },
-        },
-      },
-      Agent: {
-        type: 'object',
-        required: ['id', 'agent_id', 'name', 'kind', 'created_at'],
-        description: 'The stored agent: every field of AgentBody as stored (unset ones null), the owner, and times.',
-        properties: {
-          id: { type: 'string', pattern: '^[0-9]+$' },
-          agent_id: { type: 'string', pattern: '^[0-9]+$', description: 'The same id' },
-          kind: { type: 'string', enum: ['agent', 'single_task'] },
-          user_id: { type: 'string' },
-          org_id: { type: 'string' },
-          name: { type: 'string' },
-          features: { type: 'array', items: { $ref: '#/components/schemas/Feature' } },
-          tools: { type: 'array', items: { type: 'string' } },
-          top_p: { type: ['number', 'null'] },
-          temperature: { type: ['number', 'null'] },
-          max_iterations: { type: ['integer', 'null'] },
-          store_messages: { type: ['boolean', 'null'] },
-          response_format: { type: ['object', 'null'] },
-          additional_model_params: { type: ['object', 'null'] },
-          created_at: { type: 'string', format: 'date-time' },
-          updated_at: { type: ['string', 'null'], format: 'date-time' },
-          ...Object.fromEntries(
-            [
-              'description',
-              'system_prompt',
-              'llm_credential_id',
-              'provider_id',
-              'model',
-              'agent_role',
-              'agent_goal',
-              'agent_context',
-              'agent_output',
-              'agent_instructions',
-              'examples',
-              'tool',
-              'tool_usage_description',
-              'template_type',
-              'version',
-            ].map((k) => [k, { type: ['string', 'null'] }]),
-          ),
-        },
-      },
-      ChatBody: {
-        type: 'object',
-        required: ['agent_id', 'session_id', 'message'],
-        properties: {
-          agent_id: { oneOf: [{ type: 'string', pattern: '^[0-9]+$' }, { type: 'integer' }] },
-          session_id: { type: 'string', maxLength: 200 },
-          message: { type: 'string' },
-          system_prompt_variables: {
-            description:
-              'Values for {{name}} placeholders: an object of name → value, a list of {name, value} items, or the JSON text of either.',
-            oneOf: [
-              { type: ['object', 'null'], additionalProperties: true },
-              {
-                type: 'array',
-                maxItems: 200,
-                items: { type: 'object', properties: { name: { type: 'string' }, key: { type: 'string' }, value: {} } },
-              },
-              { type: 'string' },
-            ],
-          },
-        },
-      },
-      AgentList: {
-        type: 'object',
-        properties: {
-          total: { type: 'integer' },
-          agents: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['id', 'agent_id', 'name', 'description'],
-              properties: {
-                id: { type: 'string', pattern: '^[0-9]+$' },
-                agent_id: {
-                  type: 'string',
-                  pattern: '^[0-9]+$',
-                  description: 'The same id (public clients read this name)',
-                },
-                name: { type: 'string' },
-                description: { type: ['string', 'null'], description: 'As GET /v3/agents/{agent_id} shows it' },
-              },
-            },
-          },
-        },
-      },
-      ChatResponse: {
-        type: 'object',
-        properties: { response: { type: 'string' }, session_id: { type: 'string' }, agent_id: { type: 'string' } },
-      },
-      SessionMessages: {
-        type: 'object',
-        properties: {
-          total: { type: 'integer' },
-          messages: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: { type: 'string' },
-                session_id: { type: 'string' },
-                agent_id: { type: 'string' },
-                role: { type: 'string', enum: ['user', 'assistant'] },
-                content: { type: 'string' },
-                created_at: { type: 'string', format: 'date-time' },
-                usage: { type: ['object', 'null'] },
-              },
-            },
-          },
-        },
-      },
-      ...toolSchemas,
-      ...credentialSchemas,
-      ...agentUtilitySchemas,
-      ...taskSchemas,
-    },
+    schemas: { ...errorSchemas, ...describedShapes },
   },
   security: [{ apiKey: [] }],
   paths: {
     '/v3/agents/': {
       post: {
         summary: 'Create an agent',
-        requestBody: json(agentBody),
-        responses: responses({
-          '201': { description: 'Created', ...json(created({ agent_id: { type: 'string', pattern: '^[0-9]+$' } })) },
-        }),
+        requestBody: json(refTo(agentBody)),
+        responses: responses({ '201': { description: 'Created', ...json(refTo(agentCreated)) } }),
       },
       get: {
         summary: "List the caller's agents",
         parameters: paging,
-        responses: responses({ '200': { description: 'Agents', ...json({ $ref: '#/components/schemas/AgentList' }) } }),
+        responses: responses({ '200': { description: 'Agents', ...json(refTo(agentList)) } }),
       },
     },
     '/v3/agents/{agent_id}': {
       get: {
         summary: 'Get an agent',
-        parameters: [agentId],
-        responses: responses({
-          '200': { description: 'Agent', ...json({ $ref: '#/components/schemas/Agent' }) },
-          ...notFound,
-        }),
+        parameters: agentId,
+        responses: responses({ '200': { description: 'Agent', ...json(refTo(agent)) }, ...agentNotFound }),
       },
       put: {
         summary: 'Replace an agent',
-        parameters: [agentId],
-        requestBody: json(agentBody),
-        responses: responses({ '200': { description: 'Updated', ...json(message) }, ...notFound }),
+        parameters: agentId,
+        requestBody: json(refTo(agentBody)),
+        responses: responses({ '200': updated, ...agentNotFound }),
       },
       delete: {
         summary: 'Delete an agent',
-        parameters: [agentId],
-        responses: responses({ '204': { description: 'Deleted' }, ...notFound }),
+        parameters: agentId,
+        responses: responses({ '204': { description: 'Deleted' }, ...agentNotFound }),
       },
     },
     '/v3/agents/template/single-task': {
       post: {
         summary: 'Create a single-task agent',
-        requestBody: json(agentBody),
-        responses: responses({ '201': { description: 'Created', ...json(created({})) } }),
+        requestBody: json(refTo(singleTaskBody)),
+        responses: responses({ '201': { description: 'Created', ...json(refTo(singleTaskCreated)) } }),
       },
     },
     '/v3/agents/template/single-task/{agent_id}': {
       put: {
         summary: 'Replace a single-task agent',
-        parameters: [agentId],
-        requestBody: json(agentBody),
-        responses: responses({ '200': { description: 'Updated', ...json(message) }, ...notFound }),
+        parameters: agentId,
+        requestBody: json(refTo(singleTaskBody)),
+        responses: responses({ '200': updated, ...agentNotFound }),
       },
     },
     '/v3/inference/chat/': {
       post: {
         summary: 'Run an agent on a message (memory per session_id)',
         description: 'Also callable by the worker with x-internal-secret + x-on-behalf-of-user/-org instead of a key.',
-        requestBody: json({ $ref: '#/components/schemas/ChatBody' }),
+        requestBody: chat,
         responses: responses({
-          '200': { description: 'The reply', ...json({ $ref: '#/components/schemas/ChatResponse' }) },
-          ...notFound,
-          '502': { description: 'LLM provider error', ...json({ $ref: '#/components/schemas/Error' }) },
+          '200': { description: 'The reply', ...json(refTo(chatResponse)) },
+          ...agentNotFound,
+          ...providerError,
         }),
       },
     },
@@ -258,33 +262,214 @@ export const openapi = {
         summary: 'Run an agent on a message and stream the answer as server-sent events',
         description:
           'One `data: {"content": "<delta>"}` event per model delta, then `data: [DONE]`. Errors before the first event are JSON with chat\'s statuses; a failure after it is an `event: error` with `data: {"detail": ...}`.',
-        requestBody: json({ $ref: '#/components/schemas/ChatBody' }),
+        requestBody: chat,
         responses: responses({
           '200': {
             description: 'The answer as it is produced',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
-          ...notFound,
-          '502': { description: 'LLM provider error', ...json({ $ref: '#/components/schemas/Error' }) },
+          ...agentNotFound,
+          ...providerError,
         }),
       },
     },
     '/v3/inference/sessions/{session_id}/messages': {
       get: {
         summary: "The caller's stored messages of a session, newest first",
-        parameters: [
-          { name: 'session_id', in: 'path', required: true, schema: { type: 'string' } },
-          ...paging,
-          { name: 'agent_id', in: 'query', schema: { type: 'string', pattern: '^[0-9]+$' } },
-        ],
+        parameters: [...parametersOf(sessionPath, 'path'), ...parametersOf(sessionMessagesQuery, 'query')],
+        responses: responses({ '200': { description: 'Messages', ...json(refTo(sessionMessages)) } }),
+      },
+    },
+    '/v3/tools/': {
+      post: {
+        summary: 'Import a tool set: one tool per operation',
+        requestBody: json(refTo(toolSetBody)),
         responses: responses({
-          '200': { description: 'Messages', ...json({ $ref: '#/components/schemas/SessionMessages' }) },
+          '201': { description: 'One tool per operation', ...json(refTo(toolSetCreated)) },
+          '409': { description: 'A set of that name exists', ...error },
+        }),
+      },
+      get: { summary: "List the caller's tools", parameters: toolPaging, responses: responses(toolListResponse) },
+    },
+    '/v3/tools/all/user': {
+      get: {
+        summary: "List the caller's tools (same as GET /v3/tools/)",
+        parameters: toolPaging,
+        responses: responses(toolListResponse),
+      },
+    },
+    '/v3/tools/bulk-delete': {
+      post: {
+        summary: "Delete several of the caller's tools",
+        requestBody: json(refTo(bulkDeleteBody)),
+        responses: responses({
+          '200': { description: 'Deleted count and the ids not found', ...json(refTo(bulkDeleteResult)) },
         }),
       },
     },
-    ...toolPaths,
-    ...credentialPaths,
-    ...agentUtilityPaths,
-    ...taskPaths,
+    '/v3/providers/tools/all': {
+      get: {
+        summary: "The caller's tools as a provider catalog",
+        parameters: toolPaging,
+        responses: responses({ '200': { description: '{tools, total}', ...json(refTo(toolCatalog)) } }),
+      },
+    },
+    '/v3/tools/openapi/{tool_id}': {
+      get: {
+        summary: 'Tool info: {id, name, openapi_schema, paths} and settings',
+        parameters: toolId,
+        responses: responses(toolInfoResponse),
+      },
+    },
+    '/v3/tools/openapi/{tool_id}/execute': {
+      post: {
+        summary: 'Call one of the document’s operations',
+        parameters: [...toolId, ...parametersOf(executeQuery, 'query')],
+        requestBody: { required: false, ...json(refTo(executeBody)) },
+        responses: responses({
+          '200': { description: 'The remote answer, whatever its status', ...json(refTo(executeResult)) },
+          ...toolNotFound,
+          '409': { description: 'Tool is disabled', ...error },
+          '502': { description: 'Unreachable, refused, timed out or too large', ...error },
+        }),
+      },
+    },
+    '/v3/tools/{tool_id}': {
+      get: {
+        summary: 'Same as /v3/tools/openapi/{tool_id}',
+        parameters: toolId,
+        responses: responses(toolInfoResponse),
+      },
+      put: {
+        summary: 'Update the given fields',
+        parameters: toolId,
+        requestBody: json(refTo(toolUpdate)),
+        responses: responses({ '200': updated, ...toolNotFound }),
+      },
+      patch: {
+        summary: 'Enable or disable',
+        parameters: [...toolId, ...parametersOf(toggleQuery, 'query')],
+        responses: responses({ '200': { description: 'Toggled', ...json(refTo(agentMessage)) }, ...toolNotFound }),
+      },
+      delete: {
+        summary: 'Delete a tool',
+        parameters: toolId,
+        responses: responses({ '204': { description: 'Deleted' }, ...toolNotFound }),
+      },
+    },
+    '/v3/providers/credentials': {
+      post: {
+        summary: 'Store a provider credential (encrypted at rest)',
+        requestBody: json(refTo(credentialBody)),
+        responses: responses({ '201': { description: 'Created', ...json(refTo(credentialCreated)) } }),
+      },
+      get: {
+        summary: "List the caller's credentials, secrets masked",
+        parameters: credentialPaging,
+        responses: responses(credentialListResponse),
+      },
+    },
+    '/v3/providers/credentials/type/{type}': {
+      get: {
+        summary: "The caller's credentials of a type, secrets masked",
+        parameters: [...parametersOf(typePath, 'path'), ...credentialPaging],
+        responses: responses(credentialListResponse),
+      },
+    },
+    '/v3/providers/credentials/user/{type}/{provider_id}': {
+      get: {
+        summary: "The caller's credentials of a type and provider, secrets masked",
+        parameters: [...parametersOf(typeProviderPath, 'path'), ...credentialPaging],
+        responses: responses(credentialListResponse),
+      },
+    },
+    '/v3/providers/credentials/{credential_id}': {
+      get: {
+        summary: 'Get a credential, secret masked',
+        parameters: credentialId,
+        responses: responses({
+          '200': { description: 'Credential', ...json(refTo(credential)) },
+          ...credentialNotFound,
+        }),
+      },
+      put: {
+        summary: 'Update a credential (merge; masked values keep the stored secret)',
+        parameters: credentialId,
+        requestBody: json(refTo(credentialUpdate)),
+        responses: responses({
+          '200': { description: 'Updated', ...json(refTo(credentialUpdated)) },
+          ...credentialNotFound,
+        }),
+      },
+      delete: {
+        summary: 'Delete a credential',
+        parameters: credentialId,
+        responses: responses({ '204': { description: 'Deleted' }, ...credentialNotFound }),
+      },
+    },
+    '/v3/providers/credentials/{credential_id}/open': {
+      post: {
+        summary: "Open a credential: its key unsealed, for another service calling the provider on the owner's behalf",
+        description:
+          "Internal: only the platform's services call it (x-internal-secret + x-on-behalf-of-user/-org); an API key gets 404.",
+        parameters: credentialId,
+        responses: responses({
+          '200': { description: 'The credential, key unsealed', ...json(refTo(openedCredential)) },
+          ...credentialNotFound,
+        }),
+      },
+    },
+    '/v3/agents/utility/by-name/{name}': {
+      get: {
+        summary: "The caller's newest agent with exactly this name",
+        parameters: parametersOf(byNamePath, 'path'),
+        responses: responses({
+          '200': { description: 'Its ids and name', ...json(refTo(agentByName)) },
+          ...agentNotFound,
+        }),
+      },
+    },
+    '/v3/inference/task/': {
+      post: {
+        summary: 'Run an agent on a message in the background',
+        description:
+          'The chat body. 202 once the task is stored and queued; the worker runs it. Tasks are kept 7 days.',
+        requestBody: chat,
+        responses: responses({
+          '202': { description: 'Accepted', ...json(refTo(taskAccepted)) },
+          ...agentNotFound,
+          '503': { description: 'The task queue or the database is unavailable; nothing was accepted', ...error },
+        }),
+      },
+    },
+    '/v3/inference/task/{task_id}': {
+      get: {
+        summary: "A task's state and, once completed, its result",
+        parameters: taskId,
+        responses: responses({ '200': { description: 'The task', ...json(refTo(task)) }, ...taskNotFound }),
+      },
+    },
+    '/v3/inference/task/{task_id}/run': {
+      post: {
+        summary: 'Run one attempt of a task',
+        description: internal,
+        parameters: taskId,
+        requestBody: { required: false, ...json(refTo(runBody)) },
+        responses: responses({
+          '200': taskStateResponse,
+          ...taskNotFound,
+          '502': { description: 'Transient failure; the task is queued again', ...error },
+        }),
+      },
+    },
+    '/v3/inference/task/{task_id}/fail': {
+      post: {
+        summary: 'End a task the queue gave up on',
+        description: internal,
+        parameters: taskId,
+        requestBody: json(refTo(failBody)),
+        responses: responses({ '200': taskStateResponse, ...taskNotFound }),
+      },
+    },
   },
 };

@@ -14,8 +14,8 @@ export interface AppDeps {
 
 /**
  * The gateway: routes by path prefix to the services, streaming requests and answers unchanged. It authenticates
- * nothing itself (each service does, contract §1); it adds request ids, the URL checks of the shared layer, health
- * and metrics. Pure.
+ * nothing itself (each service does: the apiKey security scheme of its OpenAPI document); it adds request ids, the
+ * URL checks of the shared layer, health and metrics. Pure.
  */
 export function createApp(deps: AppDeps): Express {
   return createHttpApp({

@@ -6,7 +6,7 @@ export const openapi = {
   info: {
     title: 'Gateway',
     version: '1.0.0',
-    description: `One host for the whole API (contract §7): ${ROUTE_TABLE.map((r) => `${r.prefixes.join(', ')} → ${r.service}`).join('; ')}. Each service's own document is at its /openapi.json.`,
+    description: `One host for the whole API, routed by path prefix: ${ROUTE_TABLE.map((r) => `${r.prefixes.join(', ')} → ${r.service}`).join('; ')}. Each service's own document is at its /openapi.json.`,
   },
   paths: {},
 };

@@ -40,7 +40,7 @@ export interface ProxyDeps {
 /**
  * Streams each request to the service its path belongs to and streams the answer back unchanged (bodies are never
  * parsed or buffered: signed webhook bytes stay exact, server-sent events flow as they are written). An upstream
- * that cannot be reached → 503 in the contract's shape; one that does not answer in time → 504.
+ * that cannot be reached → 503 in the shape of the documents' Error component; one that does not answer in time → 504.
  */
 export function createProxy(deps: ProxyDeps): Router {
   const router = Router();

@@ -1,5 +1,5 @@
 /**
- * The path prefixes of contract §7 (last bullet): the services' paths do not overlap, so one host can route by
+ * The path prefixes of the services' OpenAPI documents: the services' paths do not overlap, so one host can route by
  * prefix alone. Longest prefix first is not needed (no prefix is another's prefix), but the order is kept stable.
  */
 export const ROUTE_TABLE = [

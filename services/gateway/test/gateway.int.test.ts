@@ -75,7 +75,7 @@ afterAll(async () => {
   await dbs.cleanup();
 });
 
-test('every prefix of contract §7 belongs to exactly one service', () => {
+test('every routed prefix belongs to exactly one service', () => {
   expect(serviceFor('/agent-webhooks/')).toBe('scheduler');
   expect(serviceFor('/webhook-trigger/abc')).toBe('scheduler');
   expect(serviceFor('/v3/agents')).toBe('agent');
@@ -129,7 +129,7 @@ test('server-sent events reach the client as they are written', async () => {
   expect(arrivals.at(-1)! - arrivals[0]!).toBeGreaterThanOrEqual(400);
 });
 
-test('a path no service claims, or a service not configured, is 404 in the contract shape; an unreachable one is 503', async () => {
+test('a path no service claims, or a service not configured, is 404 in the Error shape; an unreachable one is 503', async () => {
   expect((await request(base).get('/nope')).body).toEqual({ detail: 'Not Found' });
   expect((await request(base).get('/v1/transcripts/x')).status).toBe(404);
   const down = await request(base).get('/v3/rag/');

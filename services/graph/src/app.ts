@@ -19,6 +19,7 @@ import { createModels } from './providers/models';
 import { createRagClient, type RagServiceTarget } from './rag/rag.client';
 import { createIndexCache } from './search/chunk-index';
 import { createTaskRepository } from './tasks/task.repository';
+import { createTaskRoutes } from './tasks/task.routes';
 import { createTaskService, type TaskService } from './tasks/task.service';
 
 export interface AppDeps {
@@ -113,6 +114,7 @@ export function createGraphParts(deps: AppDeps): GraphParts {
 export function createApp(deps: AppDeps, parts: GraphParts = createGraphParts(deps)): Express {
   const routes = Router();
   routes.use(createGraphRoutes(parts.graph, parts.tasks));
+  routes.use(createTaskRoutes(parts.tasks));
   const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
   return createHttpApp({
     service: 'graph',

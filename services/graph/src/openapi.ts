@@ -1,66 +1,68 @@
-/** OpenAPI description of the graph service, served at /openapi.json and rendered at /docs. */
+/**
+ * OpenAPI description of the graph service, served at /openapi.json and rendered at /docs. The shapes come from the
+ * joi schemas (`graph/graph.schemas.ts`, `tasks/task.schemas.ts`); only route-level facts (summaries, status codes)
+ * are written here.
+ */
+
 import {
   apiKeySecurityScheme,
   errorSchemas,
   jsonContent as json,
   notFoundResponse,
+  parametersOf,
+  refTo,
   withStandardResponses as responses,
+  schemaComponents,
 } from '@platform/http';
 
-import { TRAIN_LIMITS } from './graph/graph.schemas';
+import { crawlError } from './crawl/crawl.schemas';
+import {
+  graph,
+  graphEdge,
+  graphNode,
+  graphQuery,
+  retrieval,
+  retrievedChunk,
+  retrievedFact,
+  retrieveQuery,
+  taskQueued,
+  trainBody,
+  trainQuery,
+  trainResult,
+} from './graph/graph.schemas';
+import { task, taskPath } from './tasks/task.schemas';
 
-const str = { type: 'string' };
-const int = { type: 'integer' };
-const ragId = {
-  name: 'rag_id',
-  in: 'query',
-  required: true,
-  schema: { type: 'string' },
-  description: "A RAG configuration of the caller's (rag service); another owner's → 404.",
-};
+const ref = refTo;
+
+const components = schemaComponents({
+  request: [trainBody],
+  response: [
+    trainResult,
+    taskQueued,
+    crawlError,
+    task,
+    graphNode,
+    graphEdge,
+    graph,
+    retrievedChunk,
+    retrievedFact,
+    retrieval,
+  ],
+});
+
 const notFound = notFoundResponse('RAG configuration not found');
 const unsupported = {
   '415': { description: 'Body is not application/json', ...json({ $ref: '#/components/schemas/Error' }) },
 };
 
-const trainProperties = {
-  urls: {
-    type: 'array',
-    minItems: 1,
-    maxItems: TRAIN_LIMITS.maxUrls,
-    items: { type: 'string', format: 'uri' },
-    description: 'Start URLs (http/https); the crawl stays on their sites.',
-  },
-  source: { ...str, default: 'website' },
-  max_crawl_pages: { ...int, minimum: 1, maximum: TRAIN_LIMITS.maxCrawlPages, default: 1 },
-  max_crawl_depth: { ...int, minimum: 0, maximum: TRAIN_LIMITS.maxCrawlDepth, default: 0 },
-  dynamic_content_wait_secs: { ...int, minimum: 0, maximum: TRAIN_LIMITS.maxWaitSecs, default: 5 },
-  actor: {
-    ...str,
-    default: 'apify/website-content-crawler',
-    description: 'Accepted for compatibility; the crawler is built in.',
-  },
-  crawler_type: { type: 'string', enum: ['cheerio', 'playwright:chromium'], default: 'cheerio' },
-  chunk_size: { ...int, minimum: TRAIN_LIMITS.minChunkSize, maximum: TRAIN_LIMITS.maxChunkSize, default: 1000 },
-  chunk_overlap: { ...int, minimum: 0, default: 200, description: 'At most half of chunk_size.' },
-};
-
 const train = (operationId: string) => ({
   summary: 'Crawl a website and train the knowledge graph of a RAG configuration',
   operationId,
-  parameters: [
-    ragId,
-    {
-      name: 'async',
-      in: 'query',
-      schema: { type: 'boolean', default: false },
-      description: 'true: 202 with a task id; the crawl runs on the queue.',
-    },
-  ],
-  requestBody: { required: true, ...json({ $ref: '#/components/schemas/TrainRequest' }) },
+  parameters: parametersOf(trainQuery, 'query'),
+  requestBody: { required: true, ...json(ref(trainBody)) },
   responses: responses({
-    '200': { description: 'Trained', ...json({ $ref: '#/components/schemas/TrainResult' }) },
-    '202': { description: 'Queued (async=true)', ...json({ $ref: '#/components/schemas/TaskQueued' }) },
+    '200': { description: 'Trained', ...json(ref(trainResult)) },
+    '202': { description: 'Queued (async=true)', ...json(ref(taskQueued)) },
     ...notFound,
     ...unsupported,
   }),
@@ -76,75 +78,7 @@ export const openapi = {
   },
   components: {
     securitySchemes: apiKeySecurityScheme,
-    schemas: {
-      ...errorSchemas,
-      TrainRequest: { type: 'object', required: ['urls'], properties: trainProperties },
-      TrainResult: { type: 'object', properties: { message: str, rag_id: str, pages_trained: int } },
-      TaskQueued: {
-        type: 'object',
-        properties: { task_id: str, rag_id: str, status: { type: 'string', enum: ['queued'] } },
-      },
-      Task: {
-        type: 'object',
-        properties: {
-          task_id: str,
-          rag_id: str,
-          status: { type: 'string', enum: ['queued', 'running', 'completed', 'failed'] },
-          pages_crawled: int,
-          pages_trained: int,
-          errors: { type: 'array', items: { type: 'object', properties: { url: str, reason: str } } },
-          error: { type: ['string', 'null'] },
-          attempts: int,
-          created_at: { type: 'string', format: 'date-time' },
-          updated_at: { type: 'string', format: 'date-time' },
-        },
-      },
-      Graph: {
-        type: 'object',
-        properties: {
-          rag_id: str,
-          nodes: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                id: str,
-                label: { type: 'string', enum: ['Page', 'Entity'] },
-                name: str,
-                type: str,
-                weight: int,
-                url: str,
-              },
-            },
-          },
-          edges: {
-            type: 'array',
-            items: { type: 'object', properties: { source: str, target: str, type: str, weight: int } },
-          },
-        },
-      },
-      Retrieval: {
-        type: 'object',
-        properties: {
-          rag_id: str,
-          query: str,
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { chunk_id: str, text: str, url: str, title: str, score: { type: 'number' } },
-            },
-          },
-          facts: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { source: str, relation: str, target: str, weight: int, urls: { type: 'array', items: str } },
-            },
-          },
-        },
-      },
-    },
+    schemas: { ...errorSchemas, ...components },
   },
   security: [{ apiKey: [] }],
   paths: {
@@ -154,11 +88,9 @@ export const openapi = {
       get: {
         summary: 'State of an asynchronous training',
         operationId: 'getTrainingTask',
-        parameters: [
-          { name: 'task_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } },
-        ],
+        parameters: parametersOf(taskPath, 'path'),
         responses: responses({
-          '200': { description: 'The task', ...json({ $ref: '#/components/schemas/Task' }) },
+          '200': { description: 'The task', ...json(ref(task)) },
           ...notFoundResponse('Task not found'),
         }),
       },
@@ -167,12 +99,9 @@ export const openapi = {
       get: {
         summary: 'The graph of a RAG configuration: heaviest entities, their pages, relations and mentions',
         operationId: 'getGraph',
-        parameters: [
-          ragId,
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
-        ],
+        parameters: parametersOf(graphQuery, 'query'),
         responses: responses({
-          '200': { description: 'Nodes and edges', ...json({ $ref: '#/components/schemas/Graph' }) },
+          '200': { description: 'Nodes and edges', ...json(ref(graph)) },
           ...notFound,
         }),
       },
@@ -181,13 +110,9 @@ export const openapi = {
       get: {
         summary: 'The chunks that best match a query (BM25), with their page URLs and scores, and the facts they state',
         operationId: 'retrieveChunks',
-        parameters: [
-          ragId,
-          { name: 'query', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 2000 } },
-          { name: 'top_k', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 50, default: 5 } },
-        ],
+        parameters: parametersOf(retrieveQuery, 'query'),
         responses: responses({
-          '200': { description: 'Best chunks first', ...json({ $ref: '#/components/schemas/Retrieval' }) },
+          '200': { description: 'Best chunks first', ...json(ref(retrieval)) },
           ...notFound,
         }),
       },

@@ -1,24 +1,41 @@
-/** OpenAPI description of the OCR service, served at /openapi.json and rendered at /docs. */
+/**
+ * OpenAPI description of the OCR service, served at /openapi.json and rendered at /docs. The JSON shapes come from
+ * the joi schemas (`extraction/extraction.schemas.ts`); only route-level facts (summaries, status codes, the multipart
+ * upload that multer reads) are written here.
+ */
 import {
   apiKeySecurityScheme,
   errorSchemas,
   jsonContent as json,
   notFoundResponse,
+  parametersOf,
+  refTo,
   withStandardResponses as responses,
+  schemaComponents,
 } from '@platform/http';
 
+import {
+  extractionPath,
+  extractionResult,
+  extractQuery,
+  pageContent,
+  readQuery,
+} from './extraction/extraction.schemas';
+
 const error = (description: string) => ({ description, ...json({ $ref: '#/components/schemas/Error' }) });
-const organizationId = (required: boolean) => ({
-  name: 'organization_id',
-  in: 'query',
-  required,
-  description:
-    "The caller's organization: it must be the organization of the API key (else 404 Organization not found).",
-  schema: { type: 'string', minLength: 1, maxLength: 200 },
-});
-const result = {
-  '200': { description: 'The text of every page', ...json({ $ref: '#/components/schemas/ExtractionResult' }) },
-};
+const result = { '200': { description: 'The text of every page', ...json(refTo(extractionResult)) } };
+
+const schemas = schemaComponents({ response: [pageContent, extractionResult] });
+/*
+ * Two conversions joi-to-json does not make, said here until `schemaComponents` makes them: an object's `.pattern()`
+ * whose keys are a schema (not a regex) is dropped, so the pages map is given its values; and a single `.valid()`
+ * value becomes `const`, which the document has always written as a one-value `enum`.
+ */
+const resultProperties = schemas.ExtractionResult!.properties as Record<string, Record<string, unknown>>;
+const { properties: _none, ...data } = resultProperties.data!;
+resultProperties.data = { ...data, additionalProperties: refTo(pageContent) };
+const { const: status, ...statusRest } = resultProperties.status!;
+resultProperties.status = { type: 'string', ...statusRest, ...(status === undefined ? {} : { enum: [status] }) };
 
 export const openapi = {
   openapi: '3.1.0',
@@ -31,39 +48,7 @@ export const openapi = {
   },
   components: {
     securitySchemes: apiKeySecurityScheme,
-    schemas: {
-      ...errorSchemas,
-      PageContent: {
-        type: 'object',
-        required: ['page', 'content'],
-        properties: { page: { type: 'integer', minimum: 1 }, content: { type: 'string' } },
-      },
-      ExtractionResult: {
-        type: 'object',
-        required: ['id', 'status', 'data', 'total_actions'],
-        properties: {
-          id: {
-            type: 'string',
-            pattern: '^[0-9a-f]{24}$',
-            description: 'Reads the result again at GET /extract/{id}.',
-          },
-          status: { type: 'string', enum: ['success'] },
-          data: {
-            type: 'object',
-            description: 'Keyed by page number as a string ("1", "2", …).',
-            additionalProperties: { $ref: '#/components/schemas/PageContent' },
-          },
-          total_actions: {
-            type: 'integer',
-            description: 'Pages whose text layer was read plus pages run through OCR.',
-          },
-          page_count: { type: 'integer' },
-          ocr_pages: { type: 'array', items: { type: 'integer' }, description: 'Pages read by OCR.' },
-          filename: { type: ['string', 'null'] },
-          created_at: { type: 'string', format: 'date-time' },
-        },
-      },
-    },
+    schemas: { ...errorSchemas, ...schemas },
   },
   security: [{ apiKey: [] }],
   paths: {
@@ -73,15 +58,8 @@ export const openapi = {
         description:
           'One file field `file` (a PDF, recognised by its bytes), at most 25 MiB and 500 pages. Encrypted, damaged, empty or non-PDF files → 422 ' +
           'with the reason in `type` (pdf_encrypted, pdf_invalid, pdf_truncated, file_empty, pdf_too_many_pages, pdf_time_limit, pdf_memory_limit…).',
-        parameters: [
-          organizationId(true),
-          {
-            name: 'ocr',
-            in: 'query',
-            description: 'auto: OCR the pages without a text layer; off: text layer only; force: OCR every page.',
-            schema: { type: 'string', enum: ['auto', 'off', 'force'], default: 'auto' },
-          },
-        ],
+        parameters: parametersOf(extractQuery, 'query'),
+        // The upload is read by multer (extraction.upload.ts), not by a joi schema: one file field, `file`.
         requestBody: {
           required: true,
           content: {
@@ -111,10 +89,7 @@ export const openapi = {
     '/extract/{extraction_id}': {
       get: {
         summary: 'Read an extraction result again',
-        parameters: [
-          { name: 'extraction_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } },
-          organizationId(false),
-        ],
+        parameters: [...parametersOf(extractionPath, 'path'), ...parametersOf(readQuery, 'query')],
         responses: { ...responses(result), ...notFoundResponse("Extraction not found (or another organization's)") },
       },
     },

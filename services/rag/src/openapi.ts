@@ -1,62 +1,40 @@
-/** OpenAPI description of the rag service, served at /openapi.json and rendered at /docs. */
+/**
+ * OpenAPI description of the rag service, served at /openapi.json and rendered at /docs. The shapes come from the
+ * joi schemas (`rag/rag.schemas.ts`); only route-level facts (summaries, status codes) are written here.
+ */
 import {
   apiKeySecurityScheme,
   errorSchemas,
   jsonContent as json,
   notFoundResponse,
+  parametersOf,
+  refTo,
   withStandardResponses as responses,
+  schemaComponents,
 } from '@platform/http';
 
-const configId = {
-  name: 'config_id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: '^[0-9a-f]{24}$' },
-};
-const userId = { name: 'user_id', in: 'path', required: true, schema: { type: 'string' } };
-const paging = [
-  { name: 'skip', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
-  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
-];
-const body = { required: true, ...json({ $ref: '#/components/schemas/RagBody' }) };
-const config = json({ $ref: '#/components/schemas/RagConfig' });
-const list = json({ $ref: '#/components/schemas/RagList' });
+import {
+  configPath,
+  listQuery,
+  ragBody,
+  ragConfig,
+  ragList,
+  retrieval,
+  retrieveQuery,
+  userPath,
+} from './rag/rag.schemas';
+
+const configId = parametersOf(configPath, 'path');
+const paging = parametersOf(listQuery, 'query');
+const body = { required: true, ...json(refTo(ragBody)) };
+const config = json(refTo(ragConfig));
+const list = json(refTo(ragList));
+const error = json({ $ref: '#/components/schemas/Error' });
 const notFound = notFoundResponse('RAG configuration not found');
 const conflict = {
-  '409': {
-    description: 'The caller already has a configuration with that collection_name',
-    ...json({ $ref: '#/components/schemas/Error' }),
-  },
+  '409': { description: 'The caller already has a configuration with that collection_name', ...error },
 };
-const unsupported = {
-  '415': { description: 'Body is not application/json', ...json({ $ref: '#/components/schemas/Error' }) },
-};
-const str = { type: 'string' };
-
-const bodyProperties = {
-  llm_credential_id: {
-    ...str,
-    description: "A credential id of the agent service (checked to be the caller's) or any other id (kept as given).",
-  },
-  embedding_credential_id: str,
-  vector_db_credential_id: str,
-  description: { ...str, default: '' },
-  collection_name: { type: 'string', pattern: '^[a-z0-9_]+$', maxLength: 128, description: 'Unique per owner (409).' },
-  llm_model: str,
-  embedding_model: str,
-  vector_store_provider: str,
-  semantic_data_model: { type: 'boolean', default: false },
-  meta_data: { type: 'object', additionalProperties: true, default: {} },
-};
-const required = [
-  'llm_credential_id',
-  'embedding_credential_id',
-  'vector_db_credential_id',
-  'collection_name',
-  'llm_model',
-  'embedding_model',
-  'vector_store_provider',
-];
+const unsupported = { '415': { description: 'Body is not application/json', ...error } };
 
 export const openapi = {
   openapi: '3.1.0',
@@ -69,51 +47,7 @@ export const openapi = {
     securitySchemes: apiKeySecurityScheme,
     schemas: {
       ...errorSchemas,
-      RagBody: { type: 'object', required, properties: bodyProperties },
-      RagConfig: {
-        type: 'object',
-        properties: {
-          id: str,
-          user_id: str,
-          ...bodyProperties,
-          created_at: { type: 'string', format: 'date-time' },
-          updated_at: { type: ['string', 'null'], format: 'date-time' },
-        },
-      },
-      Retrieval: {
-        type: 'object',
-        properties: {
-          rag_id: str,
-          query: str,
-          results: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { chunk_id: str, text: str, url: str, title: str, score: { type: 'number' } },
-            },
-          },
-          facts: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: {
-                source: str,
-                relation: str,
-                target: str,
-                weight: { type: 'integer' },
-                urls: { type: 'array', items: str },
-              },
-            },
-          },
-        },
-      },
-      RagList: {
-        type: 'object',
-        properties: {
-          configs: { type: 'array', items: { $ref: '#/components/schemas/RagConfig' } },
-          total: { type: 'integer' },
-        },
-      },
+      ...schemaComponents({ request: [ragBody], response: [ragConfig, ragList, retrieval] }),
     },
   },
   security: [{ apiKey: [] }],
@@ -140,7 +74,7 @@ export const openapi = {
       get: {
         summary: "List the caller's configurations (user_id must be the caller's, else 403)",
         operationId: 'listRagOfUser',
-        parameters: [userId, ...paging],
+        parameters: [...parametersOf(userPath, 'path'), ...paging],
         responses: responses({ '200': { description: 'A page', ...list } }),
       },
     },
@@ -148,13 +82,13 @@ export const openapi = {
       get: {
         summary: 'Read a RAG configuration',
         operationId: 'getRag',
-        parameters: [configId],
+        parameters: configId,
         responses: responses({ '200': { description: 'The configuration', ...config }, ...notFound }),
       },
       put: {
         summary: 'Replace a RAG configuration',
         operationId: 'replaceRag',
-        parameters: [configId],
+        parameters: configId,
         requestBody: body,
         responses: responses({
           '200': { description: 'The configuration', ...config },
@@ -166,7 +100,7 @@ export const openapi = {
       delete: {
         summary: 'Delete a RAG configuration',
         operationId: 'deleteRag',
-        parameters: [configId],
+        parameters: configId,
         responses: responses({ '204': { description: 'Deleted' }, ...notFound }),
       },
     },
@@ -175,15 +109,11 @@ export const openapi = {
         summary:
           'The chunks of the trained knowledge graph that best match a query (BM25), with page URLs, scores and facts',
         operationId: 'retrieveRag',
-        parameters: [
-          configId,
-          { name: 'query', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 2000 } },
-          { name: 'top_k', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 50, default: 5 } },
-        ],
+        parameters: [...configId, ...parametersOf(retrieveQuery, 'query')],
         responses: responses({
-          '200': { description: 'Best chunks first', ...json({ $ref: '#/components/schemas/Retrieval' }) },
+          '200': { description: 'Best chunks first', ...json(refTo(retrieval)) },
           ...notFound,
-          '502': { description: 'The graph service failed', ...json({ $ref: '#/components/schemas/Error' }) },
+          '502': { description: 'The graph service failed', ...error },
         }),
       },
     },

@@ -1,28 +1,35 @@
-/** OpenAPI description of the rai service, served at /openapi.json and rendered at /docs. */
+/**
+ * OpenAPI description of the rai service, served at /openapi.json and rendered at /docs. The shapes come from the
+ * joi schemas (`policies/policy.schemas.ts`); only route-level facts (summaries, status codes) are written here.
+ */
 import {
   apiKeySecurityScheme,
   errorSchemas,
   jsonContent as json,
   notFoundResponse,
+  parametersOf,
+  refTo,
   withStandardResponses as responses,
+  schemaComponents,
 } from '@platform/http';
 
-import { policySchemas } from './policies/policy.openapi';
+import {
+  createBody,
+  evaluation,
+  inferenceBody,
+  listQuery,
+  policyList,
+  policyPath,
+  policySchema,
+  updateBody,
+} from './policies/policy.schemas';
 
-const policyId = {
-  name: 'policy_id',
-  in: 'path',
-  required: true,
-  schema: { type: 'string', pattern: '^[0-9a-f]{24}$' },
-};
-const paging = [
-  { name: 'skip', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
-  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
-];
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const policy = json(ref('Policy'));
+const policyId = parametersOf(policyPath, 'path');
+const policy = json(refTo(policySchema));
 const notFound = notFoundResponse('Policy not found');
-const unsupported = { '415': { description: 'Body is not application/json', ...json(ref('Error')) } };
+const unsupported = {
+  '415': { description: 'Body is not application/json', ...json({ $ref: '#/components/schemas/Error' }) },
+};
 
 export const openapi = {
   openapi: '3.1.0',
@@ -31,20 +38,29 @@ export const openapi = {
     version: '1.0.0',
     description: 'Responsible-AI policies and the evaluation of texts against them.',
   },
-  components: { securitySchemes: apiKeySecurityScheme, schemas: { ...errorSchemas, ...policySchemas } },
+  components: {
+    securitySchemes: apiKeySecurityScheme,
+    schemas: {
+      ...errorSchemas,
+      ...schemaComponents({
+        request: [createBody, updateBody, inferenceBody],
+        response: [policySchema, policyList, evaluation],
+      }),
+    },
+  },
   security: [{ apiKey: [] }],
   paths: {
     '/v1/rai/policies': {
       get: {
         summary: "The caller's policies, newest first",
         operationId: 'listPolicies',
-        parameters: paging,
-        responses: responses({ '200': { description: 'A page', ...json(ref('PolicyList')) } }),
+        parameters: parametersOf(listQuery, 'query'),
+        responses: responses({ '200': { description: 'A page', ...json(refTo(policyList)) } }),
       },
       post: {
         summary: 'Create a policy',
         operationId: 'createPolicy',
-        requestBody: { required: true, ...json(ref('PolicyBody')) },
+        requestBody: { required: true, ...json(refTo(createBody)) },
         responses: responses({ '201': { description: 'The policy', ...policy }, ...unsupported }),
       },
     },
@@ -52,20 +68,20 @@ export const openapi = {
       get: {
         summary: 'Read a policy',
         operationId: 'getPolicy',
-        parameters: [policyId],
+        parameters: policyId,
         responses: responses({ '200': { description: 'The policy', ...policy }, ...notFound }),
       },
       put: {
         summary: 'Update a policy: each field or section given replaces it',
         operationId: 'updatePolicy',
-        parameters: [policyId],
-        requestBody: { required: true, ...json(ref('PolicyUpdate')) },
+        parameters: policyId,
+        requestBody: { required: true, ...json(refTo(updateBody)) },
         responses: responses({ '200': { description: 'The policy', ...policy }, ...notFound, ...unsupported }),
       },
       delete: {
         summary: 'Delete a policy',
         operationId: 'deletePolicy',
-        parameters: [policyId],
+        parameters: policyId,
         responses: responses({ '204': { description: 'Deleted' }, ...notFound }),
       },
     },
@@ -73,9 +89,9 @@ export const openapi = {
       post: {
         summary: 'Evaluate a text against a policy',
         operationId: 'evaluateText',
-        requestBody: { required: true, ...json(ref('InferenceBody')) },
+        requestBody: { required: true, ...json(refTo(inferenceBody)) },
         responses: responses({
-          '200': { description: 'The verdict', ...json(ref('Evaluation')) },
+          '200': { description: 'The verdict', ...json(refTo(evaluation)) },
           ...notFoundResponse('Policy not found'),
           ...unsupported,
         }),

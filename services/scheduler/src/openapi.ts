@@ -1,32 +1,224 @@
-/** OpenAPI description of the scheduler service, served at /openapi.json and rendered at /docs. */
+/**
+ * OpenAPI description of the scheduler service, served at /openapi.json and rendered at /docs. The shapes come from
+ * the joi schemas (`*\/*.schemas.ts`); only route-level facts (summaries, status codes, parameter serialization) are
+ * written here.
+ */
+import Joi from 'joi';
+
 import {
   apiKeySecurityScheme,
+  classNameOf,
   errorSchemas,
   jsonContent as json,
+  jsonSchemaOf,
   notFoundResponse,
+  parametersOf,
+  refTo,
   withStandardResponses as responses,
+  schemaComponents,
 } from '@platform/http';
 
-import { executionListParameters, recentExecutionParameters } from './executions/execution.openapi';
-import { schedulePaths, scheduleSchemas } from './schedules/schedule.openapi';
+import {
+  execution,
+  executionList,
+  logsQuery as executionLogsQuery,
+  recentQuery as executionRecentQuery,
+  OPENAPI,
+} from './executions/execution.schemas';
+import {
+  agentCreateBody,
+  agentPath,
+  agentSchedules,
+  agentUpdateBody,
+  httpCreateBody,
+  httpSchedule,
+  httpScheduleBulkPauseResult,
+  httpScheduleList,
+  httpUpdateBody,
+  LIMITS,
+  schedule,
+  scheduleBulkPauseResult,
+  scheduleList,
+  listQuery as scheduleListQuery,
+  schedulePath,
+  triggerResult,
+} from './schedules/schedule.schemas';
+import { bulkPauseIds } from './shared/bulk-pause.schemas';
+import {
+  bulkPauseResult,
+  regenerateQuery,
+  triggerAccepted,
+  triggerHeaders,
+  triggerReplayed,
+  webhook,
+  createBody as webhookCreateBody,
+  webhookList,
+  listQuery as webhookListQuery,
+  webhookPath,
+  updateBody as webhookUpdateBody,
+} from './webhooks/webhook.schemas';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const id = { name: 'webhook_id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{24}$' } };
-const notFound = notFoundResponse('Webhook not found');
-const nullable = (type: string, extra: object = {}) => ({ type: [type, 'null'], ...extra });
-const webhook = (description: string) => responses({ '200': { description, ...json(ref('Webhook')) }, ...notFound });
-const listParameters = [
-  { name: 'agent_id', in: 'query', schema: { type: 'string' } },
-  { name: 'is_active', in: 'query', schema: { type: 'boolean' } },
-  { name: 'skip', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
-  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+type Json = Record<string, unknown>;
+
+const requestSchemas = [
+  webhookCreateBody,
+  webhookUpdateBody,
+  agentCreateBody,
+  agentUpdateBody,
+  httpCreateBody,
+  httpUpdateBody,
 ];
-const grace = {
-  name: 'grace_seconds',
-  in: 'query',
-  schema: { type: 'integer', minimum: 0, maximum: 604800, default: 86400 },
-};
-const description = nullable('string', { maxLength: 1000 });
+const responseSchemas = [
+  schedule,
+  httpSchedule,
+  execution,
+  executionList,
+  webhook,
+  webhookList,
+  bulkPauseResult,
+  scheduleList,
+  httpScheduleList,
+  scheduleBulkPauseResult,
+  httpScheduleBulkPauseResult,
+  triggerResult,
+  agentSchedules,
+  triggerAccepted,
+  triggerReplayed,
+];
+
+/**
+ * The components, with each `Joi.object().pattern(Joi.string(), value).max(n)` key (header and query maps) shown as
+ * the map it is: `additionalProperties` is the value's schema and `maxProperties` is n (joi-to-json shows such a key
+ * as an empty object).
+ */
+function components(): Record<string, Json> {
+  const out = schemaComponents({ request: requestSchemas, response: responseSchemas });
+  const sides = [
+    ...requestSchemas.map((s) => [s, 'request'] as const),
+    ...responseSchemas.map((s) => [s, 'response'] as const),
+  ];
+  for (const [schema, side] of sides) {
+    const component = out[classNameOf(schema)!]!;
+    const properties = component.properties as Record<string, Json>;
+    const keys = (schema.describe() as { keys?: Record<string, Joi.Description> }).keys ?? {};
+    for (const [key, d] of Object.entries(keys)) {
+      const pattern = (d.patterns as { schema?: unknown; rule?: Joi.Description }[] | undefined)?.[0];
+      if (d.type !== 'object' || !pattern?.schema || !pattern.rule) continue;
+      const max = (d.rules as { name: string; args: { limit: number } }[] | undefined)?.find((r) => r.name === 'max');
+      const { properties: _none, additionalProperties: _strict, ...rest } = properties[key]!;
+      properties[key] = {
+        ...rest,
+        additionalProperties: jsonSchemaOf(Joi.build(pattern.rule) as Joi.Schema, side),
+        ...(max ? { maxProperties: max.args.limit } : {}),
+      };
+    }
+  }
+  return out;
+}
+
+/** Query parameters of a schema whose custom-parsed keys document what they accept (`OPENAPI` alterations). */
+const queryOf = (schema: Joi.ObjectSchema) => parametersOf(schema.tailor(OPENAPI) as Joi.ObjectSchema, 'query');
+
+/** The execution filters in the order the document has always listed them, `status` a repeatable parameter. */
+function executionParameters(schema: Joi.ObjectSchema, first: string[]): Json[] {
+  const byName = new Map(queryOf(schema).map((p) => [p.name as string, p]));
+  const order = [...first, 'status', 'success', 'from', 'to', 'skip', 'limit'];
+  const bounds: Record<string, string> = { from: 'inclusive', to: 'exclusive' };
+  return order.map((name) => {
+    const p = byName.get(name)!;
+    if (name === 'status') return { ...p, style: 'form', explode: true };
+    if (bounds[name]) return { ...p, schema: { ...(p.schema as Json), description: bounds[name] } };
+    return p;
+  });
+}
+const executionListParameters = executionParameters(executionLogsQuery, []);
+const recentExecutionParameters = executionParameters(executionRecentQuery, ['agent_id', 'hours']);
+
+const body = (schema: Joi.Schema) => json(refTo(schema));
+const bulkBody = json(jsonSchemaOf(bulkPauseIds, 'request'));
+const error = json({ $ref: '#/components/schemas/Error' });
+const executions = json(refTo(executionList));
+
+const webhookId = parametersOf(webhookPath, 'path');
+const webhookNotFound = notFoundResponse('Webhook not found');
+const oneWebhook = (description: string) =>
+  responses({ '200': { description, ...json(refTo(webhook)) }, ...webhookNotFound });
+
+/** The operations of /schedules or /http-schedules. */
+function schedulePaths(
+  base: string,
+  noun: string,
+  shapes: Record<'view' | 'create' | 'update' | 'list' | 'bulk', Joi.Schema>,
+) {
+  const id = parametersOf(schedulePath, 'path');
+  const notFound = notFoundResponse(`${noun} not found`);
+  const one = (description: string) => responses({ '200': { description, ...json(refTo(shapes.view)) }, ...notFound });
+  return {
+    [`${base}/`]: {
+      post: {
+        summary: `Create (${noun})`,
+        requestBody: body(shapes.create),
+        responses: responses({
+          '201': { description: 'Created', ...json(refTo(shapes.view)) },
+          ...notFoundResponse('Agent not found'),
+        }),
+      },
+      get: {
+        summary: 'List yours, newest first',
+        parameters: parametersOf(scheduleListQuery, 'query'),
+        responses: responses({ '200': { description: 'Page and total', ...json(refTo(shapes.list)) } }),
+      },
+    },
+    [`${base}/pause-bulk/`]: {
+      post: {
+        summary: `Pause up to ${LIMITS.bulkIds}`,
+        requestBody: bulkBody,
+        responses: responses({ '200': { description: 'Counts', ...json(refTo(shapes.bulk)) } }),
+      },
+    },
+    [`${base}/executions/recent`]: {
+      get: {
+        summary: 'Runs of your schedules of this kind in the last hours',
+        parameters: recentExecutionParameters,
+        responses: responses({ '200': { description: 'Executions', ...executions } }),
+      },
+    },
+    [`${base}/{schedule_id}`]: {
+      get: { summary: 'Read', parameters: id, responses: one(noun) },
+      patch: {
+        summary: 'Change any field; a cron or zone change applies from now',
+        parameters: id,
+        requestBody: body(shapes.update),
+        responses: one('Updated'),
+      },
+      delete: {
+        summary: 'Delete (its firing stops)',
+        parameters: id,
+        responses: responses({ '204': { description: 'Deleted' }, ...notFound }),
+      },
+    },
+    [`${base}/{schedule_id}/pause`]: {
+      post: { summary: 'Pause (idempotent)', parameters: id, responses: one('Paused') },
+    },
+    [`${base}/{schedule_id}/resume`]: {
+      post: { summary: 'Resume (idempotent); fires from the next cron time', parameters: id, responses: one('Active') },
+    },
+    [`${base}/{schedule_id}/trigger`]: {
+      post: {
+        summary: 'Run now, outside the cron (also while paused)',
+        parameters: id,
+        responses: responses({ '202': { description: 'Queued', ...json(refTo(triggerResult)) }, ...notFound }),
+      },
+    },
+    [`${base}/{schedule_id}/logs`]: {
+      get: {
+        summary: 'Its executions, newest first (one per fire; attempts counted in it)',
+        parameters: [...id, ...executionListParameters],
+        responses: responses({ '200': { description: 'Executions', ...executions }, ...notFound }),
+      },
+    },
+  };
+}
 
 export const openapi = {
   openapi: '3.1.0',
@@ -37,113 +229,73 @@ export const openapi = {
   },
   components: {
     securitySchemes: apiKeySecurityScheme,
-    schemas: {
-      ...errorSchemas,
-      ...scheduleSchemas,
-      Webhook: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          agent_id: { type: 'string' },
-          user_id: { type: 'string' },
-          description: nullable('string'),
-          webhook_url: { type: 'string', format: 'uri' },
-          secret_key: { type: 'string', description: 'whsec_ + base64 of 32 random bytes' },
-          is_active: { type: 'boolean' },
-          created_at: { type: 'string', format: 'date-time' },
-          updated_at: nullable('string', { format: 'date-time' }),
-          last_triggered_at: nullable('string', { format: 'date-time' }),
-          last_trigger_success: nullable('boolean'),
-          trigger_count: { type: 'integer' },
-        },
-      },
-      WebhookList: {
-        type: 'object',
-        properties: { webhooks: { type: 'array', items: ref('Webhook') }, total: { type: 'integer' } },
-      },
-      BulkPauseResult: {
-        type: 'object',
-        properties: {
-          message: { type: 'string' },
-          total_requested: { type: 'integer' },
-          paused_count: { type: 'integer' },
-          already_paused_count: { type: 'integer' },
-          not_found_count: { type: 'integer' },
-          invalid_count: { type: 'integer' },
-          paused_webhooks: { type: 'array', items: ref('Webhook') },
-        },
-      },
-    },
+    schemas: { ...errorSchemas, ...components() },
   },
   security: [{ apiKey: [] }],
   paths: {
     '/agent-webhooks/': {
       post: {
         summary: 'Create a webhook for one of your agents',
-        requestBody: json({
-          type: 'object',
-          required: ['agent_id'],
-          properties: { agent_id: { type: 'string' }, description },
-        }),
+        requestBody: body(webhookCreateBody),
         responses: responses({
-          '201': { description: 'Created', ...json(ref('Webhook')) },
+          '201': { description: 'Created', ...json(refTo(webhook)) },
           ...notFoundResponse('Agent not found'),
         }),
       },
       get: {
         summary: 'List your webhooks, newest first',
-        parameters: listParameters,
-        responses: responses({ '200': { description: 'Webhooks', ...json(ref('WebhookList')) } }),
+        parameters: parametersOf(webhookListQuery, 'query'),
+        responses: responses({ '200': { description: 'Webhooks', ...json(refTo(webhookList)) } }),
       },
     },
     '/agent-webhooks/pause-bulk/': {
       post: {
         summary: 'Pause up to 100 webhooks',
-        requestBody: json({ type: 'array', maxItems: 100, items: { type: 'string' } }),
+        requestBody: bulkBody,
         responses: responses({
-          '200': { description: 'Counts and the webhooks paused', ...json(ref('BulkPauseResult')) },
+          '200': { description: 'Counts and the webhooks paused', ...json(refTo(bulkPauseResult)) },
         }),
       },
     },
     '/agent-webhooks/{webhook_id}': {
-      get: { summary: 'Get a webhook', parameters: [id], responses: webhook('Webhook') },
+      get: { summary: 'Get a webhook', parameters: webhookId, responses: oneWebhook('Webhook') },
       patch: {
         summary: 'Change the description',
-        parameters: [id],
-        requestBody: json({ type: 'object', properties: { description } }),
-        responses: webhook('Updated'),
+        parameters: webhookId,
+        requestBody: body(webhookUpdateBody),
+        responses: oneWebhook('Updated'),
       },
       delete: {
         summary: 'Delete a webhook',
-        parameters: [id],
-        responses: responses({ '204': { description: 'Deleted' }, ...notFound }),
+        parameters: webhookId,
+        responses: responses({ '204': { description: 'Deleted' }, ...webhookNotFound }),
       },
     },
     '/agent-webhooks/{webhook_id}/pause': {
-      post: { summary: 'Pause (idempotent)', parameters: [id], responses: webhook('Paused') },
+      post: { summary: 'Pause (idempotent)', parameters: webhookId, responses: oneWebhook('Paused') },
     },
     '/agent-webhooks/{webhook_id}/resume': {
-      post: { summary: 'Resume (idempotent)', parameters: [id], responses: webhook('Active') },
+      post: { summary: 'Resume (idempotent)', parameters: webhookId, responses: oneWebhook('Active') },
     },
     '/agent-webhooks/{webhook_id}/regenerate-secret': {
       post: {
         summary: 'New signing secret; the old one keeps verifying for grace_seconds',
-        parameters: [id, grace],
-        responses: webhook('Webhook with its new secret'),
+        parameters: [...webhookId, ...parametersOf(regenerateQuery, 'query')],
+        responses: oneWebhook('Webhook with its new secret'),
       },
     },
     '/agent-webhooks/{webhook_id}/executions': {
       get: {
         summary: "The webhook's runs, newest first",
-        parameters: [id, ...executionListParameters],
-        responses: responses({ '200': { description: 'Executions', ...json(ref('ExecutionList')) }, ...notFound }),
+        parameters: [...webhookId, ...executionListParameters],
+        responses: responses({ '200': { description: 'Executions', ...executions }, ...webhookNotFound }),
       },
     },
     '/agent-webhooks/executions/recent': {
       get: {
         summary: 'Runs of your webhooks in the last hours, newest first',
         parameters: recentExecutionParameters,
-        responses: responses({ '200': { description: 'Executions', ...json(ref('ExecutionList')) } }),
+        responses: responses({ '200': { description: 'Executions', ...executions } }),
       },
     },
     '/webhook-trigger/{webhook_id}': {
@@ -153,41 +305,46 @@ export const openapi = {
           'The raw bytes are read whatever the Content-Type (senders label bodies in many ways) and must be JSON of at most 1 MiB. ' +
           'Signed with X-Webhook-Signature: sha256=<hex HMAC of the body keyed with secret_key>, or the Standard Webhooks headers.',
         security: [],
-        parameters: [
-          id,
-          ...['x-webhook-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'idempotency-key'].map(
-            (name) => ({ name, in: 'header', schema: { type: 'string' } }),
-          ),
-        ],
+        parameters: [...webhookId, ...parametersOf(triggerHeaders, 'header')],
         requestBody: {
           required: true,
           content: { 'application/json': { schema: {} }, '*/*': { schema: { type: 'string', format: 'binary' } } },
         },
         responses: {
-          '202': {
-            description: 'Accepted: the run is stored and queued',
-            ...json({
-              type: 'object',
-              properties: {
-                message: { type: 'string' },
-                execution_id: { type: 'string' },
-                status: { type: 'string', enum: ['queued'] },
-              },
-            }),
-          },
+          '202': { description: 'Accepted: the run is stored and queued', ...json(refTo(triggerAccepted)) },
           '200': {
             description: 'Already accepted under the same Idempotency-Key or webhook-id (nothing runs)',
-            ...json({ type: 'object' }),
+            ...json(refTo(triggerReplayed)),
           },
-          '401': { description: 'Invalid signature', ...json(ref('Error')) },
-          '409': { description: 'Webhook is paused', ...json(ref('Error')) },
-          '413': { description: 'Body over 1 MiB', ...json(ref('Error')) },
-          '422': { description: 'Body is not JSON', ...json(ref('ValidationError')) },
-          '503': { description: 'MongoDB unreachable', ...json(ref('Error')) },
-          ...notFound,
+          '401': { description: 'Invalid signature', ...error },
+          '409': { description: 'Webhook is paused', ...error },
+          '413': { description: 'Body over 1 MiB', ...error },
+          '422': { description: 'Body is not JSON', ...json({ $ref: '#/components/schemas/ValidationError' }) },
+          '503': { description: 'MongoDB unreachable', ...error },
+          ...webhookNotFound,
         },
       },
     },
-    ...schedulePaths,
+    ...schedulePaths('/schedules', 'Schedule', {
+      view: schedule,
+      create: agentCreateBody,
+      update: agentUpdateBody,
+      list: scheduleList,
+      bulk: scheduleBulkPauseResult,
+    }),
+    '/schedules/by-agent/{agent_id}': {
+      get: {
+        summary: "An agent's schedules and webhooks (up to 100 of each, newest first)",
+        parameters: parametersOf(agentPath, 'path'),
+        responses: responses({ '200': { description: 'Schedules and webhooks', ...json(refTo(agentSchedules)) } }),
+      },
+    },
+    ...schedulePaths('/http-schedules', 'HTTP schedule', {
+      view: httpSchedule,
+      create: httpCreateBody,
+      update: httpUpdateBody,
+      list: httpScheduleList,
+      bulk: httpScheduleBulkPauseResult,
+    }),
   },
 };

@@ -15,7 +15,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -83,11 +85,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            id: number;
-                            message: string;
-                            agent_id?: string;
-                        };
+                        "application/json": components["schemas"]["AgentCreated"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -213,9 +211,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            message?: string;
-                        };
+                        "application/json": components["schemas"]["AgentMessage"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -338,7 +334,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": components["schemas"]["AgentBody"];
+                    "application/json": components["schemas"]["SingleTaskBody"];
                 };
             };
             responses: {
@@ -348,10 +344,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            id: number;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["SingleTaskCreated"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -409,7 +402,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": components["schemas"]["AgentBody"];
+                    "application/json": components["schemas"]["SingleTaskBody"];
                 };
             };
             responses: {
@@ -419,9 +412,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            message?: string;
-                        };
+                        "application/json": components["schemas"]["AgentMessage"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -656,7 +647,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                     agent_id?: string;
                 };
@@ -725,7 +718,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -793,9 +788,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            tool_ids: string[];
-                        };
+                        "application/json": components["schemas"]["ToolSetCreated"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -853,7 +846,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -986,7 +981,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -1131,7 +1128,7 @@ export interface paths {
                 query: {
                     /** @description A path of the document, values filled in; may carry a query string. */
                     path: string;
-                    method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH" | "OPTIONS" | "HEAD";
+                    method: "GET" | "PUT" | "POST" | "DELETE" | "OPTIONS" | "HEAD" | "PATCH";
                 };
                 header?: never;
                 path: {
@@ -1142,7 +1139,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["ToolExecuteBody"];
                 };
             };
             responses: {
@@ -1307,9 +1304,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            message?: string;
-                        };
+                        "application/json": components["schemas"]["AgentMessage"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -1432,9 +1427,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            message?: string;
-                        };
+                        "application/json": components["schemas"]["AgentMessage"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -1488,7 +1481,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -1556,9 +1551,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            credential_id?: string;
-                        };
+                        "application/json": components["schemas"]["CredentialCreated"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -1607,7 +1600,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -1676,7 +1671,9 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -2256,10 +2253,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": {
-                        /** @description A transient failure now ends the task */
-                        final?: boolean;
-                    };
+                    "application/json": components["schemas"]["TaskRunBody"];
                 };
             };
             responses: {
@@ -2349,9 +2343,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": {
-                        error: string;
-                    };
+                    "application/json": components["schemas"]["TaskFailBody"];
                 };
             };
             responses: {
@@ -2424,111 +2416,96 @@ export interface components {
         };
         Feature: {
             type: string;
-            config?: Record<string, never>;
-            priority?: number;
+            /** @default {} */
+            config: {
+                [key: string]: unknown;
+            };
+            /** @default 0 */
+            priority: number;
         };
         AgentBody: {
             name: string;
             description?: string | null;
-            /** @description The system message when non-empty; else it is built from the labelled agent_* fields and examples. */
-            system_prompt?: string | null;
-            features?: components["schemas"]["Feature"][];
-            tools?: string[];
+            /** @default [] */
+            features: components["schemas"]["Feature"][];
             llm_credential_id?: string | null;
             provider_id?: string | null;
             model?: string | null;
-            top_p?: number;
-            temperature?: number;
-            response_format?: Record<string, never> | null;
-            agent_role?: string | null;
-            agent_goal?: string | null;
-            agent_context?: string | null;
-            agent_output?: string | null;
-            agent_instructions?: string | null;
-            examples?: string | null;
-            tool?: string | null;
-            tool_usage_description?: string | null;
-        };
-        /** @description The stored agent: every field of AgentBody as stored (unset ones null), the owner, and times. */
-        Agent: {
-            id: string;
-            /** @description The same id */
-            agent_id: string;
-            /** @enum {string} */
-            kind: "agent" | "single_task";
-            user_id?: string;
-            org_id?: string;
-            name: string;
-            features?: components["schemas"]["Feature"][];
-            tools?: string[];
             top_p?: number | null;
             temperature?: number | null;
-            max_iterations?: number | null;
-            store_messages?: boolean | null;
-            response_format?: Record<string, never> | null;
-            additional_model_params?: Record<string, never> | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at?: string | null;
-            description?: string | null;
-            system_prompt?: string | null;
-            llm_credential_id?: string | null;
-            provider_id?: string | null;
-            model?: string | null;
-            agent_role?: string | null;
+            response_format?: {
+                [key: string]: unknown;
+            } | null;
             agent_goal?: string | null;
             agent_context?: string | null;
             agent_output?: string | null;
+            max_iterations?: number | null;
+            store_messages?: boolean | null;
+            tool_configs?: unknown[] | {
+                [key: string]: unknown;
+            } | null;
+            additional_model_params?: {
+                [key: string]: unknown;
+            } | null;
+            template_type?: string | null;
+            version?: string | null;
+            agent_role?: string | null;
             agent_instructions?: string | null;
             examples?: string | null;
             tool?: string | null;
             tool_usage_description?: string | null;
+            /** @description The system message when non-empty; else it is built from the labelled agent_* fields and examples. */
+            system_prompt?: string | null;
+            /** @default [] */
+            tools: string[];
+        };
+        SingleTaskBody: {
+            name: string;
+            description?: string | null;
+            /** @default [] */
+            features: components["schemas"]["Feature"][];
+            llm_credential_id?: string | null;
+            provider_id?: string | null;
+            model?: string | null;
+            top_p?: number | null;
+            temperature?: number | null;
+            response_format?: {
+                [key: string]: unknown;
+            } | null;
+            agent_goal?: string | null;
+            agent_context?: string | null;
+            agent_output?: string | null;
+            max_iterations?: number | null;
+            store_messages?: boolean | null;
+            tool_configs?: unknown[] | {
+                [key: string]: unknown;
+            } | null;
+            additional_model_params?: {
+                [key: string]: unknown;
+            } | null;
             template_type?: string | null;
             version?: string | null;
+            agent_role?: string | null;
+            agent_instructions?: string | null;
+            examples?: string | null;
+            tool?: string | null;
+            tool_usage_description?: string | null;
         };
         ChatBody: {
+            /** @description The agent id: its digits as a string, or a JSON integer; any other value names no agent (404). */
             agent_id: string | number;
             session_id: string;
             message: string;
             /** @description Values for {{name}} placeholders: an object of name → value, a list of {name, value} items, or the JSON text of either. */
-            system_prompt_variables?: ({
+            system_prompt_variables?: {
                 [key: string]: unknown;
-            } | null) | {
+            } | ({
                 name?: string;
                 key?: string;
-                value?: unknown;
-            }[] | string;
-        };
-        AgentList: {
-            total?: number;
-            agents?: {
-                id: string;
-                /** @description The same id (public clients read this name) */
-                agent_id: string;
-                name: string;
-                /** @description As GET /v3/agents/{agent_id} shows it */
-                description: string | null;
-            }[];
-        };
-        ChatResponse: {
-            response?: string;
-            session_id?: string;
-            agent_id?: string;
-        };
-        SessionMessages: {
-            total?: number;
-            messages?: {
-                id?: string;
-                session_id?: string;
-                agent_id?: string;
-                /** @enum {string} */
-                role?: "user" | "assistant";
-                content?: string;
-                /** Format: date-time */
-                created_at?: string;
-                usage?: Record<string, never> | null;
-            }[];
+                value?: unknown[] | boolean | number | Record<string, never> | string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | string | null;
         };
         ToolSetBody: {
             /** @description Stored as openapi-<tool_set_name>. */
@@ -2537,33 +2514,41 @@ export interface components {
             openapi_schema: {
                 [key: string]: unknown;
             };
-            /** @description Sent with every call; values encrypted at rest, masked on read. */
-            default_headers?: {
+            /**
+             * @description Sent with every call; values encrypted at rest, masked on read.
+             * @default {}
+             */
+            default_headers: Record<string, never> | null;
+            /**
+             * @description Merged under the query of each call.
+             * @default {}
+             */
+            default_query_params: {
                 [key: string]: unknown;
-            };
-            /** @description Merged under the query of each call. */
-            default_query_params?: {
+            } | null;
+            /**
+             * @description Merged under the JSON body of each call.
+             * @default {}
+             */
+            default_body_params: {
                 [key: string]: unknown;
-            };
-            /** @description Merged under the JSON body of each call. */
-            default_body_params?: {
-                [key: string]: unknown;
-            };
-            endpoint_defaults?: {
+            } | null;
+            /** @default {} */
+            endpoint_defaults: ({
                 /** Format: uri */
-                base_url?: string;
-            };
+                base_url?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
             /** @default false */
-            enhance_descriptions: boolean;
+            enhance_descriptions: boolean | null;
             /** @description Key for enhance_descriptions; used once, never stored. */
             openai_api_key?: string | null;
         };
         ToolUpdate: {
             description?: string;
             /** @description Replaces the headers; a value "***" keeps the stored one. */
-            default_headers?: {
-                [key: string]: unknown;
-            };
+            default_headers?: Record<string, never>;
             /** @description Replaces the default query parameters. */
             default_query_params?: {
                 [key: string]: unknown;
@@ -2574,6 +2559,9 @@ export interface components {
             };
             /** @description Replaces the endpoint defaults (base_url). */
             endpoint_defaults?: {
+                /** Format: uri */
+                base_url?: string | null;
+            } & {
                 [key: string]: unknown;
             };
             /** @description A new document that still has this tool’s operation. */
@@ -2581,86 +2569,12 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        ToolListItem: {
-            id?: string;
-            name?: string;
-            /** @description As sent on creation (no openapi- prefix) */
-            tool_set_name?: string;
-            description?: string;
-            method?: string;
-            path?: string;
-            operation_id?: string | null;
-            enabled?: boolean;
-            /** Format: date-time */
-            created_at?: string;
-            /** Format: date-time */
-            updated_at?: string | null;
-        };
-        ToolInfo: {
-            id: string;
-            name: string;
-            /** @description As sent on creation (no openapi- prefix) */
-            tool_set_name?: string;
-            description?: string;
-            method?: string;
-            path?: string;
-            operation_id?: string | null;
-            enabled?: boolean;
-            /** Format: date-time */
-            created_at?: string;
-            /** Format: date-time */
-            updated_at?: string | null;
-            /** @description The document the tool set was made from */
-            openapi_schema: Record<string, never>;
-            /** @description The document's path item of this tool's own operation */
-            paths: Record<string, never>;
-            /** @description JSON Schema of the arguments the model gives */
-            parameters?: Record<string, never>;
-            /** @description Names only; values masked */
-            default_headers?: {
-                [key: string]: "***";
-            };
-            default_query_params?: Record<string, never>;
-            default_body_params?: Record<string, never>;
-            endpoint_defaults?: Record<string, never>;
-        };
-        ToolList: {
-            tools?: components["schemas"]["ToolListItem"][];
-            total?: number;
-        };
-        ToolCatalog: {
-            total?: number;
-            tools?: {
-                /** @description The tool id */
-                _id?: string;
-                /** @description The tool id */
-                provider_id?: string;
-                /** @enum {string} */
-                provider_source?: "openapi";
-                name?: string;
-                description?: string;
-                enabled?: boolean;
-                meta_data?: {
-                    tool_set_name?: string;
-                    method?: string;
-                    path?: string;
-                };
-            }[];
-        };
         BulkDeleteBody: {
             tool_ids: string[];
         };
-        BulkDeleteResult: {
-            deleted?: number;
-            /** @description Requested ids matching none of the caller’s tools */
-            not_found?: string[];
-        };
-        ExecuteResult: {
-            status_code?: number;
-            headers?: Record<string, never>;
-            /** @description JSON, or text */
-            data?: unknown;
-        };
+        ToolExecuteBody: {
+            [key: string]: unknown;
+        } | unknown[];
         CredentialBody: {
             name: string;
             provider_id: string;
@@ -2686,7 +2600,10 @@ export interface components {
             /** @description Merged key by key: a key that is missing or "***" keeps the stored value. */
             credentials?: {
                 api_key?: string | null;
-                /** @description null clears it */
+                /**
+                 * Format: uri
+                 * @description null clears it
+                 */
                 base_url?: string | null;
             } | null;
             /** @description Replaces the stored meta_data */
@@ -2694,39 +2611,81 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
-        Credential: {
-            credential_id?: string;
-            name?: string;
-            provider_id?: string;
-            type?: string;
-            credentials?: {
-                /** @enum {string} */
-                api_key?: "***";
-                base_url?: string | null;
-            };
-            /** @description Free-form, stored and returned as sent */
-            meta_data?: {
+        TaskRunBody: {
+            /**
+             * @description A transient failure now ends the task
+             * @default false
+             */
+            final: boolean;
+        };
+        TaskFailBody: {
+            error: string;
+        };
+        /** @description The stored agent: every field of AgentBody as stored (unset ones null), the owner, and times. */
+        Agent: {
+            id: string;
+            /** @description The same id */
+            agent_id: string;
+            /** @enum {string} */
+            kind: "agent" | "single_task";
+            user_id?: string;
+            org_id?: string;
+            name: string;
+            features?: {
+                type: string;
+                /** @default {} */
+                config: {
+                    [key: string]: unknown;
+                };
+                /** @default 0 */
+                priority: number;
+            }[];
+            tools?: string[];
+            top_p?: number | null;
+            temperature?: number | null;
+            max_iterations?: number | null;
+            store_messages?: boolean | null;
+            response_format?: {
                 [key: string]: unknown;
-            };
+            } | null;
+            /** @description As sent */
+            tool_configs?: unknown[] | {
+                [key: string]: unknown;
+            } | null;
+            additional_model_params?: {
+                [key: string]: unknown;
+            } | null;
             /** Format: date-time */
-            created_at?: string;
+            created_at: string;
             /** Format: date-time */
             updated_at?: string | null;
+            description?: string | null;
+            system_prompt?: string | null;
+            llm_credential_id?: string | null;
+            provider_id?: string | null;
+            model?: string | null;
+            agent_role?: string | null;
+            agent_goal?: string | null;
+            agent_context?: string | null;
+            agent_output?: string | null;
+            agent_instructions?: string | null;
+            examples?: string | null;
+            tool?: string | null;
+            tool_usage_description?: string | null;
+            template_type?: string | null;
+            version?: string | null;
         };
-        CredentialList: {
-            credentials?: components["schemas"]["Credential"][];
-            total?: number;
+        AgentList: {
+            total: number;
+            agents: components["schemas"]["AgentListItem"][];
         };
-        OpenedCredential: {
-            credential_id?: string;
-            provider_id?: string;
-            /** @description The unsealed key */
-            api_key?: string;
-            base_url?: string | null;
-        };
-        CredentialUpdated: {
-            message?: string;
-            credential_id?: string;
+        AgentListItem: {
+            id: string;
+            /** @description The same id (public clients read this name) */
+            agent_id: string;
+            name: string;
+            /** @description As GET /v3/agents/{agent_id} shows it */
+            description: string | null;
         };
         AgentByName: {
             agent_id: string;
@@ -2734,10 +2693,206 @@ export interface components {
             id: string;
             name: string;
         };
+        AgentCreated: {
+            id: number;
+            agent_id: string;
+            message: string;
+        };
+        SingleTaskCreated: {
+            id: number;
+            message: string;
+        };
+        AgentMessage: {
+            message: string;
+        };
+        ChatResponse: {
+            response: string;
+            session_id: string;
+            agent_id: string;
+        };
+        SessionMessages: {
+            total: number;
+            messages: components["schemas"]["SessionMessage"][];
+        };
+        SessionMessage: {
+            id: string;
+            session_id: string;
+            agent_id: string;
+            /** @enum {string} */
+            role: "user" | "assistant";
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            } | null;
+            /** @description The tool calls made while answering (assistant messages; empty otherwise) */
+            tool_calls: components["schemas"]["ToolCallRecord"][];
+            /** @description What features found on the turn (assistant messages); absent when nothing was checked */
+            findings?: components["schemas"]["TurnFinding"][];
+        };
+        Usage: {
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+        };
+        TurnFinding: {
+            feature: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ToolCallRecord: {
+            id: string;
+            tool_id: string | null;
+            name: string;
+            /** @description As the model gave them: parsed JSON, or the text when it was not JSON */
+            arguments?: unknown[] | boolean | number | Record<string, never> | string | null;
+            status_code: number | null;
+            error: string | null;
+            /** @description What the model was given back (truncated) */
+            result: string;
+            duration_ms: number;
+        };
+        ToolSetCreated: {
+            tool_ids: string[];
+        };
+        ToolListItem: {
+            id: string;
+            name: string;
+            /** @description As sent on creation (no openapi- prefix) */
+            tool_set_name: string;
+            description: string;
+            method: string;
+            path: string;
+            operation_id: string | null;
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        ToolInfo: {
+            id: string;
+            name: string;
+            /** @description As sent on creation (no openapi- prefix) */
+            tool_set_name: string;
+            description: string;
+            method: string;
+            path: string;
+            operation_id: string | null;
+            enabled: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string | null;
+            /** @description The document the tool set was made from */
+            openapi_schema: {
+                [key: string]: unknown;
+            };
+            /** @description The document's path item of this tool's own operation */
+            paths: {
+                [key: string]: unknown;
+            };
+            /** @description JSON Schema of the arguments the model gives */
+            parameters: {
+                [key: string]: unknown;
+            };
+            /** @description Names only; every value masked ("***") */
+            default_headers: {
+                [key: string]: unknown;
+            };
+            default_query_params: {
+                [key: string]: unknown;
+            };
+            default_body_params: {
+                [key: string]: unknown;
+            };
+            endpoint_defaults: {
+                [key: string]: unknown;
+            };
+        };
+        ToolList: {
+            tools: components["schemas"]["ToolListItem"][];
+            total: number;
+        };
+        ToolCatalog: {
+            total: number;
+            tools: components["schemas"]["ToolCatalogItem"][];
+        };
+        ToolCatalogItem: {
+            /** @description The tool id */
+            _id: string;
+            /** @description The tool id */
+            provider_id: string;
+            /** @enum {unknown} */
+            provider_source: "openapi";
+            name: string;
+            description: string;
+            enabled: boolean;
+            meta_data: {
+                tool_set_name: string;
+                method: string;
+                path: string;
+            };
+        };
+        BulkDeleteResult: {
+            deleted: number;
+            /** @description Requested ids matching none of the caller’s tools */
+            not_found: string[];
+        };
+        ExecuteResult: {
+            status_code: number;
+            /** @description The remote answer's headers, by name */
+            headers: {
+                [key: string]: unknown;
+            };
+            /** @description JSON, or text */
+            data?: unknown[] | boolean | number | Record<string, never> | string | null;
+        };
+        CredentialCreated: {
+            credential_id: string;
+        };
+        Credential: {
+            credential_id: string;
+            name: string;
+            provider_id: string;
+            type: string;
+            credentials: {
+                /** @enum {unknown} */
+                api_key: "***";
+                base_url: string | null;
+            };
+            /** @description Free-form, stored and returned as sent */
+            meta_data: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        CredentialList: {
+            credentials: components["schemas"]["Credential"][];
+            total: number;
+        };
+        CredentialUpdated: {
+            /** @enum {unknown} */
+            message: "Credential updated successfully";
+            credential_id: string;
+        };
+        OpenedCredential: {
+            credential_id: string;
+            provider_id: string;
+            /** @description The unsealed key */
+            api_key: string;
+            base_url: string | null;
+        };
         TaskAccepted: {
             /** Format: uuid */
             task_id: string;
-            /** @enum {string} */
+            /** @enum {unknown} */
             status: "queued";
         };
         Task: {
@@ -2745,11 +2900,7 @@ export interface components {
             task_id: string;
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "failed";
-            result?: {
-                response: string;
-                session_id: string;
-                agent_id: string;
-            };
+            result?: components["schemas"]["ChatResponse"];
             /** @description Why it failed, or the last transient failure while it is retried */
             error?: string;
             /** Format: date-time */

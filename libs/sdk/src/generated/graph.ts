@@ -133,69 +133,74 @@ export interface components {
             chunk_overlap: number;
         };
         TrainResult: {
-            message?: string;
-            rag_id?: string;
-            pages_trained?: number;
+            message: string;
+            rag_id: string;
+            pages_trained: number;
         };
         TaskQueued: {
-            task_id?: string;
-            rag_id?: string;
-            /** @enum {string} */
-            status?: "queued";
+            task_id: string;
+            rag_id: string;
+            /** @enum {unknown} */
+            status: "queued";
+        };
+        CrawlError: {
+            url: string;
+            reason: string;
         };
         Task: {
-            task_id?: string;
-            rag_id?: string;
+            task_id: string;
+            rag_id: string;
             /** @enum {string} */
-            status?: "queued" | "running" | "completed" | "failed";
-            pages_crawled?: number;
-            pages_trained?: number;
-            errors?: {
-                url?: string;
-                reason?: string;
-            }[];
-            error?: string | null;
-            attempts?: number;
+            status: "queued" | "running" | "completed" | "failed";
+            pages_crawled: number;
+            pages_trained: number;
+            errors: components["schemas"]["CrawlError"][];
+            error: string | null;
+            attempts: number;
             /** Format: date-time */
-            created_at?: string;
+            created_at: string;
             /** Format: date-time */
-            updated_at?: string;
+            updated_at: string;
+        };
+        GraphNode: {
+            id: string;
+            /** @enum {string} */
+            label: "Page" | "Entity";
+            name: string;
+            type: string;
+            weight?: number;
+            url?: string;
+        };
+        GraphEdge: {
+            source: string;
+            target: string;
+            type: string;
+            weight: number;
         };
         Graph: {
-            rag_id?: string;
-            nodes?: {
-                id?: string;
-                /** @enum {string} */
-                label?: "Page" | "Entity";
-                name?: string;
-                type?: string;
-                weight?: number;
-                url?: string;
-            }[];
-            edges?: {
-                source?: string;
-                target?: string;
-                type?: string;
-                weight?: number;
-            }[];
+            rag_id: string;
+            nodes: components["schemas"]["GraphNode"][];
+            edges: components["schemas"]["GraphEdge"][];
+        };
+        RetrievedChunk: {
+            chunk_id: string;
+            text: string;
+            url: string;
+            title: string;
+            score: number;
+        };
+        RetrievedFact: {
+            source: string;
+            relation: string;
+            target: string;
+            weight: number;
+            urls: string[];
         };
         Retrieval: {
-            rag_id?: string;
-            query?: string;
-            results?: {
-                chunk_id?: string;
-                text?: string;
-                url?: string;
-                title?: string;
-                score?: number;
-            }[];
-            facts?: {
-                source?: string;
-                relation?: string;
-                target?: string;
-                weight?: number;
-                urls?: string[];
-            }[];
+            rag_id: string;
+            query: string;
+            results: components["schemas"]["RetrievedChunk"][];
+            facts: components["schemas"]["RetrievedFact"][];
         };
     };
     responses: never;

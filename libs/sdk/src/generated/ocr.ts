@@ -216,12 +216,12 @@ export interface components {
             };
             /** @description Pages whose text layer was read plus pages run through OCR. */
             total_actions: number;
-            page_count?: number;
+            page_count: number;
             /** @description Pages read by OCR. */
-            ocr_pages?: number[];
-            filename?: string | null;
+            ocr_pages: number[];
+            filename: string | null;
             /** Format: date-time */
-            created_at?: string;
+            created_at: string;
         };
     };
     responses: never;

@@ -95,65 +95,62 @@ export interface components {
             embedding_credential_id: string;
             vector_db_credential_id: string;
             /** @default  */
-            description: string;
+            description: string | null;
             /** @description Unique per owner (409). */
             collection_name: string;
             llm_model: string;
             embedding_model: string;
             vector_store_provider: string;
             /** @default false */
-            semantic_data_model: boolean;
+            semantic_data_model: boolean | null;
             /** @default {} */
             meta_data: {
                 [key: string]: unknown;
-            };
+            } | null;
         };
         RagConfig: {
-            id?: string;
-            user_id?: string;
+            id: string;
+            user_id: string;
             /** @description A credential id of the agent service (checked to be the caller's) or any other id (kept as given). */
-            llm_credential_id?: string;
-            embedding_credential_id?: string;
-            vector_db_credential_id?: string;
-            /** @default  */
+            llm_credential_id: string;
+            embedding_credential_id: string;
+            vector_db_credential_id: string;
             description: string;
             /** @description Unique per owner (409). */
-            collection_name?: string;
-            llm_model?: string;
-            embedding_model?: string;
-            vector_store_provider?: string;
-            /** @default false */
+            collection_name: string;
+            llm_model: string;
+            embedding_model: string;
+            vector_store_provider: string;
             semantic_data_model: boolean;
-            /** @default {} */
             meta_data: {
                 [key: string]: unknown;
             };
             /** Format: date-time */
-            created_at?: string;
+            created_at: string;
             /** Format: date-time */
-            updated_at?: string | null;
-        };
-        Retrieval: {
-            rag_id?: string;
-            query?: string;
-            results?: {
-                chunk_id?: string;
-                text?: string;
-                url?: string;
-                title?: string;
-                score?: number;
-            }[];
-            facts?: {
-                source?: string;
-                relation?: string;
-                target?: string;
-                weight?: number;
-                urls?: string[];
-            }[];
+            updated_at: string | null;
         };
         RagList: {
-            configs?: components["schemas"]["RagConfig"][];
-            total?: number;
+            configs: components["schemas"]["RagConfig"][];
+            total: number;
+        };
+        Retrieval: {
+            rag_id: string;
+            query: string;
+            results: {
+                chunk_id: string;
+                text: string;
+                url: string;
+                title: string;
+                score: number;
+            }[];
+            facts: {
+                source: string;
+                relation: string;
+                target: string;
+                weight: number;
+                urls: string[];
+            }[];
         };
     };
     responses: never;
@@ -167,7 +164,9 @@ export interface operations {
     listRag: {
         parameters: {
             query?: {
+                /** @description Items to skip */
                 skip?: number;
+                /** @description Items to return at most */
                 limit?: number;
             };
             header?: never;
@@ -286,7 +285,9 @@ export interface operations {
     listRagOfUser: {
         parameters: {
             query?: {
+                /** @description Items to skip */
                 skip?: number;
+                /** @description Items to return at most */
                 limit?: number;
             };
             header?: never;

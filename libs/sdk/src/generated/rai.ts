@@ -74,25 +74,47 @@ export interface components {
         };
         PolicyBody: {
             name: string;
-            description?: string;
-            allowed_topics?: {
+            /** @default  */
+            description: string | null;
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "topics": []
+             *     }
+             */
+            allowed_topics: {
                 /** @default false */
                 enabled: boolean;
-                topics?: (string | {
+                /** @default [] */
+                topics: (string | {
                     name: string;
                 })[];
             };
-            banned_topics?: {
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "topics": []
+             *     }
+             */
+            banned_topics: {
                 /** @default false */
                 enabled: boolean;
-                topics?: (string | {
+                /** @default [] */
+                topics: (string | {
                     name: string;
                 })[];
             };
-            keywords?: {
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "keywords": []
+             *     }
+             */
+            keywords: {
                 /** @default false */
                 enabled: boolean;
-                keywords?: (string | {
+                /** @default [] */
+                keywords: (string | {
                     label: string;
                     /** @default [REDACTED] */
                     replacement: string;
@@ -103,19 +125,37 @@ export interface components {
                     action: "block" | "redact";
                 })[];
             };
-            toxicity_check?: {
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "threshold": 0.4
+             *     }
+             */
+            toxicity_check: {
                 /** @default false */
                 enabled: boolean;
                 /** @default 0.4 */
                 threshold: number;
             };
-            prompt_injection?: {
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "threshold": 0.3
+             *     }
+             */
+            prompt_injection: {
                 /** @default false */
                 enabled: boolean;
                 /** @default 0.3 */
                 threshold: number;
             };
-            secrets_detection?: {
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "action": "mask"
+             *     }
+             */
+            secrets_detection: {
                 /** @default false */
                 enabled: boolean;
                 /**
@@ -124,10 +164,40 @@ export interface components {
                  */
                 action: "mask" | "block";
             };
-            pii_detection?: {
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "types": {
+             *         "CREDIT_CARD": "disabled",
+             *         "EMAIL_ADDRESS": "disabled",
+             *         "PHONE_NUMBER": "disabled",
+             *         "PERSON": "disabled",
+             *         "LOCATION": "disabled",
+             *         "IP_ADDRESS": "disabled",
+             *         "US_SSN": "disabled",
+             *         "URL": "disabled",
+             *         "DATE_TIME": "disabled"
+             *       },
+             *       "custom_pii": []
+             *     }
+             */
+            pii_detection: {
                 /** @default false */
                 enabled: boolean;
-                types?: {
+                /**
+                 * @default {
+                 *       "CREDIT_CARD": "disabled",
+                 *       "EMAIL_ADDRESS": "disabled",
+                 *       "PHONE_NUMBER": "disabled",
+                 *       "PERSON": "disabled",
+                 *       "LOCATION": "disabled",
+                 *       "IP_ADDRESS": "disabled",
+                 *       "US_SSN": "disabled",
+                 *       "URL": "disabled",
+                 *       "DATE_TIME": "disabled"
+                 *     }
+                 */
+                types: {
                     /**
                      * @default disabled
                      * @enum {string}
@@ -174,7 +244,8 @@ export interface components {
                      */
                     DATE_TIME: "disabled" | "redact" | "block";
                 };
-                custom_pii?: (string | {
+                /** @default [] */
+                custom_pii: (string | {
                     label: string;
                     /** @default [REDACTED] */
                     replacement: string;
@@ -188,25 +259,28 @@ export interface components {
         };
         PolicyUpdate: {
             name?: string;
-            description?: string;
+            description?: string | null;
             allowed_topics?: {
                 /** @default false */
                 enabled: boolean;
-                topics?: (string | {
+                /** @default [] */
+                topics: (string | {
                     name: string;
                 })[];
             };
             banned_topics?: {
                 /** @default false */
                 enabled: boolean;
-                topics?: (string | {
+                /** @default [] */
+                topics: (string | {
                     name: string;
                 })[];
             };
             keywords?: {
                 /** @default false */
                 enabled: boolean;
-                keywords?: (string | {
+                /** @default [] */
+                keywords: (string | {
                     label: string;
                     /** @default [REDACTED] */
                     replacement: string;
@@ -241,7 +315,20 @@ export interface components {
             pii_detection?: {
                 /** @default false */
                 enabled: boolean;
-                types?: {
+                /**
+                 * @default {
+                 *       "CREDIT_CARD": "disabled",
+                 *       "EMAIL_ADDRESS": "disabled",
+                 *       "PHONE_NUMBER": "disabled",
+                 *       "PERSON": "disabled",
+                 *       "LOCATION": "disabled",
+                 *       "IP_ADDRESS": "disabled",
+                 *       "US_SSN": "disabled",
+                 *       "URL": "disabled",
+                 *       "DATE_TIME": "disabled"
+                 *     }
+                 */
+                types: {
                     /**
                      * @default disabled
                      * @enum {string}
@@ -288,7 +375,8 @@ export interface components {
                      */
                     DATE_TIME: "disabled" | "redact" | "block";
                 };
-                custom_pii?: (string | {
+                /** @default [] */
+                custom_pii: (string | {
                     label: string;
                     /** @default [REDACTED] */
                     replacement: string;
@@ -299,131 +387,6 @@ export interface components {
                     action: "block" | "redact";
                 })[];
             };
-        };
-        Policy: {
-            _id?: string;
-            id?: string;
-            user_id?: string;
-            name?: string;
-            description?: string;
-            allowed_topics?: {
-                /** @default false */
-                enabled: boolean;
-                topics?: (string | {
-                    name: string;
-                })[];
-            };
-            banned_topics?: {
-                /** @default false */
-                enabled: boolean;
-                topics?: (string | {
-                    name: string;
-                })[];
-            };
-            keywords?: {
-                /** @default false */
-                enabled: boolean;
-                keywords?: (string | {
-                    label: string;
-                    /** @default [REDACTED] */
-                    replacement: string;
-                    /**
-                     * @default block
-                     * @enum {string}
-                     */
-                    action: "block" | "redact";
-                })[];
-            };
-            toxicity_check?: {
-                /** @default false */
-                enabled: boolean;
-                /** @default 0.4 */
-                threshold: number;
-            };
-            prompt_injection?: {
-                /** @default false */
-                enabled: boolean;
-                /** @default 0.3 */
-                threshold: number;
-            };
-            secrets_detection?: {
-                /** @default false */
-                enabled: boolean;
-                /**
-                 * @default mask
-                 * @enum {string}
-                 */
-                action: "mask" | "block";
-            };
-            pii_detection?: {
-                /** @default false */
-                enabled: boolean;
-                types?: {
-                    /**
-                     * @default disabled
-                     * @enum {string}
-                     */
-                    CREDIT_CARD: "disabled" | "redact" | "block";
-                    /**
-                     * @default disabled
-                     * @enum {string}
-                     */
-                    EMAIL_ADDRESS: "disabled" | "redact" | "block";
-                    /**
-                     * @default disabled
-                     * @enum {string}
-                     */
-                    PHONE_NUMBER: "disabled" | "redact" | "block";
-                    /**
-                     * @default disabled
-                     * @enum {string}
-                     */
-                    PERSON: "disabled" | "redact" | "block";
-                    /**
-                     * @default disabled
-                     * @enum {string}
-                     */
-                    LOCATION: "disabled" | "redact" | "block";
-                    /**
-                     * @default disabled
-                     * @enum {string}
-                     */
-                    IP_ADDRESS: "disabled" | "redact" | "block";
-                    /**
-                     * @default disabled
-                     * @enum {string}
-                     */
-                    US_SSN: "disabled" | "redact" | "block";
-                    /**
-                     * @default disabled
-                     * @enum {string}
-                     */
-                    URL: "disabled" | "redact" | "block";
-                    /**
-                     * @default disabled
-                     * @enum {string}
-                     */
-                    DATE_TIME: "disabled" | "redact" | "block";
-                };
-                custom_pii?: (string | {
-                    label: string;
-                    /** @default [REDACTED] */
-                    replacement: string;
-                    /**
-                     * @default redact
-                     * @enum {string}
-                     */
-                    action: "block" | "redact";
-                })[];
-            };
-            /** Format: date-time */
-            created_at?: string;
-            /** Format: date-time */
-            updated_at?: string;
-        };
-        PolicyList: {
-            policies?: components["schemas"]["Policy"][];
-            total?: number;
         };
         InferenceBody: {
             policy_id: string;
@@ -434,16 +397,207 @@ export interface components {
              */
             direction: "input" | "output";
         };
+        Policy: {
+            _id: string;
+            id: string;
+            user_id: string;
+            name: string;
+            description: string;
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "topics": []
+             *     }
+             */
+            allowed_topics: {
+                /** @default false */
+                enabled: boolean;
+                /** @default [] */
+                topics: string[];
+            };
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "topics": []
+             *     }
+             */
+            banned_topics: {
+                /** @default false */
+                enabled: boolean;
+                /** @default [] */
+                topics: string[];
+            };
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "keywords": []
+             *     }
+             */
+            keywords: {
+                /** @default false */
+                enabled: boolean;
+                /** @default [] */
+                keywords: (string | {
+                    label: string;
+                    /** @default [REDACTED] */
+                    replacement: string;
+                    /**
+                     * @default block
+                     * @enum {string}
+                     */
+                    action: "block" | "redact";
+                })[];
+            };
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "threshold": 0.4
+             *     }
+             */
+            toxicity_check: {
+                /** @default false */
+                enabled: boolean;
+                /** @default 0.4 */
+                threshold: number;
+            };
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "threshold": 0.3
+             *     }
+             */
+            prompt_injection: {
+                /** @default false */
+                enabled: boolean;
+                /** @default 0.3 */
+                threshold: number;
+            };
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "action": "mask"
+             *     }
+             */
+            secrets_detection: {
+                /** @default false */
+                enabled: boolean;
+                /**
+                 * @default mask
+                 * @enum {string}
+                 */
+                action: "mask" | "block";
+            };
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "types": {
+             *         "CREDIT_CARD": "disabled",
+             *         "EMAIL_ADDRESS": "disabled",
+             *         "PHONE_NUMBER": "disabled",
+             *         "PERSON": "disabled",
+             *         "LOCATION": "disabled",
+             *         "IP_ADDRESS": "disabled",
+             *         "US_SSN": "disabled",
+             *         "URL": "disabled",
+             *         "DATE_TIME": "disabled"
+             *       },
+             *       "custom_pii": []
+             *     }
+             */
+            pii_detection: {
+                /** @default false */
+                enabled: boolean;
+                /**
+                 * @default {
+                 *       "CREDIT_CARD": "disabled",
+                 *       "EMAIL_ADDRESS": "disabled",
+                 *       "PHONE_NUMBER": "disabled",
+                 *       "PERSON": "disabled",
+                 *       "LOCATION": "disabled",
+                 *       "IP_ADDRESS": "disabled",
+                 *       "US_SSN": "disabled",
+                 *       "URL": "disabled",
+                 *       "DATE_TIME": "disabled"
+                 *     }
+                 */
+                types: {
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    CREDIT_CARD: "disabled" | "redact" | "block";
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    EMAIL_ADDRESS: "disabled" | "redact" | "block";
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    PHONE_NUMBER: "disabled" | "redact" | "block";
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    PERSON: "disabled" | "redact" | "block";
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    LOCATION: "disabled" | "redact" | "block";
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    IP_ADDRESS: "disabled" | "redact" | "block";
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    US_SSN: "disabled" | "redact" | "block";
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    URL: "disabled" | "redact" | "block";
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    DATE_TIME: "disabled" | "redact" | "block";
+                };
+                /** @default [] */
+                custom_pii: (string | {
+                    label: string;
+                    /** @default [REDACTED] */
+                    replacement: string;
+                    /**
+                     * @default redact
+                     * @enum {string}
+                     */
+                    action: "block" | "redact";
+                })[];
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PolicyList: {
+            policies: components["schemas"]["Policy"][];
+            total: number;
+        };
         Evaluation: {
-            allowed?: boolean;
+            allowed: boolean;
             /** @enum {string} */
-            action?: "allow" | "redact" | "block";
+            action: "allow" | "redact" | "block";
             /** @description The text with every redaction applied. */
-            text?: string;
-            violations?: {
-                check?: string;
+            text: string;
+            violations: {
+                check: string;
                 score?: number;
-                detail?: string;
+                detail: string;
             }[];
         };
     };
@@ -458,7 +612,9 @@ export interface operations {
     listPolicies: {
         parameters: {
             query?: {
+                /** @description Items to skip */
                 skip?: number;
+                /** @description Items to return at most */
                 limit?: number;
             };
             header?: never;

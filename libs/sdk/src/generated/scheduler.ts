@@ -17,7 +17,9 @@ export interface paths {
                 query?: {
                     agent_id?: string;
                     is_active?: boolean;
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -75,10 +77,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": {
-                        agent_id: string;
-                        description?: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookCreateBody"];
                 };
             };
             responses: {
@@ -341,9 +340,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": {
-                        description?: string | null;
-                    };
+                    "application/json": components["schemas"]["WebhookUpdateBody"];
                 };
             };
             responses: {
@@ -639,7 +636,9 @@ export interface paths {
                     from?: string;
                     /** @description Runs triggered before this instant; from after to → 422. */
                     to?: string;
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -727,7 +726,9 @@ export interface paths {
                     from?: string;
                     /** @description Runs triggered before this instant; from after to → 422. */
                     to?: string;
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -823,7 +824,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": Record<string, never>;
+                        "application/json": components["schemas"]["WebhookTriggerReplayed"];
                     };
                 };
                 /** @description Accepted: the run is stored and queued */
@@ -832,12 +833,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            message?: string;
-                            execution_id?: string;
-                            /** @enum {string} */
-                            status?: "queued";
-                        };
+                        "application/json": components["schemas"]["WebhookTriggerAccepted"];
                     };
                 };
                 /** @description Invalid signature */
@@ -915,7 +911,9 @@ export interface paths {
                 query?: {
                     agent_id?: string;
                     is_active?: boolean;
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -930,10 +928,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            schedules?: components["schemas"]["Schedule"][];
-                            total?: number;
-                        };
+                        "application/json": components["schemas"]["ScheduleList"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -976,30 +971,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": {
-                        agent_id: string;
-                        /** @default  */
-                        message?: string;
-                        /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
-                        cron_expression: string;
-                        /**
-                         * @description Any IANA zone or alias (e.g. Asia/Calcutta)
-                         * @default UTC
-                         */
-                        timezone?: string;
-                        /** @default 3 */
-                        max_retries?: number;
-                        /**
-                         * @description Seconds between attempts
-                         * @default 60
-                         */
-                        retry_delay?: number;
-                        /**
-                         * @default skip
-                         * @enum {string}
-                         */
-                        overlap_policy?: "skip" | "allow";
-                    };
+                    "application/json": components["schemas"]["ScheduleCreateBody"];
                 };
             };
             responses: {
@@ -1085,15 +1057,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            message?: string;
-                            total_requested?: number;
-                            paused_count?: number;
-                            already_paused_count?: number;
-                            not_found_count?: number;
-                            invalid_count?: number;
-                            paused_schedules?: components["schemas"]["Schedule"][];
-                        };
+                        "application/json": components["schemas"]["ScheduleBulkPauseResult"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -1153,7 +1117,9 @@ export interface paths {
                     from?: string;
                     /** @description Runs triggered before this instant; from after to → 422. */
                     to?: string;
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -1347,30 +1313,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": {
-                        agent_id?: string;
-                        /** @default  */
-                        message?: string;
-                        /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
-                        cron_expression?: string;
-                        /**
-                         * @description Any IANA zone or alias (e.g. Asia/Calcutta)
-                         * @default UTC
-                         */
-                        timezone?: string;
-                        /** @default 3 */
-                        max_retries?: number;
-                        /**
-                         * @description Seconds between attempts
-                         * @default 60
-                         */
-                        retry_delay?: number;
-                        /**
-                         * @default skip
-                         * @enum {string}
-                         */
-                        overlap_policy?: "skip" | "allow";
-                    };
+                    "application/json": components["schemas"]["ScheduleUpdateBody"];
                 };
             };
             responses: {
@@ -1598,11 +1541,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            execution_id?: string;
-                            /** @enum {string} */
-                            status?: "queued";
-                        };
+                        "application/json": components["schemas"]["ScheduleTriggerResult"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -1668,7 +1607,9 @@ export interface paths {
                     from?: string;
                     /** @description Runs triggered before this instant; from after to → 422. */
                     to?: string;
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -1759,11 +1700,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            agent_id?: string;
-                            schedules?: components["schemas"]["Schedule"][];
-                            webhooks?: components["schemas"]["Webhook"][];
-                        };
+                        "application/json": components["schemas"]["AgentSchedules"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -1816,7 +1753,9 @@ export interface paths {
                 query?: {
                     agent_id?: string;
                     is_active?: boolean;
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -1831,10 +1770,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            schedules?: components["schemas"]["HttpSchedule"][];
-                            total?: number;
-                        };
+                        "application/json": components["schemas"]["HttpScheduleList"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -1877,49 +1813,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": {
-                        name: string;
-                        /**
-                         * Format: uri
-                         * @description http or https
-                         */
-                        url: string;
-                        /**
-                         * @default GET
-                         * @enum {string}
-                         */
-                        method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
-                        /** @description Values are encrypted at rest and read back as "***"; sending "***" keeps the stored value */
-                        headers?: {
-                            [key: string]: string;
-                        };
-                        query?: {
-                            [key: string]: string;
-                        };
-                        /** @description Any JSON, sent as application/json (not with GET or HEAD) */
-                        body?: unknown;
-                        /** @default 10000 */
-                        timeout_ms?: number;
-                        /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
-                        cron_expression: string;
-                        /**
-                         * @description Any IANA zone or alias (e.g. Asia/Calcutta)
-                         * @default UTC
-                         */
-                        timezone?: string;
-                        /** @default 3 */
-                        max_retries?: number;
-                        /**
-                         * @description Seconds between attempts
-                         * @default 60
-                         */
-                        retry_delay?: number;
-                        /**
-                         * @default skip
-                         * @enum {string}
-                         */
-                        overlap_policy?: "skip" | "allow";
-                    };
+                    "application/json": components["schemas"]["HttpScheduleCreateBody"];
                 };
             };
             responses: {
@@ -2005,15 +1899,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            message?: string;
-                            total_requested?: number;
-                            paused_count?: number;
-                            already_paused_count?: number;
-                            not_found_count?: number;
-                            invalid_count?: number;
-                            paused_schedules?: components["schemas"]["HttpSchedule"][];
-                        };
+                        "application/json": components["schemas"]["HttpScheduleBulkPauseResult"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -2073,7 +1959,9 @@ export interface paths {
                     from?: string;
                     /** @description Runs triggered before this instant; from after to → 422. */
                     to?: string;
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -2267,49 +2155,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": {
-                        name?: string;
-                        /**
-                         * Format: uri
-                         * @description http or https
-                         */
-                        url?: string;
-                        /**
-                         * @default GET
-                         * @enum {string}
-                         */
-                        method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
-                        /** @description Values are encrypted at rest and read back as "***"; sending "***" keeps the stored value */
-                        headers?: {
-                            [key: string]: string;
-                        };
-                        query?: {
-                            [key: string]: string;
-                        };
-                        /** @description Any JSON, sent as application/json (not with GET or HEAD) */
-                        body?: unknown;
-                        /** @default 10000 */
-                        timeout_ms?: number;
-                        /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
-                        cron_expression?: string;
-                        /**
-                         * @description Any IANA zone or alias (e.g. Asia/Calcutta)
-                         * @default UTC
-                         */
-                        timezone?: string;
-                        /** @default 3 */
-                        max_retries?: number;
-                        /**
-                         * @description Seconds between attempts
-                         * @default 60
-                         */
-                        retry_delay?: number;
-                        /**
-                         * @default skip
-                         * @enum {string}
-                         */
-                        overlap_policy?: "skip" | "allow";
-                    };
+                    "application/json": components["schemas"]["HttpScheduleUpdateBody"];
                 };
             };
             responses: {
@@ -2537,11 +2383,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            execution_id?: string;
-                            /** @enum {string} */
-                            status?: "queued";
-                        };
+                        "application/json": components["schemas"]["ScheduleTriggerResult"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -2607,7 +2449,9 @@ export interface paths {
                     from?: string;
                     /** @description Runs triggered before this instant; from after to → 422. */
                     to?: string;
+                    /** @description Items to skip */
                     skip?: number;
+                    /** @description Items to return at most */
                     limit?: number;
                 };
                 header?: never;
@@ -2687,28 +2531,19 @@ export interface components {
                 type?: string;
             }[];
         };
-        Schedule: {
-            id?: string;
-            user_id?: string;
-            is_active?: boolean;
-            /** Format: date-time */
-            created_at?: string;
-            /** Format: date-time */
-            updated_at?: string | null;
-            /**
-             * Format: date-time
-             * @description Next fire in the schedule zone; null while paused
-             */
-            next_run_time?: string | null;
-            /** Format: date-time */
-            last_run_at?: string | null;
-            last_run_success?: boolean | null;
-            run_count?: number;
-            agent_id?: string;
+        WebhookCreateBody: {
+            agent_id: string;
+            description?: string | null;
+        };
+        WebhookUpdateBody: {
+            description?: string | null;
+        };
+        ScheduleCreateBody: {
+            agent_id: string;
             /** @default  */
             message: string;
             /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
-            cron_expression?: string;
+            cron_expression: string;
             /**
              * @description Any IANA zone or alias (e.g. Asia/Calcutta)
              * @default UTC
@@ -2727,47 +2562,114 @@ export interface components {
              */
             overlap_policy: "skip" | "allow";
         };
-        HttpSchedule: {
-            id?: string;
-            user_id?: string;
-            is_active?: boolean;
-            /** Format: date-time */
-            created_at?: string;
-            /** Format: date-time */
-            updated_at?: string | null;
+        ScheduleUpdateBody: {
+            agent_id?: string;
+            message?: string;
+            /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
+            cron_expression?: string;
+            /** @description Any IANA zone or alias (e.g. Asia/Calcutta) */
+            timezone?: string;
+            max_retries?: number;
+            /** @description Seconds between attempts */
+            retry_delay?: number;
+            /** @enum {string} */
+            overlap_policy?: "skip" | "allow";
+        };
+        HttpScheduleCreateBody: {
+            name: string;
             /**
-             * Format: date-time
-             * @description Next fire in the schedule zone; null while paused
+             * Format: uri
+             * @description http or https
              */
-            next_run_time?: string | null;
-            /** Format: date-time */
-            last_run_at?: string | null;
-            last_run_success?: boolean | null;
-            run_count?: number;
+            url: string;
+            /**
+             * @default GET
+             * @enum {string}
+             */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+            /**
+             * @description Values are encrypted at rest and read back as "***"; sending "***" keeps the stored value
+             * @default {}
+             */
+            headers: {
+                [key: string]: string;
+            };
+            /** @default {} */
+            query: {
+                [key: string]: string | number | boolean;
+            };
+            /** @description Any JSON, sent as application/json (not with GET or HEAD) */
+            body?: unknown[] | boolean | number | Record<string, never> | string | null;
+            /** @default 10000 */
+            timeout_ms: number;
+            /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
+            cron_expression: string;
+            /**
+             * @description Any IANA zone or alias (e.g. Asia/Calcutta)
+             * @default UTC
+             */
+            timezone: string;
+            /** @default 3 */
+            max_retries: number;
+            /**
+             * @description Seconds between attempts
+             * @default 60
+             */
+            retry_delay: number;
+            /**
+             * @default skip
+             * @enum {string}
+             */
+            overlap_policy: "skip" | "allow";
+        };
+        HttpScheduleUpdateBody: {
             name?: string;
             /**
              * Format: uri
              * @description http or https
              */
             url?: string;
-            /**
-             * @default GET
-             * @enum {string}
-             */
-            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+            /** @enum {string} */
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
             /** @description Values are encrypted at rest and read back as "***"; sending "***" keeps the stored value */
             headers?: {
                 [key: string]: string;
             };
             query?: {
-                [key: string]: string;
+                [key: string]: string | number | boolean;
             };
             /** @description Any JSON, sent as application/json (not with GET or HEAD) */
-            body?: unknown;
-            /** @default 10000 */
-            timeout_ms: number;
+            body?: unknown[] | boolean | number | Record<string, never> | string | null;
+            timeout_ms?: number;
             /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
             cron_expression?: string;
+            /** @description Any IANA zone or alias (e.g. Asia/Calcutta) */
+            timezone?: string;
+            max_retries?: number;
+            /** @description Seconds between attempts */
+            retry_delay?: number;
+            /** @enum {string} */
+            overlap_policy?: "skip" | "allow";
+        };
+        Schedule: {
+            id: string;
+            user_id: string;
+            is_active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string | null;
+            /**
+             * Format: date-time
+             * @description Next fire in the schedule zone; null while paused
+             */
+            next_run_time: string | null;
+            /** Format: date-time */
+            last_run_at: string | null;
+            last_run_success: boolean | null;
+            run_count: number;
+            /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
+            cron_expression: string;
             /**
              * @description Any IANA zone or alias (e.g. Asia/Calcutta)
              * @default UTC
@@ -2785,74 +2687,184 @@ export interface components {
              * @enum {string}
              */
             overlap_policy: "skip" | "allow";
+            agent_id: string;
+            /** @default  */
+            message: string;
+        };
+        HttpSchedule: {
+            id: string;
+            user_id: string;
+            is_active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string | null;
+            /**
+             * Format: date-time
+             * @description Next fire in the schedule zone; null while paused
+             */
+            next_run_time: string | null;
+            /** Format: date-time */
+            last_run_at: string | null;
+            last_run_success: boolean | null;
+            run_count: number;
+            /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
+            cron_expression: string;
+            /**
+             * @description Any IANA zone or alias (e.g. Asia/Calcutta)
+             * @default UTC
+             */
+            timezone: string;
+            /** @default 3 */
+            max_retries: number;
+            /**
+             * @description Seconds between attempts
+             * @default 60
+             */
+            retry_delay: number;
+            /**
+             * @default skip
+             * @enum {string}
+             */
+            overlap_policy: "skip" | "allow";
+            name: string;
+            /**
+             * Format: uri
+             * @description http or https
+             */
+            url: string;
+            /**
+             * @default GET
+             * @enum {string}
+             */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+            /** @description Values are encrypted at rest and read back as "***"; sending "***" keeps the stored value */
+            headers: {
+                [key: string]: string;
+            };
+            query: {
+                [key: string]: string;
+            };
+            /** @default 10000 */
+            timeout_ms: number;
+            /** @description Any JSON, sent as application/json (not with GET or HEAD) */
+            body?: unknown[] | boolean | number | Record<string, never> | string | null;
         };
         Execution: {
-            id?: string;
+            id: string;
             /** @enum {string} */
-            kind?: "webhook" | "agent_schedule" | "http_schedule";
-            webhook_id?: string | null;
-            schedule_id?: string | null;
-            agent_id?: string | null;
-            user_id?: string;
-            session_id?: string | null;
+            kind: "webhook" | "agent_schedule" | "http_schedule";
+            webhook_id: string | null;
+            schedule_id: string | null;
+            agent_id: string | null;
+            user_id: string;
+            session_id: string | null;
             /** @enum {string} */
-            status?: "queued" | "running" | "succeeded" | "failed" | "skipped";
-            success?: boolean | null;
-            attempt?: number;
-            max_attempts?: number;
+            status: "queued" | "running" | "succeeded" | "failed" | "skipped";
+            success: boolean | null;
+            attempt: number;
+            max_attempts: number;
             /**
              * Format: date-time
              * @description Nominal fire time; null for run-now and webhook runs
              */
-            scheduled_for?: string | null;
+            scheduled_for: string | null;
             /** Format: date-time */
-            triggered_at?: string;
+            triggered_at: string;
             /** Format: date-time */
-            started_at?: string | null;
+            started_at: string | null;
             /** Format: date-time */
-            finished_at?: string | null;
-            duration_ms?: number | null;
-            payload?: unknown;
-            response_status?: number | null;
+            finished_at: string | null;
+            duration_ms: number | null;
+            payload?: unknown[] | boolean | number | Record<string, never> | string | null;
+            response_status: number | null;
             /** @description At most 64 KiB */
-            response_output?: string | null;
-            error_message?: string | null;
+            response_output: string | null;
+            error_message: string | null;
         };
         ExecutionList: {
-            executions?: components["schemas"]["Execution"][];
-            total?: number;
+            executions: components["schemas"]["Execution"][];
+            total: number;
         };
         Webhook: {
-            id?: string;
-            agent_id?: string;
-            user_id?: string;
-            description?: string | null;
+            id: string;
+            agent_id: string;
+            user_id: string;
+            description: string | null;
             /** Format: uri */
-            webhook_url?: string;
+            webhook_url: string;
             /** @description whsec_ + base64 of 32 random bytes */
-            secret_key?: string;
-            is_active?: boolean;
+            secret_key: string;
+            is_active: boolean;
             /** Format: date-time */
-            created_at?: string;
+            created_at: string;
             /** Format: date-time */
-            updated_at?: string | null;
+            updated_at: string | null;
             /** Format: date-time */
-            last_triggered_at?: string | null;
-            last_trigger_success?: boolean | null;
-            trigger_count?: number;
+            last_triggered_at: string | null;
+            last_trigger_success: boolean | null;
+            trigger_count: number;
         };
         WebhookList: {
-            webhooks?: components["schemas"]["Webhook"][];
-            total?: number;
+            webhooks: components["schemas"]["Webhook"][];
+            total: number;
         };
         BulkPauseResult: {
-            message?: string;
-            total_requested?: number;
-            paused_count?: number;
-            already_paused_count?: number;
-            not_found_count?: number;
-            invalid_count?: number;
-            paused_webhooks?: components["schemas"]["Webhook"][];
+            message: string;
+            total_requested: number;
+            paused_count: number;
+            already_paused_count: number;
+            not_found_count: number;
+            invalid_count: number;
+            paused_webhooks: components["schemas"]["Webhook"][];
+        };
+        ScheduleList: {
+            schedules: components["schemas"]["Schedule"][];
+            total: number;
+        };
+        HttpScheduleList: {
+            schedules: components["schemas"]["HttpSchedule"][];
+            total: number;
+        };
+        ScheduleBulkPauseResult: {
+            message: string;
+            total_requested: number;
+            paused_count: number;
+            already_paused_count: number;
+            not_found_count: number;
+            invalid_count: number;
+            paused_schedules: components["schemas"]["Schedule"][];
+        };
+        HttpScheduleBulkPauseResult: {
+            message: string;
+            total_requested: number;
+            paused_count: number;
+            already_paused_count: number;
+            not_found_count: number;
+            invalid_count: number;
+            paused_schedules: components["schemas"]["HttpSchedule"][];
+        };
+        ScheduleTriggerResult: {
+            execution_id: string;
+            /** @enum {unknown} */
+            status: "queued";
+        };
+        AgentSchedules: {
+            agent_id: string;
+            schedules: components["schemas"]["Schedule"][];
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        WebhookTriggerAccepted: {
+            message: string;
+            execution_id: string;
+            /** @enum {unknown} */
+            status: "queued";
+        };
+        WebhookTriggerReplayed: {
+            message: string;
+            execution_id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "skipped";
         };
     };
     responses: never;

@@ -19,7 +19,9 @@ export interface paths {
                     offset?: number;
                     sort?: "asc" | "desc";
                     agentId?: string;
+                    /** @description startedAt ≥ from */
                     from?: string;
+                    /** @description startedAt < to */
                     to?: string;
                 };
                 header?: never;
@@ -87,9 +89,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            transcript?: components["schemas"]["Transcript"];
-                        };
+                        "application/json": components["schemas"]["TranscriptEnvelope"];
                     };
                 };
                 /** @description Stored */
@@ -98,9 +98,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            transcript?: components["schemas"]["Transcript"];
-                        };
+                        "application/json": components["schemas"]["TranscriptEnvelope"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -190,9 +188,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            transcript?: components["schemas"]["Transcript"];
-                        };
+                        "application/json": components["schemas"]["TranscriptEnvelope"];
                     };
                 };
                 /** @description API key missing or invalid */
@@ -210,7 +206,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["TranscriptError"];
+                        "application/json": components["schemas"]["TranscriptError"] | components["schemas"]["Error"];
                     };
                 };
                 /** @description Validation error */
@@ -320,62 +316,6 @@ export interface components {
                 type?: string;
             }[];
         };
-        TranscriptError: {
-            error?: string;
-            details?: string;
-        };
-        /** @description message {role, content}, agent_handoff {new_agent_id, old_agent_id?}, function_call {call_id, name, arguments}, function_call_output {call_id, output, is_error?}; other types are kept as sent. */
-        ChatItem: {
-            type: string;
-            id?: string;
-            created_at?: number;
-        } & {
-            [key: string]: unknown;
-        };
-        TranscriptSummary: {
-            id?: string;
-            /** Format: uuid */
-            sessionId?: string;
-            roomName?: string;
-            agentId?: string;
-            orgId?: string;
-            createdByUserId?: string;
-            closeReason?: string;
-            durationMs?: number;
-            messageCount?: number;
-            /** Format: date-time */
-            startedAt?: string;
-            /** Format: date-time */
-            endedAt?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-        };
-        Transcript: {
-            id?: string;
-            /** Format: uuid */
-            sessionId?: string;
-            roomName?: string;
-            agentId?: string;
-            orgId?: string;
-            createdByUserId?: string;
-            closeReason?: string;
-            durationMs?: number;
-            messageCount?: number;
-            /** Format: date-time */
-            startedAt?: string;
-            /** Format: date-time */
-            endedAt?: string;
-            /** Format: date-time */
-            createdAt?: string;
-            /** Format: date-time */
-            updatedAt?: string;
-            sessionReport?: {
-                [key: string]: unknown;
-            };
-            chatHistory?: components["schemas"]["ChatItem"][];
-        };
         TranscriptIngest: {
             /** Format: uuid */
             sessionId: string;
@@ -393,17 +333,117 @@ export interface components {
             /** Format: date-time */
             endedAt?: string;
         };
+        TranscriptError: {
+            error: string;
+            details: string;
+        };
+        /** @description message {role, content}, agent_handoff {new_agent_id, old_agent_id?}, function_call {call_id, name, arguments}, function_call_output {call_id, output, is_error?}; other types are kept as sent. */
+        ChatItem: ({
+            type: string;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            id?: string;
+            type: string;
+            created_at?: number | string;
+            /** @enum {string} */
+            role: "developer" | "system" | "user" | "assistant";
+            content: (string | {
+                [key: string]: unknown;
+            })[];
+            interrupted?: boolean;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            id?: string;
+            type: string;
+            created_at?: number | string;
+            new_agent_id: string;
+            old_agent_id?: string | null;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            id?: string;
+            type: string;
+            created_at?: number | string;
+            call_id: string;
+            name: string;
+            arguments: string;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            id?: string;
+            type: string;
+            created_at?: number | string;
+            call_id: string;
+            name?: string;
+            output: string;
+            is_error?: boolean;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            type: string;
+        } & {
+            [key: string]: unknown;
+        });
+        TranscriptSummary: {
+            id: string;
+            /** Format: uuid */
+            sessionId: string;
+            roomName: string;
+            agentId: string;
+            orgId: string;
+            createdByUserId: string;
+            closeReason: string;
+            durationMs: number;
+            messageCount: number;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            endedAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        Transcript: {
+            id: string;
+            /** Format: uuid */
+            sessionId: string;
+            roomName: string;
+            agentId: string;
+            orgId: string;
+            createdByUserId: string;
+            closeReason: string;
+            durationMs: number;
+            messageCount: number;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            endedAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            sessionReport: {
+                [key: string]: unknown;
+            };
+            chatHistory: components["schemas"]["ChatItem"][];
+        };
+        TranscriptEnvelope: {
+            transcript: components["schemas"]["Transcript"];
+        };
         TranscriptList: {
-            items?: components["schemas"]["TranscriptSummary"][];
-            total?: number;
-            limit?: number;
-            offset?: number;
-            nextOffset?: number | null;
+            items: components["schemas"]["TranscriptSummary"][];
+            total: number;
+            limit: number;
+            offset: number;
+            nextOffset: number | null;
         };
         AgentStats: {
-            totalCalls?: number;
-            avgMessages?: number;
-            avgDurationMs?: number;
+            totalCalls: number;
+            avgMessages: number;
+            avgDurationMs: number;
         };
     };
     responses: never;

@@ -23,7 +23,7 @@ function toRecord(d: AgentDoc): AgentRecord {
       config: fromJsonText(f.config_json, f.config ?? {}) as Feature['config'],
     })),
     response_format: fromJsonText(response_format_json, rest.response_format) as AgentRecord['response_format'],
-    tool_configs: fromJsonText(tool_configs_json, rest.tool_configs),
+    tool_configs: fromJsonText(tool_configs_json, rest.tool_configs) as AgentRecord['tool_configs'],
     additional_model_params: fromJsonText(
       additional_model_params_json,
       rest.additional_model_params,

@@ -5,15 +5,15 @@ import { validate } from '@platform/http';
 
 import { agentBody, byNamePath, listQuery, singleTaskBody } from './agent.schemas';
 import type { AgentService } from './agent.service';
-import type { AgentByName, AgentInput, AgentRecord } from './agent.types';
+import type { Agent, AgentByName, AgentListItem, AgentRecord } from './agent.types';
 
 /** The full record on read: ids as strings, as in paths and lists. */
-function present(agent: AgentRecord) {
+function present(agent: AgentRecord): Agent {
   return { ...agent, id: String(agent.id), agent_id: String(agent.id) };
 }
 
 /** A list item: both id names (public clients read `agent_id`), and `description` exactly as GET shows it. */
-function listItem(agent: AgentRecord) {
+function listItem(agent: AgentRecord): AgentListItem {
   return { id: String(agent.id), agent_id: String(agent.id), name: agent.name, description: agent.description ?? null };
 }
 
@@ -22,31 +22,31 @@ export function createAgentRoutes(service: AgentService): Router {
   const r = Router();
 
   r.post('/v3/agents', async (req, res) => {
-    const input = validate<AgentInput>(agentBody, req.body, 'body');
+    const input = validate(agentBody, req.body, 'body');
     const agent = await service.create(principalOf(req), 'agent', input);
     res.status(201).json({ id: agent.id, agent_id: String(agent.id), message: 'Agent created successfully' });
   });
 
   r.get('/v3/agents', async (req, res) => {
-    const { skip, limit } = validate<{ skip: number; limit: number }>(listQuery, req.query, 'query');
+    const { skip, limit } = validate(listQuery, req.query, 'query');
     const { items, total } = await service.list(principalOf(req), skip, limit);
     res.json({ agents: items.map(listItem), total });
   });
 
   r.post('/v3/agents/template/single-task', async (req, res) => {
-    const input = validate<AgentInput>(singleTaskBody, req.body, 'body');
+    const input = validate(singleTaskBody, req.body, 'body');
     const agent = await service.create(principalOf(req), 'single_task', input);
     res.status(201).json({ id: agent.id, message: 'Single-task agent created successfully' });
   });
 
   r.put('/v3/agents/template/single-task/:agentId', async (req, res) => {
-    const input = validate<AgentInput>(singleTaskBody, req.body, 'body');
+    const input = validate(singleTaskBody, req.body, 'body');
     await service.replace(principalOf(req), req.params.agentId, input, 'single_task');
     res.json({ message: 'Single-task agent updated successfully' });
   });
 
   r.get('/v3/agents/utility/by-name/:name', async (req, res) => {
-    const { name } = validate<{ name: string }>(byNamePath, req.params, 'path');
+    const { name } = validate(byNamePath, req.params, 'path');
     const agent = await service.getByName(principalOf(req), name);
     const body: AgentByName = { agent_id: String(agent.id), id: String(agent.id), name: agent.name };
     res.json(body);
@@ -57,7 +57,7 @@ export function createAgentRoutes(service: AgentService): Router {
   });
 
   r.put('/v3/agents/:agentId', async (req, res) => {
-    const input = validate<AgentInput>(agentBody, req.body, 'body');
+    const input = validate(agentBody, req.body, 'body');
     await service.replace(principalOf(req), req.params.agentId, input);
     res.json({ message: 'Agent updated successfully' });
   });

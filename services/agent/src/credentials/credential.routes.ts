@@ -6,15 +6,15 @@ import { validate } from '@platform/http';
 
 import { createBody, listQuery, typePath, typeProviderPath, updateBody } from './credential.schemas';
 import type { CredentialService } from './credential.service';
-import type { CredentialInput, CredentialUpdate, CredentialUpdated } from './credential.types';
+import type { CredentialUpdated } from './credential.types';
 
-const page = (query: unknown) => validate<{ skip: number; limit: number }>(listQuery, query, 'query');
+const page = (query: unknown) => validate(listQuery, query, 'query');
 
 /** /v3/providers/credentials routes. The fixed paths (type/, user/) come before the `{credential_id}` ones. */
 export function createCredentialRoutes(service: CredentialService): Router {
   const r = Router();
   r.post('/v3/providers/credentials', async (req, res) => {
-    const input = validate<CredentialInput>(createBody, req.body, 'body');
+    const input = validate(createBody, req.body, 'body');
     res.status(201).json({ credential_id: await service.create(principalOf(req), input) });
   });
   r.get('/v3/providers/credentials', async (req, res) => {
@@ -22,12 +22,12 @@ export function createCredentialRoutes(service: CredentialService): Router {
     res.json(await service.list(principalOf(req), {}, skip, limit));
   });
   r.get('/v3/providers/credentials/type/:type', async (req, res) => {
-    const { type } = validate<{ type: string }>(typePath, req.params, 'path');
+    const { type } = validate(typePath, req.params, 'path');
     const { skip, limit } = page(req.query);
     res.json(await service.list(principalOf(req), { type }, skip, limit));
   });
   r.get('/v3/providers/credentials/user/:type/:provider_id', async (req, res) => {
-    const filter = validate<{ type: string; provider_id: string }>(typeProviderPath, req.params, 'path');
+    const filter = validate(typeProviderPath, req.params, 'path');
     const { skip, limit } = page(req.query);
     res.json(await service.list(principalOf(req), filter, skip, limit));
   });
@@ -35,7 +35,7 @@ export function createCredentialRoutes(service: CredentialService): Router {
     res.json(await service.get(principalOf(req), req.params.credentialId));
   });
   r.put('/v3/providers/credentials/:credentialId', async (req, res) => {
-    const update = validate<CredentialUpdate>(updateBody, req.body, 'body');
+    const update = validate(updateBody, req.body, 'body');
     await service.update(principalOf(req), req.params.credentialId, update);
     const body: CredentialUpdated = {
       message: 'Credential updated successfully',

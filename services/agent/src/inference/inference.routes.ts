@@ -5,9 +5,8 @@ import { validate } from '@platform/http';
 import type { Logger } from '@platform/logger';
 
 import type { StreamingInference } from './inference-stream.service';
-import { chatBody, sessionMessagesQuery, sessionPath } from './inference.schemas';
+import { asChatInput, chatBody, sessionMessagesQuery, sessionPath } from './inference.schemas';
 import type { InferenceService } from './inference.service';
-import type { ChatInput } from './inference.types';
 import { createSseWriter } from './sse-writer';
 
 /** /v3/inference routes. */
@@ -19,14 +18,14 @@ export function createInferenceRoutes(
   const r = Router();
 
   r.post('/v3/inference/chat', async (req, res) => {
-    const input = validate<ChatInput>(chatBody, req.body, 'body');
+    const input = asChatInput(validate(chatBody, req.body, 'body'));
     res.json(await service.chat(principalOf(req), input));
   });
 
   // Errors before the first event go to the error middleware (JSON, chat's statuses); after it, an `event: error`.
   // A client that goes away aborts the provider call.
   r.post('/v3/inference/stream', async (req, res) => {
-    const input = validate<ChatInput>(chatBody, req.body, 'body');
+    const input = asChatInput(validate(chatBody, req.body, 'body'));
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
@@ -43,8 +42,8 @@ export function createInferenceRoutes(
   });
 
   r.get('/v3/inference/sessions/:session_id/messages', async (req, res) => {
-    const { session_id: sessionId } = validate<{ session_id: string }>(sessionPath, req.params, 'path');
-    const page = validate<{ skip: number; limit: number; agent_id?: string }>(sessionMessagesQuery, req.query, 'query');
+    const { session_id: sessionId } = validate(sessionPath, req.params, 'path');
+    const page = validate(sessionMessagesQuery, req.query, 'query');
     const { items, total } = await service.messages(principalOf(req), sessionId, page);
     res.json({ messages: items, total });
   });

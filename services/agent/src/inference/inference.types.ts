@@ -1,9 +1,23 @@
 import type { AgentRecord, Owner } from '../agents/agent.types';
 import type { ModelTool, ToolCall, ToolCallRecord } from '../tools/tool-call.types';
+import type { ChatBody, TurnFinding, Usage } from './inference.schemas.types';
 import type { VariableMap } from './prompt-variables';
 
 export type { Owner };
 export type { ModelTool, ToolCall, ToolCallRecord };
+export type {
+  ChatResponse as ChatResult,
+  SessionMessage as StoredMessage,
+  TurnFinding,
+  Usage,
+} from './inference.schemas.types';
+
+/**
+ * Body of POST /v3/inference/chat/ after validation (`ChatBody`), `user_id` never read: the caller's key decides.
+ * Validation's custom step has already turned either form of `system_prompt_variables` into one name → value map,
+ * which the schema's description cannot show.
+ */
+export type ChatInput = Omit<ChatBody, 'system_prompt_variables'> & { system_prompt_variables?: VariableMap | null };
 
 /** One message of a conversation as the model sees it. */
 export interface ChatMessage {
@@ -30,28 +44,6 @@ export interface ToolResultMessage {
 /** Any message of a model call: plain chat, a request for tool calls, or a tool's result. */
 export type ModelMessage = ChatMessage | ToolCallMessage | ToolResultMessage;
 
-/** Token counts of one model call, in OpenAI's names (Anthropic's input/output tokens are mapped onto them). */
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-/** Body of POST /v3/inference/chat/ after validation. `user_id` is never read: the caller's key decides. */
-export interface ChatInput {
-  agent_id: string | number;
-  session_id: string;
-  message: string;
-  /** Either form the client sent, already turned into one name → value map by validation. */
-  system_prompt_variables?: VariableMap | null;
-}
-
-export interface ChatResult {
-  response: string;
-  session_id: string;
-  agent_id: string;
-}
-
 /** What the model answered. */
 export interface ModelReply {
   text: string;
@@ -77,26 +69,5 @@ export interface InferenceContext {
   /** Set once the model has answered, before the afterModel hooks; set by a beforeModel hook, the model is not called. */
   reply?: ModelReply;
   /** What features found on this turn (e.g. RAI violations), stored with the turn. */
-  findings?: TurnFinding[];
-}
-
-/** Something a feature found on a turn, named by the feature; stored with the turn's reply. */
-export interface TurnFinding {
-  feature: string;
-  [key: string]: unknown;
-}
-
-/** A stored message as the session listing shows it. */
-export interface StoredMessage {
-  id: string;
-  session_id: string;
-  agent_id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  created_at: string;
-  usage: Usage | null;
-  /** The tool calls made while answering (assistant messages; empty otherwise). */
-  tool_calls: ToolCallRecord[];
-  /** What features found on the turn (assistant messages); absent when nothing was checked. */
   findings?: TurnFinding[];
 }

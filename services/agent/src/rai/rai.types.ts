@@ -1,18 +1,8 @@
-/** One thing the RAI service found in a text. */
-export interface RaiViolation {
-  check: string;
-  score?: number;
-  detail: string;
-}
+import type { ServiceTarget } from '@platform/service-client';
 
-/** The RAI service's verdict on one text (contract §6). */
-export interface RaiVerdict {
-  allowed: boolean;
-  action: 'allow' | 'redact' | 'block';
-  /** The text with the policy's redactions applied. */
-  text: string;
-  violations: RaiViolation[];
-}
+import type { RaiVerdict, RaiViolation } from './rai.schemas.types';
+
+export type { RaiVerdict, RaiViolation };
 
 /** What a turn records of one RAI check: the direction, the verdict's action and what was found (no text). */
 export interface RaiTurnRecord {
@@ -22,10 +12,5 @@ export interface RaiTurnRecord {
   violations: RaiViolation[];
 }
 
-/** Where the RAI service answers and how this service authenticates to it. */
-export interface RaiTarget {
-  baseUrl: string;
-  /** The internal on-behalf-of secret the RAI service shares; null: RAI checks cannot run (fail closed). */
-  secret: string | null;
-  timeoutMs?: number;
-}
+/** Where the RAI service answers and how this service authenticates to it (null secret: checks fail closed). */
+export type RaiTarget = ServiceTarget;

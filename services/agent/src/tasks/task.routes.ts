@@ -4,10 +4,9 @@ import { isInternalCall, principalOf } from '@platform/auth';
 import { AppError, NotFoundError } from '@platform/errors';
 import { validate } from '@platform/http';
 
-import { chatBody } from '../inference/inference.schemas';
+import { asChatInput, chatBody } from '../inference/inference.schemas';
 import { failBody, runBody, TASK_ID } from './task.schemas';
 import type { TaskService } from './task.service';
-import type { ChatInput } from './task.types';
 
 /** The task id of the path; an id that cannot name a task is as unknown as a missing one. */
 function taskIdOf(req: Request): string {
@@ -27,7 +26,7 @@ export function createTaskRoutes(service: TaskService): Router {
   const r = Router();
 
   r.post('/v3/inference/task', async (req, res) => {
-    const input = validate<ChatInput>(chatBody, req.body, 'body');
+    const input = asChatInput(validate(chatBody, req.body, 'body'));
     res.status(202).json(await service.submit(principalOf(req), input));
   });
 
@@ -37,13 +36,13 @@ export function createTaskRoutes(service: TaskService): Router {
 
   // The body is checked first, like every route's: the route is documented, so its answers need not hide it.
   r.post('/v3/inference/task/:task_id/run', async (req, res) => {
-    const { final } = validate<{ final: boolean }>(runBody, req.body ?? {}, 'body');
+    const { final } = validate(runBody, req.body ?? {}, 'body');
     const id = internalTaskId(req);
     res.json(await service.run(principalOf(req), id, final));
   });
 
   r.post('/v3/inference/task/:task_id/fail', async (req, res) => {
-    const { error } = validate<{ error: string }>(failBody, req.body, 'body');
+    const { error } = validate(failBody, req.body, 'body');
     const id = internalTaskId(req);
     res.json(await service.giveUp(principalOf(req), id, error));
   });

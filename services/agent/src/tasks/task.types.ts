@@ -1,21 +1,13 @@
 import type { ChatInput, Owner } from '../inference/inference.types';
+import type { Task } from './task.schemas.types';
 
 export type { ChatInput, Owner };
+export type { Task as TaskView } from './task.schemas.types';
 
-export type TaskStatus = 'queued' | 'running' | 'completed' | 'failed';
-
-/** A task as the API returns it (contract §7). */
-export interface TaskView {
-  task_id: string;
-  status: TaskStatus;
-  result?: { response: string; session_id: string; agent_id: string };
-  error?: string;
-  created_at: string;
-  updated_at: string;
-}
+export type TaskStatus = Task['status'];
 
 /** A stored task: its view, its owner and the chat body it runs. */
-export interface TaskRecord extends TaskView {
+export interface TaskRecord extends Task {
   user_id: string;
   org_id: string;
   input: ChatInput;

@@ -1,6 +1,8 @@
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
 
+import { openAiAdapter } from '../inference/providers/openai.adapter';
+import type { ModelRequest } from '../inference/providers/provider.types';
 import { MAX_DESCRIPTION_CHARS } from './openapi-import';
 import type { Operation } from './tool.types';
 
@@ -19,9 +21,7 @@ const INSTRUCTION =
   `each key to a clear description of what the operation does and when to use it (at most ${MAX_DESCRIPTION_CHARS} ` +
   'characters), and nothing else.';
 
-function improved(data: unknown): Record<string, unknown> {
-  const content = (data as { choices?: { message?: { content?: unknown } }[] } | null)?.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') throw new Error('the reply has no message content');
+function improved(content: string): Record<string, unknown> {
   const parsed: unknown = JSON.parse(content.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/i, '$1'));
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new Error('the reply is not a JSON object');
@@ -37,24 +37,18 @@ export function createDescriptionEnhancer(deps: DescriptionEnhancerDeps) {
     const listing = Object.fromEntries(
       ops.map((o) => [o.key, { method: o.method.toUpperCase(), path: o.path, description: o.description }]),
     );
-    const res = await deps.outbound.request({
-      url: `${deps.baseUrl.replace(/\/+$/, '')}/chat/completions`,
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: {
-        model: deps.model,
-        messages: [
-          { role: 'system', content: INSTRUCTION },
-          { role: 'user', content: JSON.stringify(listing) },
-        ],
-        response_format: { type: 'json_object' },
-        stream: false,
-      },
-      timeoutMs: deps.timeoutMs,
-      maxRedirects: 0,
-    });
+    const req: ModelRequest = {
+      model: deps.model,
+      system: INSTRUCTION,
+      messages: [{ role: 'user', content: JSON.stringify(listing) }],
+      response_format: { type: 'json_object' },
+      params: {},
+    };
+    // The OpenAI adapter inference uses writes the call and reads the reply; one attempt, within this timeout.
+    const call = openAiAdapter.build({ providerId: 'openai', baseUrl: deps.baseUrl, apiKey }, req);
+    const res = await deps.outbound.request({ ...call, method: 'POST', timeoutMs: deps.timeoutMs, maxRedirects: 0 });
     if (res.status < 200 || res.status >= 300) throw new Error(`status ${res.status}`);
-    return improved(res.data);
+    return improved(openAiAdapter.parse(res.data, req).text);
   }
 
   return {

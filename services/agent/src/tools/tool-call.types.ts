@@ -14,15 +14,4 @@ export interface ModelTool {
   parameters: Record<string, unknown>;
 }
 
-/** One executed tool call, as stored with the turn. */
-export interface ToolCallRecord {
-  id: string;
-  tool_id: string | null;
-  name: string;
-  arguments: unknown;
-  status_code: number | null;
-  error: string | null;
-  /** What the model was given back (truncated). */
-  result: string;
-  duration_ms: number;
-}
+export type { ToolCallRecord } from './tool-call.schemas.types';

@@ -152,11 +152,12 @@ export function createToolService(deps: ToolServiceDeps) {
     ): Promise<ExecuteResult> {
       const tool = await getOrThrow(owner, toolId);
       if (!tool.enabled) throw new ConflictError('Tool is disabled');
-      const url = new URL(req.path, 'http://path.invalid');
-      if (!matchPath(tool.openapi_schema, req.method, url.pathname)) {
+      // A path the URL parser refuses (`/\\` reads as an empty host) is one the document cannot have.
+      const url = URL.canParse(req.path, 'http://path.invalid') ? new URL(req.path, 'http://path.invalid') : null;
+      if (!url || !matchPath(tool.openapi_schema, req.method, url.pathname)) {
         throw ValidationError.field(
           ['query', 'path'],
-          `${req.method.toUpperCase()} ${url.pathname} matches no path of the tool's OpenAPI document`,
+          `${req.method.toUpperCase()} ${url?.pathname ?? req.path} matches no path of the tool's OpenAPI document`,
           'path_not_in_schema',
         );
       }

@@ -1,6 +1,14 @@
 import type { Owner } from '../agents/agent.types';
 
 export type { Owner };
+export type {
+  BulkDeleteResult,
+  ExecuteResult,
+  ToolCatalogItem,
+  ToolListItem,
+  ToolSetBody as ToolSetInput,
+  ToolUpdate,
+} from './tool.schemas.types';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -19,28 +27,6 @@ export interface Operation {
   description: string;
   /** JSON schema of the arguments: `{path_params?, query_params?, header_params?, body?}`. */
   parameters: JsonObject;
-}
-
-/** Body of POST /v3/tools/ after validation. */
-export interface ToolSetInput {
-  tool_set_name: string;
-  openapi_schema: JsonObject;
-  default_headers: Record<string, string>;
-  default_query_params: JsonObject;
-  default_body_params: JsonObject;
-  endpoint_defaults: JsonObject;
-  enhance_descriptions: boolean;
-  openai_api_key?: string | null;
-}
-
-/** Body of PUT /v3/tools/{tool_id}: every field optional; the ones given replace the stored values. */
-export interface ToolUpdate {
-  description?: string;
-  default_headers?: Record<string, string>;
-  default_query_params?: JsonObject;
-  default_body_params?: JsonObject;
-  endpoint_defaults?: JsonObject;
-  openapi_schema?: JsonObject;
 }
 
 /** What a new tool is stored with (header values already sealed). */
@@ -93,48 +79,10 @@ export interface RemoteCall {
   body?: unknown;
 }
 
-/** The execute route's answer, whatever the remote status. */
-export interface ExecuteResult {
-  status_code: number;
-  headers: Record<string, string>;
-  data: unknown;
-}
-
 /** What the model is offered for one tool. */
 export interface ToolFunction {
   /** Function name as the model sees it (`^[A-Za-z0-9_-]{1,64}$`). */
   name: string;
   description: string;
   parameters: JsonObject;
-}
-
-/** Body of POST /v3/tools/bulk-delete's answer. */
-export interface BulkDeleteResult {
-  deleted: number;
-  not_found: string[];
-}
-
-/** A tool in a list (GET /v3/tools/, /v3/tools/all/user): `tool_set_name` as the client sent it. */
-export interface ToolListItem {
-  id: string;
-  name: string;
-  tool_set_name: string;
-  description: string;
-  method: string;
-  path: string;
-  operation_id: string | null;
-  enabled: boolean;
-  created_at: string;
-  updated_at: string | null;
-}
-
-/** A tool as GET /v3/providers/tools/all shows it: a provider catalog entry, `_id` and `provider_id` its id. */
-export interface ToolCatalogItem {
-  _id: string;
-  provider_id: string;
-  provider_source: 'openapi';
-  name: string;
-  description: string;
-  enabled: boolean;
-  meta_data: { tool_set_name: string; method: string; path: string };
 }

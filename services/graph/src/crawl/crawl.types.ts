@@ -1,3 +1,8 @@
+import type { CrawlError } from './crawl.schemas.types';
+
+/** Why a URL was not crawled or failed (its wire shape: `crawl.schemas.ts`); kept on the task and logged. */
+export type { CrawlError };
+
 /** What one crawl is asked to do (the website training request after validation and defaults). */
 export interface CrawlOptions {
   urls: string[];
@@ -16,12 +21,6 @@ export interface CrawledPage {
   /** The main-content text. */
   text: string;
   depth: number;
-}
-
-/** Why a URL was not crawled or failed; kept on the task and logged. */
-export interface CrawlError {
-  url: string;
-  reason: string;
 }
 
 /** The end of a crawl. */

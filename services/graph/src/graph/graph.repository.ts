@@ -1,7 +1,8 @@
-import type { Connection } from '@platform/db';
+import type { Connection, Owner } from '@platform/db';
 
+import type { ChunkRecord } from '../search/chunk-index';
 import { graphModels, type ChunkDoc, type EntityDoc, type RelationDoc } from './graph.model';
-import type { ChunkRecord, EntityRecord, Owner, RelationRecord, TrainedPage } from './graph.types';
+import type { EntityRecord, RelationRecord, TrainedPage } from './graph.types';
 
 const chunkRecord = (d: ChunkDoc): ChunkRecord => ({
   id: d._id,

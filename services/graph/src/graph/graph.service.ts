@@ -1,3 +1,4 @@
+import type { Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
 
 import type { Crawl } from '../crawl/crawler';
@@ -5,9 +6,9 @@ import type { Models } from '../providers/models';
 import type { RagClient } from '../rag/rag.client';
 import type { IndexCache } from '../search/chunk-index';
 import type { GraphRepository } from './graph.repository';
-import type { GraphEdge, GraphNode, GraphView, Owner, RetrievalResult, RetrievedFact } from './graph.types';
+import type { Graph, GraphEdge, GraphNode, Retrieval, RetrievedFact } from './graph.schemas.types';
 import { trainPage } from './page-trainer';
-import type { TrainInput, TrainProgress, TrainResult } from './train.types';
+import type { TrainInput, TrainOutcome, TrainProgress } from './train.types';
 
 export interface GraphServiceDeps {
   repo: GraphRepository;
@@ -35,7 +36,7 @@ export function createGraphService(deps: GraphServiceDeps) {
     ragId: string,
     input: TrainInput,
     progress: TrainProgress = {},
-  ): Promise<TrainResult> {
+  ): Promise<TrainOutcome> {
     const config = await deps.rag.configOf(owner, ragId);
     const models = await deps.models.forTraining(owner, config);
     let trained = 0;
@@ -92,7 +93,7 @@ export function createGraphService(deps: GraphServiceDeps) {
       await deps.rag.configOf(owner, ragId);
     },
     /** The graph: the `limit` heaviest entities, the pages that mention them, their relations and mentions. */
-    async graph(owner: Owner, ragId: string, limit: number): Promise<GraphView> {
+    async graph(owner: Owner, ragId: string, limit: number): Promise<Graph> {
       await deps.rag.configOf(owner, ragId);
       const [entities, relations] = await Promise.all([repo.entities(ragId), repo.relations(ragId)]);
       const top = entities.sort((a, b) => b.weight - a.weight || cmp(a.key, b.key)).slice(0, limit);
@@ -125,7 +126,7 @@ export function createGraphService(deps: GraphServiceDeps) {
      * graph has vectors and the configuration's embedding credential embeds the query), with their pages, and the
      * facts those chunks state.
      */
-    async retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<RetrievalResult> {
+    async retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Retrieval> {
       const config = await deps.rag.configOf(owner, ragId);
       const index = await deps.indexes.get(ragId);
       const queryVector = index.vectors > 0 ? await deps.models.embedQuery(owner, config, query) : null;

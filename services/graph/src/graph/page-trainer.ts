@@ -3,14 +3,12 @@ import { createHash } from 'node:crypto';
 import type { CrawledPage } from '../crawl/crawl.types';
 import { chunkText } from '../pipeline/chunker';
 import type { EntityExtractor } from '../pipeline/entities';
+import type { Embedder } from '../providers/models';
 import type { TrainedPage } from './graph.types';
 
 /** A chunk's id: stable for (graph, page, position), so training a page again rewrites the same ids. */
 const chunkId = (ragId: string, url: string, ordinal: number) =>
   createHash('sha256').update(`${ragId}\u0000${url}\u0000${ordinal}`).digest('hex').slice(0, 32);
-
-/** Turns chunk embeddings on when the RAG configuration has an embedding credential. */
-export type Embedder = (texts: string[]) => Promise<number[][]>;
 
 /** The pipeline of one page: main text → chunks → entities and relations (weighted, with their chunks) → embeddings. */
 export async function trainPage(

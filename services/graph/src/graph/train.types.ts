@@ -1,17 +1,7 @@
 import type { CrawlError } from '../crawl/crawl.types';
 
-/** The website training request after validation (contract §6 defaults applied). */
-export interface TrainInput {
-  urls: string[];
-  source: string;
-  max_crawl_pages: number;
-  max_crawl_depth: number;
-  dynamic_content_wait_secs: number;
-  actor: string;
-  crawler_type: 'cheerio' | 'playwright:chromium';
-  chunk_size: number;
-  chunk_overlap: number;
-}
+/** The website training request after validation (its defaults applied: `TrainRequest` in the OpenAPI document). */
+export type { TrainRequest as TrainInput } from './graph.schemas.types';
 
 /** What a training run reports as it goes. */
 export interface TrainProgress {
@@ -21,7 +11,8 @@ export interface TrainProgress {
   signal?: AbortSignal;
 }
 
-export interface TrainResult {
+/** How a training run ended (the synchronous route answers `TrainResult`, the task keeps the errors). */
+export interface TrainOutcome {
   pages_trained: number;
   errors: CrawlError[];
   aborted: boolean;

@@ -1,35 +1,15 @@
-import { internalCallHeaders } from '@platform/auth';
-import { isObjectIdHex } from '@platform/db';
+import { isObjectIdHex, type Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+import { createServiceClient, type ServiceTarget } from '@platform/service-client';
 
-import type { Owner } from '../graph/graph.types';
+import { openedCredential } from './credential.schemas';
+import type { OpenedCredential } from './credential.schemas.types';
 
-/** The agent service, which owns provider credentials, and how this service reaches it. */
-export interface AgentServiceTarget {
-  baseUrl: string;
-  /** The internal on-behalf-of secret shared with the agent service; null: no credential can be opened. */
-  secret: string | null;
-  timeoutMs?: number;
-}
+/** The agent service, which owns provider credentials, and how this service reaches it (null secret: none opens). */
+export type AgentServiceTarget = ServiceTarget;
 
-/** A credential with its key unsealed. Held in memory for the call it serves; never logged. */
-export interface OpenedCredential {
-  credential_id: string;
-  provider_id: string;
-  api_key: string;
-  base_url: string | null;
-}
-
-const isOpened = (v: unknown): v is OpenedCredential => {
-  const o = v as Partial<OpenedCredential> | null;
-  return (
-    !!o &&
-    typeof o.api_key === 'string' &&
-    o.api_key.length > 0 &&
-    (o.base_url === null || typeof o.base_url === 'string')
-  );
-};
+export type { OpenedCredential };
 
 /** Credentials reported missing are logged once each, not on every chunk or question; the memory is bounded. */
 const MAX_REMEMBERED_MISSING = 1000;
@@ -44,7 +24,7 @@ export function createCredentialClient(deps: {
   target: AgentServiceTarget | null;
   logger: Logger;
 }) {
-  const base = deps.target?.baseUrl.replace(/\/+$/, '') ?? '';
+  const agent = createServiceClient({ ...deps, name: 'agent service' });
   const missing = new Set<string>();
   const once = (id: string, message: string, fields: Record<string, unknown>) => {
     if (missing.has(id)) return;
@@ -65,26 +45,25 @@ export function createCredentialClient(deps: {
         return null;
       }
       try {
-        const res = await deps.outbound.request({
-          url: `${base}/v3/providers/credentials/${credentialId}/open`,
+        return await agent.call<OpenedCredential | null>({
+          what: 'a credential open',
           method: 'POST',
-          headers: internalCallHeaders(target.secret, owner),
+          path: `/v3/providers/credentials/${credentialId}/open`,
+          owner,
+          response: openedCredential,
+          on: {
+            404: () => {
+              once(credentialId, 'credential not found at the agent service; the local path is used', {
+                user_id: owner.user_id,
+              });
+              return null;
+            },
+          },
           timeoutMs: target.timeoutMs ?? 5_000,
           maxResponseBytes: 64 * 1024,
-          maxRedirects: 0,
         });
-        if (res.status === 200 && isOpened(res.data)) return res.data;
-        if (res.status === 404)
-          once(credentialId, 'credential not found at the agent service; the local path is used', {
-            user_id: owner.user_id,
-          });
-        else
-          deps.logger.warn('agent service answered a credential open unexpectedly; the local path is used', {
-            id: credentialId,
-            status: res.status,
-          });
       } catch (err) {
-        deps.logger.warn('agent service unreachable for a credential open; the local path is used', {
+        deps.logger.warn('agent service could not open a credential; the local path is used', {
           id: credentialId,
           reason: (err as Error).message,
         });

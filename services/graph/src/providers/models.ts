@@ -1,14 +1,16 @@
+import type { Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
 
-import type { Owner } from '../graph/graph.types';
-import type { Embedder } from '../graph/page-trainer';
 import type { EntityExtractor } from '../pipeline/entities';
-import { createLlmExtractor, type ExtractionStats } from '../pipeline/llm-entities';
 import type { RagConfig } from '../rag/rag.client';
 import type { CredentialClient } from './credential.client';
 import { embedTexts } from './embeddings';
+import { createLlmExtractor, type ExtractionStats } from './llm-entities';
 import type { ProviderCall } from './openai-protocol';
+
+/** Turns chunk embeddings on when the RAG configuration has an embedding credential. */
+export type Embedder = (texts: string[]) => Promise<number[][]>;
 
 /** What one training uses: the extractor (LLM or local), the embedder (or none) and the extraction counts. */
 export interface TrainingModels {

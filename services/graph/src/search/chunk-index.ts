@@ -1,6 +1,15 @@
 import MiniSearch from 'minisearch';
 
-import type { ChunkRecord } from '../graph/graph.types';
+/** A stored chunk of a graph, as the index reads it (the graph repository's record). */
+export interface ChunkRecord {
+  id: string;
+  rag_id: string;
+  url: string;
+  title: string;
+  ordinal: number;
+  text: string;
+  embedding: number[] | null;
+}
 
 /** A chunk found by a query, with its score (BM25, or BM25 blended with the cosine similarity of embeddings). */
 export interface ChunkHit {

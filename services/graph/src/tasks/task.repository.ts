@@ -1,8 +1,8 @@
-import { createExpiry, isObjectIdHex, ownerFilter, type Connection } from '@platform/db';
+import { createExpiry, isObjectIdHex, ownerFilter, type Connection, type Owner } from '@platform/db';
 
 import type { TrainInput } from '../graph/train.types';
 import { taskModel, type TaskDoc } from './task.model';
-import type { Owner, TaskRecord, TaskStatus } from './task.types';
+import type { TaskRecord, TaskStatus } from './task.types';
 
 const KEEP_MS = 7 * 24 * 3600 * 1000;
 

@@ -1,11 +1,13 @@
+import type { Owner } from '@platform/db';
 import { AppError, NotFoundError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 
 import type { CrawlError } from '../crawl/crawl.types';
+import type { TaskQueued } from '../graph/graph.schemas.types';
 import type { GraphService } from '../graph/graph.service';
 import type { TrainInput } from '../graph/train.types';
 import type { TaskRepository } from './task.repository';
-import type { Owner, TaskRecord, TaskView } from './task.types';
+import type { TaskRecord, TaskView } from './task.types';
 
 export interface TaskServiceDeps {
   repo: TaskRepository;
@@ -38,11 +40,7 @@ export type RunOutcome = 'finished' | 'interrupted';
 export function createTaskService(deps: TaskServiceDeps) {
   const { repo, clock } = deps;
   return {
-    async start(
-      owner: Owner,
-      ragId: string,
-      input: TrainInput,
-    ): Promise<{ task_id: string; rag_id: string; status: 'queued' }> {
+    async start(owner: Owner, ragId: string, input: TrainInput): Promise<TaskQueued> {
       await deps.graph.checkOwner(owner, ragId);
       const task = await repo.create(owner, ragId, input, clock());
       try {
@@ -103,4 +101,3 @@ export function createTaskService(deps: TaskServiceDeps) {
 }
 
 export type TaskService = ReturnType<typeof createTaskService>;
-export type { TrainInput };

@@ -1,6 +1,7 @@
 import type { OcrMode } from './worker/protocol';
 
 export type { OcrMode };
+export type { ExtractionResult, PageContent } from './extraction.schemas.types';
 
 /** Who asks: the API key's owner. Results belong to the organization. */
 export interface Owner {
@@ -27,22 +28,5 @@ export interface ExtractionRecord {
   pages: string[];
   ocr_pages: number[];
   total_actions: number;
-  created_at: string;
-}
-
-export interface PageContent {
-  page: number;
-  content: string;
-}
-
-/** The extraction result of the spec (status, data, total_actions), with the id to read it again and a few facts. */
-export interface ExtractionResult {
-  id: string;
-  status: 'success';
-  data: Record<string, PageContent>;
-  total_actions: number;
-  page_count: number;
-  ocr_pages: number[];
-  filename: string | null;
   created_at: string;
 }

@@ -3,7 +3,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError, type Fie
 
 import type { CredentialCheck } from '../credentials/credential-check';
 import { DuplicateCollectionError, type RagRepository } from './rag.repository';
-import { CREDENTIAL_FIELDS, type Owner, type RagInput, type RagRecord, type RagView } from './rag.types';
+import { CREDENTIAL_FIELDS, type Owner, type RagConfig, type RagInput, type RagRecord } from './rag.types';
 
 export interface RagServiceDeps {
   repo: RagRepository;
@@ -11,7 +11,7 @@ export interface RagServiceDeps {
   clock: () => Date;
 }
 
-const view = ({ org_id: _org, ...rest }: RagRecord): RagView => rest;
+const view = ({ org_id: _org, ...rest }: RagRecord): RagConfig => rest;
 
 const conflict = (name: string) =>
   new ConflictError(`A RAG configuration with collection_name "${name}" already exists`);
@@ -41,25 +41,25 @@ export function createRagService({ repo, credentials, clock }: RagServiceDeps) {
   }
 
   return {
-    async create(owner: Owner, input: RagInput): Promise<RagView> {
+    async create(owner: Owner, input: RagInput): Promise<RagConfig> {
       await checkCredentials(owner, input);
       return view(await guard(input.collection_name, repo.create(owner, input, clock())));
     },
-    async get(owner: Owner, id: string): Promise<RagView> {
+    async get(owner: Owner, id: string): Promise<RagConfig> {
       const r = await repo.get(owner, id);
       if (!r) throw new NotFoundError('RAG configuration');
       return view(r);
     },
-    async list(owner: Owner, page: Page): Promise<{ configs: RagView[]; total: number }> {
+    async list(owner: Owner, page: Page): Promise<{ configs: RagConfig[]; total: number }> {
       const { items, total } = await repo.list(owner, page);
       return { configs: items.map(view), total };
     },
     /** The list of `userId`, who must be the caller (contract §7). */
-    async listOfUser(owner: Owner, userId: string, page: Page): Promise<{ configs: RagView[]; total: number }> {
+    async listOfUser(owner: Owner, userId: string, page: Page): Promise<{ configs: RagConfig[]; total: number }> {
       if (userId !== owner.user_id) throw new ForbiddenError('Invalid Permission');
       return this.list(owner, page);
     },
-    async replace(owner: Owner, id: string, input: RagInput): Promise<RagView> {
+    async replace(owner: Owner, id: string, input: RagInput): Promise<RagConfig> {
       if (!(await repo.get(owner, id))) throw new NotFoundError('RAG configuration');
       await checkCredentials(owner, input);
       const r = await guard(input.collection_name, repo.replace(owner, id, input, clock()));

@@ -1,39 +1,29 @@
 import type { TermRule } from '../checks/check.types';
-import type { PiiType } from '../checks/pii-patterns';
-import type { PiiAction } from '../checks/pii.check';
+import type { Policy } from './policy.schemas.types';
 
 export type { Owner } from '@platform/db';
 export type { TermRule };
+export type { PolicyBody as PolicyInput, Policy as PolicyView } from './policy.schemas.types';
 
-/** A keyword or custom PII entry as stored and returned: a string (spec) or an object. */
+/** A keyword or custom PII entry as stored and returned: a string or an object. */
 export type TermEntry = string | TermRule;
 
-/** The rule sections of a policy (contract §6), defaults applied. */
-export interface PolicyRules {
-  allowed_topics: { enabled: boolean; topics: string[] };
-  banned_topics: { enabled: boolean; topics: string[] };
-  keywords: { enabled: boolean; keywords: TermEntry[] };
-  toxicity_check: { enabled: boolean; threshold: number };
-  prompt_injection: { enabled: boolean; threshold: number };
-  secrets_detection: { enabled: boolean; action: 'mask' | 'block' };
-  pii_detection: { enabled: boolean; types: Record<PiiType, PiiAction>; custom_pii: TermEntry[] };
-}
-
-export interface PolicyInput extends PolicyRules {
-  name: string;
-  description: string;
-}
+/** The rule sections of a policy (contract §6), defaults applied: those of the OpenAPI document's `Policy`. */
+export type PolicyRules = Pick<
+  Policy,
+  | 'allowed_topics'
+  | 'banned_topics'
+  | 'keywords'
+  | 'toxicity_check'
+  | 'prompt_injection'
+  | 'secrets_detection'
+  | 'pii_detection'
+>;
 
 /** A policy update: any of the fields; each section given replaces that section. */
-export type PolicyPatch = Partial<PolicyInput>;
+export type { PolicyUpdate as PolicyPatch } from './policy.schemas.types';
 
-export interface PolicyRecord extends PolicyInput {
-  id: string;
-  user_id: string;
+/** A stored policy as plain data: what a client sees (`Policy`, but for its `_id`) plus the owner's org. */
+export interface PolicyRecord extends Omit<Policy, '_id'> {
   org_id: string;
-  created_at: string;
-  updated_at: string;
 }
-
-/** What a client sees: `_id` (spec) and `id` (contract §1), without the org. */
-export type PolicyView = Omit<PolicyRecord, 'org_id'> & { _id: string };

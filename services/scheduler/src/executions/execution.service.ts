@@ -6,7 +6,11 @@ import {
   type ExecutionRepository,
 } from '@platform/scheduling';
 
-import type { LogsQuery, RecentQuery } from './execution.schemas';
+import type {
+  ExecutionList,
+  ExecutionLogsQuery as LogsQuery,
+  ExecutionRecentQuery as RecentQuery,
+} from './execution.schemas.types';
 
 /** Whose runs a log lists: one webhook's or one schedule's. */
 export type RunParent = { webhook_id: string } | { schedule_id: string };
@@ -27,7 +31,7 @@ const filtersOf = (q: LogsQuery) => ({
 
 /** Listing, filtering and paging of webhook and schedule runs: `{executions, total}`, newest first. */
 export function createExecutionService(deps: ExecutionServiceDeps) {
-  async function page(owner: Owner, q: ExecutionQuery) {
+  async function page(owner: Owner, q: ExecutionQuery): Promise<ExecutionList> {
     const { items, total } = await deps.repo.list(owner, q);
     return { executions: items.map(presentExecution), total };
   }

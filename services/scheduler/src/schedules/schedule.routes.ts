@@ -4,19 +4,12 @@ import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
 import type { ExecutionKind, ScheduleKind } from '@platform/scheduling';
 
-import { logsQuery, recentQuery, type LogsQuery, type RecentQuery } from '../executions/execution.schemas';
+import { logsQuery, recentQuery } from '../executions/execution.schemas';
 import type { ExecutionService } from '../executions/execution.service';
+import { bulkPauseIds } from '../shared/bulk-pause.schemas';
 import type { WebhookService } from '../webhooks/webhook.service';
-import {
-  agentCreateBody,
-  agentUpdateBody,
-  bulkBody,
-  httpCreateBody,
-  httpUpdateBody,
-  listQuery,
-} from './schedule.schemas';
-import type { Input, ScheduleService } from './schedule.service';
-import type { ListFilter } from './schedule.types';
+import { agentCreateBody, agentUpdateBody, httpCreateBody, httpUpdateBody, listQuery } from './schedule.schemas';
+import type { ScheduleService } from './schedule.service';
 
 export interface ScheduleRoutesDeps {
   service: ScheduleService;
@@ -53,24 +46,22 @@ export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
     r.post(base, async (req, res) => {
       res
         .status(201)
-        .json(await service.create(principalOf(req), apiKeyOf(req), kind, validate<Input>(create, req.body, 'body')));
+        .json(await service.create(principalOf(req), apiKeyOf(req), kind, validate(create, req.body, 'body')));
     });
     r.get(base, async (req, res) => {
-      res.json(await service.list(principalOf(req), kind, validate<ListFilter>(listQuery, req.query, 'query')));
+      res.json(await service.list(principalOf(req), kind, validate(listQuery, req.query, 'query')));
     });
     r.post(`${base}/pause-bulk`, async (req, res) => {
-      res.json(await service.pauseBulk(principalOf(req), kind, validate<string[]>(bulkBody, req.body, 'body')));
+      res.json(await service.pauseBulk(principalOf(req), kind, validate(bulkPauseIds, req.body, 'body')));
     });
     r.get(`${base}/executions/recent`, async (req, res) => {
-      res.json(
-        await deps.executions.recent(principalOf(req), exec, validate<RecentQuery>(recentQuery, req.query, 'query')),
-      );
+      res.json(await deps.executions.recent(principalOf(req), exec, validate(recentQuery, req.query, 'query')));
     });
     r.get(`${base}/:id`, async (req, res) => {
       res.json(await service.get(principalOf(req), kind, req.params.id));
     });
     r.patch(`${base}/:id`, async (req, res) => {
-      const patch = validate<Partial<Input>>(update, req.body ?? {}, 'body');
+      const patch = validate(update, req.body ?? {}, 'body');
       res.json(await service.update(principalOf(req), apiKeyOf(req), kind, req.params.id, patch));
     });
     r.delete(`${base}/:id`, async (req, res) => {
@@ -89,7 +80,7 @@ export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
     r.get(`${base}/:id/logs`, async (req, res) => {
       const owner = principalOf(req);
       const id = req.params.id;
-      const q = validate<LogsQuery>(logsQuery, req.query, 'query');
+      const q = validate(logsQuery, req.query, 'query');
       res.json(await deps.executions.of(owner, { schedule_id: id }, q, () => service.assertOwned(owner, kind, id)));
     });
   }

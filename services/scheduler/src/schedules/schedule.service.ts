@@ -14,7 +14,15 @@ import type { SecretBox } from '@platform/secrets';
 
 import { pauseBulk } from '../shared/bulk-pause';
 import { httpTargetOf, presentSchedule } from './schedule.present';
-import type { AgentScheduleInput, HttpScheduleInput, ListFilter, ScheduleView } from './schedule.types';
+import type { ScheduleTriggerResult } from './schedule.schemas.types';
+import type {
+  AgentScheduleInput,
+  HttpScheduleInput,
+  ListFilter,
+  ScheduleInput,
+  SchedulePatch,
+  ScheduleView,
+} from './schedule.types';
 
 /** Keeps Redis's firing state in line with a schedule (failures are logged; the reconciler repairs them). */
 export interface Firing {
@@ -35,7 +43,7 @@ export interface ScheduleServiceDeps {
   logger: Logger;
 }
 
-export type Input = AgentScheduleInput | HttpScheduleInput;
+type Input = ScheduleInput;
 const NOUN: Record<ScheduleKind, string> = { agent: 'Schedule', http: 'HTTP schedule' };
 
 /** Schedule rules for both kinds: ownership, the agent check, sealed headers, and Redis kept in line. */
@@ -118,7 +126,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       apiKey: string,
       kind: ScheduleKind,
       id: string,
-      patch: Partial<Input>,
+      patch: SchedulePatch,
     ): Promise<ScheduleView> {
       const current = await found(owner, kind, id);
       const next = { ...inputOf(current), ...patch };
@@ -143,7 +151,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     resume: (owner: Owner, kind: ScheduleKind, id: string) => setActive(owner, kind, id, true),
 
     /** Runs the schedule now, outside its cron (also while paused); overlap policy does not apply. */
-    async trigger(owner: Owner, kind: ScheduleKind, id: string): Promise<{ execution_id: string; status: 'queued' }> {
+    async trigger(owner: Owner, kind: ScheduleKind, id: string): Promise<ScheduleTriggerResult> {
       const s = await found(owner, kind, id);
       const now = clock();
       const exec = await deps.executions.create(

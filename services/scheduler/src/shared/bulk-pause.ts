@@ -1,5 +1,7 @@
 import type { Owner } from '@platform/db';
 
+import type { BulkPauseResult } from '../webhooks/webhook.schemas.types';
+
 /** What bulk pause needs of a repository (webhooks, schedules). */
 export interface PausableRepository<R> {
   isId(id: string): boolean;
@@ -18,15 +20,8 @@ export interface BulkPauseDeps<R, P> {
   noun: [string, string];
 }
 
-export interface BulkPauseCounts<P> {
-  message: string;
-  total_requested: number;
-  paused_count: number;
-  already_paused_count: number;
-  not_found_count: number;
-  invalid_count: number;
-  paused: P[];
-}
+/** A bulk pause's counts (the wire keys every kind shares) and the objects it paused. */
+export type BulkPauseCounts<P> = Omit<BulkPauseResult, 'paused_webhooks'> & { paused: P[] };
 
 type Outcome = 'paused' | 'already_paused' | 'not_found' | 'invalid';
 

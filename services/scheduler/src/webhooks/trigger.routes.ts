@@ -4,7 +4,7 @@ import { rateLimitPerParam, type RateLimit } from '@platform/http';
 
 import type { TriggerService } from './trigger.service';
 
-/** Largest trigger body (contract: 1 MiB → else 413). */
+/** Largest trigger body (the OpenAPI document: 1 MiB → else 413). */
 export const TRIGGER_BODY_LIMIT = 1024 * 1024;
 
 const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);

@@ -6,6 +6,7 @@ import type { SecretBox } from '@platform/secrets';
 
 import { verifySignature, type SignatureHeaders } from './signature';
 import type { WebhookRepository } from './webhook.repository';
+import type { WebhookTriggerAccepted, WebhookTriggerReplayed } from './webhook.schemas.types';
 import { openWebhookSecrets, verificationSecrets } from './webhook.secrets';
 
 export interface TriggerRequest {
@@ -14,10 +15,9 @@ export interface TriggerRequest {
   headers: SignatureHeaders & { 'idempotency-key'?: string };
 }
 
-export interface TriggerResult {
-  status: 200 | 202;
-  body: { message: string; execution_id: string; status: string };
-}
+/** 202 with the queued run, or 200 with the run a replayed idempotency key names. */
+export type TriggerResult =
+  { status: 202; body: WebhookTriggerAccepted } | { status: 200; body: WebhookTriggerReplayed };
 
 export interface TriggerServiceDeps {
   /** The webhooks, read by id alone: the trigger carries no API key. */
@@ -38,9 +38,10 @@ export interface TriggerServiceDeps {
 const MAX_KEY = 255;
 
 /**
- * The webhook trigger (contract §2 steps 1–7): 404 unknown, 401 bad signature, 409 paused, 422 not JSON,
- * 200 for a replayed idempotency key, else store the execution, count the trigger, enqueue, 202. The 202 is only
- * sent once the execution is stored; if Redis does not take the job, the execution stays queued for the outbox.
+ * The webhook trigger (`POST /webhook-trigger/{webhook_id}` of the OpenAPI document): 404 unknown, 401 bad
+ * signature, 409 paused, 422 not JSON, 200 for a replayed idempotency key, else store the execution, count the
+ * trigger, enqueue, 202. The 202 is only sent once the execution is stored; if Redis does not take the job, the
+ * execution stays queued for the outbox.
  */
 export function createTriggerService(deps: TriggerServiceDeps) {
   const log = deps.logger.child({ module: 'trigger' });

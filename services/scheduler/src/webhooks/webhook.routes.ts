@@ -3,11 +3,11 @@ import { Router, type Request } from 'express';
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
 
-import { logsQuery, recentQuery, type LogsQuery, type RecentQuery } from '../executions/execution.schemas';
+import { logsQuery, recentQuery } from '../executions/execution.schemas';
 import type { ExecutionService } from '../executions/execution.service';
-import { bulkBody, createBody, listQuery, regenerateQuery, updateBody } from './webhook.schemas';
+import { bulkPauseIds } from '../shared/bulk-pause.schemas';
+import { createBody, listQuery, regenerateQuery, updateBody } from './webhook.schemas';
 import type { WebhookService } from './webhook.service';
-import type { CreateWebhookInput, ListFilter, UpdateWebhookInput } from './webhook.types';
 
 const BASE = '/agent-webhooks';
 /** The caller's key, present behind the auth middleware; forwarded to the agent service. */
@@ -22,31 +22,29 @@ export function createWebhookRoutes(service: WebhookService, executions: Executi
   const r = Router();
 
   r.post(BASE, async (req, res) => {
-    const input = validate<CreateWebhookInput>(createBody, req.body, 'body');
+    const input = validate(createBody, req.body, 'body');
     res.status(201).json(await service.create(principalOf(req), apiKeyOf(req), input));
   });
 
   r.get(BASE, async (req, res) => {
-    res.json(await service.list(principalOf(req), validate<ListFilter>(listQuery, req.query, 'query')));
+    res.json(await service.list(principalOf(req), validate(listQuery, req.query, 'query')));
   });
 
   // Before the /:webhookId routes, so "pause-bulk" is never taken for an id.
   r.post(`${BASE}/pause-bulk`, async (req, res) => {
-    const ids = validate<string[]>(bulkBody, req.body, 'body');
+    const ids = validate(bulkPauseIds, req.body, 'body');
     res.json(await service.pauseBulk(principalOf(req), ids));
   });
 
   r.get(`${BASE}/executions/recent`, async (req, res) => {
-    res.json(
-      await executions.recent(principalOf(req), 'webhook', validate<RecentQuery>(recentQuery, req.query, 'query')),
-    );
+    res.json(await executions.recent(principalOf(req), 'webhook', validate(recentQuery, req.query, 'query')));
   });
 
   r.get(`${BASE}/:webhookId/executions`, async (req, res) => {
     const owner = principalOf(req);
     const id = req.params.webhookId;
     res.json(
-      await executions.of(owner, { webhook_id: id }, validate<LogsQuery>(logsQuery, req.query, 'query'), () =>
+      await executions.of(owner, { webhook_id: id }, validate(logsQuery, req.query, 'query'), () =>
         service.get(owner, id),
       ),
     );
@@ -57,7 +55,7 @@ export function createWebhookRoutes(service: WebhookService, executions: Executi
   });
 
   r.patch(`${BASE}/:webhookId`, async (req, res) => {
-    const input = validate<UpdateWebhookInput>(updateBody, req.body ?? {}, 'body');
+    const input = validate(updateBody, req.body ?? {}, 'body');
     res.json(await service.update(principalOf(req), req.params.webhookId, input));
   });
 
@@ -75,7 +73,7 @@ export function createWebhookRoutes(service: WebhookService, executions: Executi
   });
 
   r.post(`${BASE}/:webhookId/regenerate-secret`, async (req, res) => {
-    const { grace_seconds } = validate<{ grace_seconds: number }>(regenerateQuery, req.query, 'query');
+    const { grace_seconds } = validate(regenerateQuery, req.query, 'query');
     res.json(await service.regenerateSecret(principalOf(req), req.params.webhookId, grace_seconds));
   });
 

@@ -4,7 +4,7 @@ import type { SecretBox } from '@platform/secrets';
 
 const PREFIX = 'whsec_';
 
-/** A new signing secret: `whsec_` + base64 of 32 random bytes (contract §2). */
+/** A new signing secret: `whsec_` + base64 of 32 random bytes (the OpenAPI document's Webhook `secret_key`). */
 export function generateSecretKey(): string {
   return PREFIX + randomBytes(32).toString('base64');
 }

@@ -38,7 +38,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
   const openSecrets = (r: WebhookRecord): WebhookSecrets => openWebhookSecrets(box, r);
 
-  /** The spec's Webhook object: exactly its fields, the secret opened. */
+  /** The OpenAPI document's Webhook object (`webhook.schemas.ts`): exactly its fields, the secret opened. */
   function present(r: WebhookRecord): Webhook {
     return {
       id: r.id,

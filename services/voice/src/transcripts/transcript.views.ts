@@ -1,6 +1,6 @@
 import type { Transcript, TranscriptRecord, TranscriptSummary, TranscriptSummaryRecord } from './transcript.types';
 
-/** The spec's Transcript object (the bookkeeping fields left out). */
+/** The OpenAPI document's Transcript (the bookkeeping fields left out): the one mapping from record to wire. */
 export function transcriptView(r: TranscriptRecord): Transcript {
   return { ...summaryView(r), sessionReport: r.sessionReport, chatHistory: r.chatHistory };
 }

@@ -1,33 +1,22 @@
-import { ServiceUnavailableError, ValidationError } from '@platform/errors';
+import { ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+import { createServiceClient, type ServiceTarget } from '@platform/service-client';
 
 import type { InferenceContext, Owner } from '../inference.types';
 import type { FeatureHandler } from './feature.types';
+import { knowledge } from './knowledge-base.schemas';
+import type { Knowledge } from './knowledge-base.schemas.types';
 
-/** Where the rag service answers retrievals and how this service authenticates to it. */
-export interface KnowledgeTarget {
-  baseUrl: string;
-  /** The internal on-behalf-of secret the rag service shares; null: the feature cannot run (503). */
-  secret: string | null;
-  timeoutMs?: number;
-}
+/** Where the rag service answers retrievals and how this service authenticates to it (null secret: 503). */
+export type KnowledgeTarget = ServiceTarget;
 
-/** What the rag service's `GET /v3/rag/{id}/retrieve/` answers. */
-export interface Knowledge {
-  results: { text: string; url: string; title: string; score: number }[];
-  facts: { source: string; relation: string; target: string; urls: string[] }[];
-}
+export type { Knowledge };
 
 /** Chunks sent when the KNOWLEDGE_BASE feature names no `top_k`. */
 export const DEFAULT_TOP_K = 5;
 const MAX_TOP_K = 20;
 const MAX_QUERY_CHARS = 2000;
-
-const isKnowledge = (v: unknown): v is Knowledge => {
-  const o = v as Partial<Knowledge> | null;
-  return !!o && Array.isArray(o.results) && Array.isArray(o.facts);
-};
 
 /** `config.top_k` when it is an integer ≥ 1 (capped at 20), else the default. */
 export function topKOf(config: Record<string, unknown>): number {
@@ -58,39 +47,26 @@ export function createKnowledgeClient({
   target?: KnowledgeTarget;
   logger: Logger;
 }) {
+  const rag = createServiceClient({ outbound, target: target ?? null, logger, name: 'rag service (knowledge base)' });
   return {
-    async retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Knowledge> {
-      if (!target?.secret) {
-        logger.error('knowledge base unavailable: RAG_URL or INTERNAL_SERVICE_SECRET is not set');
-        throw new ServiceUnavailableError();
-      }
-      const qs = new URLSearchParams({ query: query.slice(0, MAX_QUERY_CHARS), top_k: String(topK) });
-      const res = await outbound
-        .request({
-          url: `${target.baseUrl.replace(/\/+$/, '')}/v3/rag/${encodeURIComponent(ragId)}/retrieve/?${qs.toString()}`,
-          headers: {
-            'x-internal-secret': target.secret,
-            'x-on-behalf-of-user': owner.user_id,
-            'x-on-behalf-of-org': owner.org_id,
+    retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Knowledge> {
+      return rag.call({
+        what: 'a knowledge base retrieval',
+        path: `/v3/rag/${encodeURIComponent(ragId)}/retrieve/`,
+        query: { query: query.slice(0, MAX_QUERY_CHARS), top_k: String(topK) },
+        owner,
+        response: knowledge,
+        maxResponseBytes: 4 * 1024 * 1024,
+        on: {
+          404: () => {
+            throw ValidationError.field(
+              ['body', 'agent_id'],
+              `RAG configuration ${ragId} of the agent's KNOWLEDGE_BASE feature not found`,
+              'rag_not_found',
+            );
           },
-          timeoutMs: target.timeoutMs ?? 10_000,
-          maxResponseBytes: 4 * 1024 * 1024,
-          maxRedirects: 0,
-        })
-        .catch((err: unknown) => {
-          logger.warn('rag service unreachable for the knowledge base', { message: (err as Error).message });
-          throw new ServiceUnavailableError(err);
-        });
-      if (res.status === 200 && isKnowledge(res.data)) return res.data;
-      if (res.status === 404) {
-        throw ValidationError.field(
-          ['body', 'agent_id'],
-          `RAG configuration ${ragId} of the agent's KNOWLEDGE_BASE feature not found`,
-          'rag_not_found',
-        );
-      }
-      logger.warn('rag service answered a retrieval unexpectedly', { status: res.status });
-      throw new ServiceUnavailableError();
+        },
+      });
     },
   };
 }

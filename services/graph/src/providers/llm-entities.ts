@@ -1,6 +1,5 @@
 import Ajv from 'ajv';
 
-import { postProvider, type ProviderCall } from '../providers/openai-protocol';
 import {
   MAX_ENTITY_CHARS,
   relationType,
@@ -8,7 +7,8 @@ import {
   type EntityExtractor,
   type ExtractedEntity,
   type Extraction,
-} from './entities';
+} from '../pipeline/entities';
+import { postProvider, type ProviderCall } from './openai-protocol';
 
 /** At most this many entities and relations are taken from one chunk's answer; the rest is ignored. */
 export const LLM_MAX_ENTITIES = 50;

@@ -1,0 +1,116 @@
+/**
+ * One definition per shape: a joi schema is what `validate()` checks, what the OpenAPI document shows (converted here
+ * with joi-to-json) and what the TypeScript type is (generated from it by `pnpm schemas:types`). A schema that is a
+ * named shape declares its name once, with `.meta({ className: 'Name' })`: the name of its OpenAPI component and of
+ * its generated type.
+ */
+import type Joi from 'joi';
+import parse from 'joi-to-json';
+
+type Json = Record<string, unknown>;
+
+/** The name a schema declares with `.meta({ className })`, if any. */
+export function classNameOf(schema: Joi.Schema): string | undefined {
+  const metas = (schema.describe() as { metas?: Array<Record<string, unknown>> }).metas ?? [];
+  for (let i = metas.length - 1; i >= 0; i--) {
+    const name = metas[i]!.className;
+    if (typeof name === 'string') return name;
+  }
+  return undefined;
+}
+
+/** Meta keys that name a shape for the generators, not for the document. */
+const GENERATOR_KEYS = new Set(['className']);
+
+/** A joi reference (`max(Joi.ref('other'))`): joi-to-json writes `{ ref: ... }`, which has no JSON Schema form. */
+const isJoiRef = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v) && 'ref' in v;
+
+function clean(value: unknown, side: Side): unknown {
+  if (Array.isArray(value)) return value.map((v) => clean(v, side));
+  if (!value || typeof value !== 'object') return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (GENERATOR_KEYS.has(k) || isJoiRef(v)) continue;
+    // A one-value `.valid(x)` is written `const: x`; the documents say `enum: [x]`, which every generator reads.
+    if (k === 'const') {
+      out.enum = [v];
+      continue;
+    }
+    // A request's unknown keys are dropped by validate(), never refused: the document says so by allowing them.
+    if (side === 'request' && k === 'additionalProperties' && v === false) continue;
+    out[k] = clean(v, side);
+  }
+  return out;
+}
+
+/**
+ * Which way a shape travels: a `request` schema is read by `validate()`, which drops unknown keys (so the document
+ * allows them); a `response` schema documents exactly the keys it lists, unless it says `.unknown()`.
+ */
+export type Side = 'request' | 'response';
+
+/** The OpenAPI 3.1 (JSON Schema 2020-12) form of a joi schema. */
+export function jsonSchemaOf(schema: Joi.Schema, side: Side): Json {
+  return clean(parse(schema as never, 'open-api-3.1'), side) as Json;
+}
+
+/** Replaces, below the root, every sub-schema equal to a named component's by a `$ref` to that component. */
+function withRefs(schema: unknown, byJson: Map<string, string>, root: boolean): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => withRefs(s, byJson, false));
+  if (!schema || typeof schema !== 'object') return schema;
+  if (!root) {
+    const name = byJson.get(JSON.stringify(schema));
+    if (name) return { $ref: `#/components/schemas/${name}` };
+  }
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, withRefs(v, byJson, false)]));
+}
+
+/**
+ * `components.schemas` entries for named schemas, each under its `className`; a named shape nested in another is a
+ * `$ref` to its own entry. Throws on a schema without a name or on two schemas with one name.
+ */
+export function schemaComponents(schemas: { request?: Joi.Schema[]; response?: Joi.Schema[] }): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  const byJson = new Map<string, string>();
+  const entries = [
+    ...(schemas.request ?? []).map((s) => [s, 'request'] as const),
+    ...(schemas.response ?? []).map((s) => [s, 'response'] as const),
+  ];
+  for (const [schema, side] of entries) {
+    const name = classNameOf(schema);
+    if (!name) throw new Error('a component schema needs .meta({ className })');
+    if (out[name]) throw new Error(`two component schemas are named ${name}`);
+    out[name] = jsonSchemaOf(schema, side);
+    // Only object shapes become references: a bare string component must not swallow every string.
+    if (out[name].properties) byJson.set(JSON.stringify(out[name]), name);
+  }
+  for (const name of Object.keys(out)) out[name] = withRefs(out[name], byJson, true) as Json;
+  return out;
+}
+
+/** A `$ref` to a named schema's component, for a route's request or response body. */
+export function refTo(schema: Joi.Schema): { $ref: string } {
+  const name = classNameOf(schema);
+  if (!name) throw new Error('refTo needs a schema with .meta({ className })');
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/**
+ * OpenAPI parameters from the keys of a joi object schema read by `validate(schema, ..., where)`: each key's name,
+ * whether it is required, its schema, and its description (`.description()`) beside the schema.
+ */
+export function parametersOf(schema: Joi.ObjectSchema, where: 'path' | 'query' | 'header'): Json[] {
+  const json = jsonSchemaOf(schema, 'request');
+  const properties = (json.properties ?? {}) as Record<string, Json>;
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: where,
+      ...(where === 'path' || required.has(name) ? { required: true } : {}),
+      ...(description === undefined ? {} : { description }),
+      schema: rest,
+    };
+  });
+}

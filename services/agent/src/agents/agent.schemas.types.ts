@@ -1,0 +1,225 @@
+// Generated from agent.schemas.ts by `pnpm schemas:types` (scripts/schema-types.cjs): edit the schemas, not this file.
+
+export interface Agent {
+  id: string;
+  /**
+   * The same id
+   */
+  agent_id: string;
+  kind: 'agent' | 'single_task';
+  user_id?: string;
+  org_id?: string;
+  name: string;
+  features?: Feature[];
+  tools?: string[];
+  top_p?: number | null;
+  temperature?: number | null;
+  max_iterations?: number | null;
+  store_messages?: boolean | null;
+  response_format?: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * As sent
+   */
+  tool_configs?:
+    | unknown[]
+    | {
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }
+    | null;
+  additional_model_params?: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  created_at: string;
+  updated_at?: string | null;
+  description?: string | null;
+  system_prompt?: string | null;
+  llm_credential_id?: string | null;
+  provider_id?: string | null;
+  model?: string | null;
+  agent_role?: string | null;
+  agent_goal?: string | null;
+  agent_context?: string | null;
+  agent_output?: string | null;
+  agent_instructions?: string | null;
+  examples?: string | null;
+  tool?: string | null;
+  tool_usage_description?: string | null;
+  template_type?: string | null;
+  version?: string | null;
+}
+
+export interface AgentBody {
+  name: string;
+  description?: string | null;
+  features: Feature[];
+  llm_credential_id?: string | null;
+  provider_id?: string | null;
+  model?: string | null;
+  top_p?: number | null;
+  temperature?: number | null;
+  response_format?: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  agent_goal?: string | null;
+  agent_context?: string | null;
+  agent_output?: string | null;
+  max_iterations?: number | null;
+  store_messages?: boolean | null;
+  tool_configs?:
+    | unknown[]
+    | {
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }
+    | null;
+  additional_model_params?: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  template_type?: string | null;
+  version?: string | null;
+  agent_role?: string | null;
+  agent_instructions?: string | null;
+  examples?: string | null;
+  tool?: string | null;
+  tool_usage_description?: string | null;
+  /**
+   * The system message when non-empty; else it is built from the labelled agent_* fields and examples.
+   */
+  system_prompt?: string | null;
+  tools: string[];
+}
+
+export interface AgentByName {
+  agent_id: string;
+  /**
+   * The same id
+   */
+  id: string;
+  name: string;
+}
+
+export interface AgentCreated {
+  id: number;
+  agent_id: string;
+  message: string;
+}
+
+export interface AgentList {
+  total: number;
+  agents: AgentListItem[];
+}
+
+export interface AgentListItem {
+  id: string;
+  /**
+   * The same id (public clients read this name)
+   */
+  agent_id: string;
+  name: string;
+  /**
+   * As GET /v3/agents/{agent_id} shows it
+   */
+  description: string | null;
+}
+
+export interface AgentMessage {
+  message: string;
+}
+
+export interface AgentPath {
+  agent_id: string;
+}
+
+export interface AgentByNamePath {
+  name: string;
+}
+
+export interface Feature {
+  type: string;
+  config: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  };
+  priority: number;
+}
+
+export interface AgentListQuery {
+  /**
+   * Items to skip
+   */
+  skip: number;
+  /**
+   * Items to return at most
+   */
+  limit: number;
+}
+
+export interface SingleTaskBody {
+  name: string;
+  description?: string | null;
+  features: Feature[];
+  llm_credential_id?: string | null;
+  provider_id?: string | null;
+  model?: string | null;
+  top_p?: number | null;
+  temperature?: number | null;
+  response_format?: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  agent_goal?: string | null;
+  agent_context?: string | null;
+  agent_output?: string | null;
+  max_iterations?: number | null;
+  store_messages?: boolean | null;
+  tool_configs?:
+    | unknown[]
+    | {
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }
+    | null;
+  additional_model_params?: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  template_type?: string | null;
+  version?: string | null;
+  agent_role?: string | null;
+  agent_instructions?: string | null;
+  examples?: string | null;
+  tool?: string | null;
+  tool_usage_description?: string | null;
+}
+
+export interface SingleTaskCreated {
+  id: number;
+  message: string;
+}

@@ -1,0 +1,76 @@
+// Generated from webhook.schemas.ts by `pnpm schemas:types` (scripts/schema-types.cjs): edit the schemas, not this file.
+
+export interface BulkPauseResult {
+  message: string;
+  total_requested: number;
+  paused_count: number;
+  already_paused_count: number;
+  not_found_count: number;
+  invalid_count: number;
+  paused_webhooks: Webhook[];
+}
+
+export interface WebhookCreateBody {
+  agent_id: string;
+  description?: string | null;
+}
+
+export interface WebhookListQuery {
+  agent_id?: string;
+  is_active?: boolean;
+  /**
+   * Items to skip
+   */
+  skip: number;
+  /**
+   * Items to return at most
+   */
+  limit: number;
+}
+
+export interface WebhookRegenerateQuery {
+  grace_seconds: number;
+}
+
+export interface WebhookTriggerAccepted {
+  message: string;
+  execution_id: string;
+  status: 'queued';
+}
+
+export interface WebhookTriggerReplayed {
+  message: string;
+  execution_id: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped';
+}
+
+export interface WebhookUpdateBody {
+  description?: string | null;
+}
+
+export interface Webhook {
+  id: string;
+  agent_id: string;
+  user_id: string;
+  description: string | null;
+  webhook_url: string;
+  /**
+   * whsec_ + base64 of 32 random bytes
+   */
+  secret_key: string;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string | null;
+  last_triggered_at: string | null;
+  last_trigger_success: boolean | null;
+  trigger_count: number;
+}
+
+export interface WebhookList {
+  webhooks: Webhook[];
+  total: number;
+}
+
+export interface WebhookPath {
+  webhook_id: string;
+}
