@@ -31,6 +31,9 @@ function clean(value: unknown, side: Side): unknown {
   const out: Json = {};
   for (const [k, v] of Object.entries(value)) {
     if (GENERATOR_KEYS.has(k) || isJoiRef(v)) continue;
+    // An object or list default on a request is a computed value, not something a client sends; generators such as
+    // openapi-typescript would read it as "this key is always there" and make every client send it.
+    if (side === 'request' && k === 'default' && v !== null && typeof v === 'object') continue;
     // A one-value `.valid(x)` is written `const: x`; the documents say `enum: [x]`, which every generator reads.
     if (k === 'const') {
       out.enum = [v];

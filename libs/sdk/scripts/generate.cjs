@@ -32,9 +32,15 @@ function documents(load) {
 /** The committed form of a document. */
 const documentJson = (doc) => `${JSON.stringify(doc, null, 2)}\n`;
 
-/** The TypeScript openapi-typescript makes of the document file `jsonPath`. */
+/**
+ * The TypeScript openapi-typescript makes of the document file `jsonPath`. A documented default does not make a key
+ * required: a client may leave out what the service fills in (`--default-non-nullable=false`).
+ */
 function typesOf(jsonPath) {
-  return execFileSync(process.execPath, [CLI, jsonPath], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync(process.execPath, [CLI, jsonPath, '--default-non-nullable=false'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 function main() {

@@ -2416,18 +2416,16 @@ export interface components {
         };
         Feature: {
             type: string;
-            /** @default {} */
-            config: {
+            config?: {
                 [key: string]: unknown;
             };
             /** @default 0 */
-            priority: number;
+            priority?: number;
         };
         AgentBody: {
             name: string;
             description?: string | null;
-            /** @default [] */
-            features: components["schemas"]["Feature"][];
+            features?: components["schemas"]["Feature"][];
             llm_credential_id?: string | null;
             provider_id?: string | null;
             model?: string | null;
@@ -2456,14 +2454,12 @@ export interface components {
             tool_usage_description?: string | null;
             /** @description The system message when non-empty; else it is built from the labelled agent_* fields and examples. */
             system_prompt?: string | null;
-            /** @default [] */
-            tools: string[];
+            tools?: string[];
         };
         SingleTaskBody: {
             name: string;
             description?: string | null;
-            /** @default [] */
-            features: components["schemas"]["Feature"][];
+            features?: components["schemas"]["Feature"][];
             llm_credential_id?: string | null;
             provider_id?: string | null;
             model?: string | null;
@@ -2514,34 +2510,24 @@ export interface components {
             openapi_schema: {
                 [key: string]: unknown;
             };
-            /**
-             * @description Sent with every call; values encrypted at rest, masked on read.
-             * @default {}
-             */
-            default_headers: Record<string, never> | null;
-            /**
-             * @description Merged under the query of each call.
-             * @default {}
-             */
-            default_query_params: {
+            /** @description Sent with every call; values encrypted at rest, masked on read. */
+            default_headers?: Record<string, never> | null;
+            /** @description Merged under the query of each call. */
+            default_query_params?: {
                 [key: string]: unknown;
             } | null;
-            /**
-             * @description Merged under the JSON body of each call.
-             * @default {}
-             */
-            default_body_params: {
+            /** @description Merged under the JSON body of each call. */
+            default_body_params?: {
                 [key: string]: unknown;
             } | null;
-            /** @default {} */
-            endpoint_defaults: ({
+            endpoint_defaults?: ({
                 /** Format: uri */
                 base_url?: string | null;
             } & {
                 [key: string]: unknown;
             }) | null;
             /** @default false */
-            enhance_descriptions: boolean | null;
+            enhance_descriptions?: boolean | null;
             /** @description Key for enhance_descriptions; used once, never stored. */
             openai_api_key?: string | null;
         };
@@ -2579,17 +2565,14 @@ export interface components {
             name: string;
             provider_id: string;
             /** @default llm */
-            type: string | null;
+            type?: string | null;
             credentials: {
                 api_key: string;
                 /** Format: uri */
                 base_url?: string | null;
             };
-            /**
-             * @description Free-form, stored and returned as sent
-             * @default {}
-             */
-            meta_data: {
+            /** @description Free-form, stored and returned as sent */
+            meta_data?: {
                 [key: string]: unknown;
             } | null;
         };
@@ -2616,7 +2599,7 @@ export interface components {
              * @description A transient failure now ends the task
              * @default false
              */
-            final: boolean;
+            final?: boolean;
         };
         TaskFailBody: {
             error: string;
@@ -2634,11 +2617,11 @@ export interface components {
             features?: {
                 type: string;
                 /** @default {} */
-                config: {
+                config?: {
                     [key: string]: unknown;
                 };
                 /** @default 0 */
-                priority: number;
+                priority?: number;
             }[];
             tools?: string[];
             top_p?: number | null;

@@ -107,30 +107,30 @@ export interface components {
             /** @description Start URLs (http/https); the crawl stays on their sites. */
             urls: string[];
             /** @default website */
-            source: string;
+            source?: string;
             /** @default 1 */
-            max_crawl_pages: number;
+            max_crawl_pages?: number;
             /** @default 0 */
-            max_crawl_depth: number;
+            max_crawl_depth?: number;
             /** @default 5 */
-            dynamic_content_wait_secs: number;
+            dynamic_content_wait_secs?: number;
             /**
              * @description Accepted for compatibility; the crawler is built in.
              * @default apify/website-content-crawler
              */
-            actor: string;
+            actor?: string;
             /**
              * @default cheerio
              * @enum {string}
              */
-            crawler_type: "cheerio" | "playwright:chromium";
+            crawler_type?: "cheerio" | "playwright:chromium";
             /** @default 1000 */
-            chunk_size: number;
+            chunk_size?: number;
             /**
              * @description At most half of chunk_size.
              * @default 200
              */
-            chunk_overlap: number;
+            chunk_overlap?: number;
         };
         TrainResult: {
             message: string;

@@ -95,16 +95,15 @@ export interface components {
             embedding_credential_id: string;
             vector_db_credential_id: string;
             /** @default  */
-            description: string | null;
+            description?: string | null;
             /** @description Unique per owner (409). */
             collection_name: string;
             llm_model: string;
             embedding_model: string;
             vector_store_provider: string;
             /** @default false */
-            semantic_data_model: boolean | null;
-            /** @default {} */
-            meta_data: {
+            semantic_data_model?: boolean | null;
+            meta_data?: {
                 [key: string]: unknown;
             } | null;
         };

@@ -75,185 +75,115 @@ export interface components {
         PolicyBody: {
             name: string;
             /** @default  */
-            description: string | null;
-            /**
-             * @default {
-             *       "enabled": false,
-             *       "topics": []
-             *     }
-             */
-            allowed_topics: {
+            description?: string | null;
+            allowed_topics?: {
                 /** @default false */
-                enabled: boolean;
-                /** @default [] */
-                topics: (string | {
+                enabled?: boolean;
+                topics?: (string | {
                     name: string;
                 })[];
             };
-            /**
-             * @default {
-             *       "enabled": false,
-             *       "topics": []
-             *     }
-             */
-            banned_topics: {
+            banned_topics?: {
                 /** @default false */
-                enabled: boolean;
-                /** @default [] */
-                topics: (string | {
+                enabled?: boolean;
+                topics?: (string | {
                     name: string;
                 })[];
             };
-            /**
-             * @default {
-             *       "enabled": false,
-             *       "keywords": []
-             *     }
-             */
-            keywords: {
+            keywords?: {
                 /** @default false */
-                enabled: boolean;
-                /** @default [] */
-                keywords: (string | {
+                enabled?: boolean;
+                keywords?: (string | {
                     label: string;
                     /** @default [REDACTED] */
-                    replacement: string;
+                    replacement?: string;
                     /**
                      * @default block
                      * @enum {string}
                      */
-                    action: "block" | "redact";
+                    action?: "block" | "redact";
                 })[];
             };
-            /**
-             * @default {
-             *       "enabled": false,
-             *       "threshold": 0.4
-             *     }
-             */
-            toxicity_check: {
+            toxicity_check?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /** @default 0.4 */
-                threshold: number;
+                threshold?: number;
             };
-            /**
-             * @default {
-             *       "enabled": false,
-             *       "threshold": 0.3
-             *     }
-             */
-            prompt_injection: {
+            prompt_injection?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /** @default 0.3 */
-                threshold: number;
+                threshold?: number;
             };
-            /**
-             * @default {
-             *       "enabled": false,
-             *       "action": "mask"
-             *     }
-             */
-            secrets_detection: {
+            secrets_detection?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /**
                  * @default mask
                  * @enum {string}
                  */
-                action: "mask" | "block";
+                action?: "mask" | "block";
             };
-            /**
-             * @default {
-             *       "enabled": false,
-             *       "types": {
-             *         "CREDIT_CARD": "disabled",
-             *         "EMAIL_ADDRESS": "disabled",
-             *         "PHONE_NUMBER": "disabled",
-             *         "PERSON": "disabled",
-             *         "LOCATION": "disabled",
-             *         "IP_ADDRESS": "disabled",
-             *         "US_SSN": "disabled",
-             *         "URL": "disabled",
-             *         "DATE_TIME": "disabled"
-             *       },
-             *       "custom_pii": []
-             *     }
-             */
-            pii_detection: {
+            pii_detection?: {
                 /** @default false */
-                enabled: boolean;
-                /**
-                 * @default {
-                 *       "CREDIT_CARD": "disabled",
-                 *       "EMAIL_ADDRESS": "disabled",
-                 *       "PHONE_NUMBER": "disabled",
-                 *       "PERSON": "disabled",
-                 *       "LOCATION": "disabled",
-                 *       "IP_ADDRESS": "disabled",
-                 *       "US_SSN": "disabled",
-                 *       "URL": "disabled",
-                 *       "DATE_TIME": "disabled"
-                 *     }
-                 */
-                types: {
+                enabled?: boolean;
+                types?: {
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    CREDIT_CARD: "disabled" | "redact" | "block";
+                    CREDIT_CARD?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    EMAIL_ADDRESS: "disabled" | "redact" | "block";
+                    EMAIL_ADDRESS?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    PHONE_NUMBER: "disabled" | "redact" | "block";
+                    PHONE_NUMBER?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    PERSON: "disabled" | "redact" | "block";
+                    PERSON?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    LOCATION: "disabled" | "redact" | "block";
+                    LOCATION?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    IP_ADDRESS: "disabled" | "redact" | "block";
+                    IP_ADDRESS?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    US_SSN: "disabled" | "redact" | "block";
+                    US_SSN?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    URL: "disabled" | "redact" | "block";
+                    URL?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    DATE_TIME: "disabled" | "redact" | "block";
+                    DATE_TIME?: "disabled" | "redact" | "block";
                 };
-                /** @default [] */
-                custom_pii: (string | {
+                custom_pii?: (string | {
                     label: string;
                     /** @default [REDACTED] */
-                    replacement: string;
+                    replacement?: string;
                     /**
                      * @default redact
                      * @enum {string}
                      */
-                    action: "block" | "redact";
+                    action?: "block" | "redact";
                 })[];
             };
         };
@@ -262,129 +192,112 @@ export interface components {
             description?: string | null;
             allowed_topics?: {
                 /** @default false */
-                enabled: boolean;
-                /** @default [] */
-                topics: (string | {
+                enabled?: boolean;
+                topics?: (string | {
                     name: string;
                 })[];
             };
             banned_topics?: {
                 /** @default false */
-                enabled: boolean;
-                /** @default [] */
-                topics: (string | {
+                enabled?: boolean;
+                topics?: (string | {
                     name: string;
                 })[];
             };
             keywords?: {
                 /** @default false */
-                enabled: boolean;
-                /** @default [] */
-                keywords: (string | {
+                enabled?: boolean;
+                keywords?: (string | {
                     label: string;
                     /** @default [REDACTED] */
-                    replacement: string;
+                    replacement?: string;
                     /**
                      * @default block
                      * @enum {string}
                      */
-                    action: "block" | "redact";
+                    action?: "block" | "redact";
                 })[];
             };
             toxicity_check?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /** @default 0.4 */
-                threshold: number;
+                threshold?: number;
             };
             prompt_injection?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /** @default 0.3 */
-                threshold: number;
+                threshold?: number;
             };
             secrets_detection?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /**
                  * @default mask
                  * @enum {string}
                  */
-                action: "mask" | "block";
+                action?: "mask" | "block";
             };
             pii_detection?: {
                 /** @default false */
-                enabled: boolean;
-                /**
-                 * @default {
-                 *       "CREDIT_CARD": "disabled",
-                 *       "EMAIL_ADDRESS": "disabled",
-                 *       "PHONE_NUMBER": "disabled",
-                 *       "PERSON": "disabled",
-                 *       "LOCATION": "disabled",
-                 *       "IP_ADDRESS": "disabled",
-                 *       "US_SSN": "disabled",
-                 *       "URL": "disabled",
-                 *       "DATE_TIME": "disabled"
-                 *     }
-                 */
-                types: {
+                enabled?: boolean;
+                types?: {
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    CREDIT_CARD: "disabled" | "redact" | "block";
+                    CREDIT_CARD?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    EMAIL_ADDRESS: "disabled" | "redact" | "block";
+                    EMAIL_ADDRESS?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    PHONE_NUMBER: "disabled" | "redact" | "block";
+                    PHONE_NUMBER?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    PERSON: "disabled" | "redact" | "block";
+                    PERSON?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    LOCATION: "disabled" | "redact" | "block";
+                    LOCATION?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    IP_ADDRESS: "disabled" | "redact" | "block";
+                    IP_ADDRESS?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    US_SSN: "disabled" | "redact" | "block";
+                    US_SSN?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    URL: "disabled" | "redact" | "block";
+                    URL?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    DATE_TIME: "disabled" | "redact" | "block";
+                    DATE_TIME?: "disabled" | "redact" | "block";
                 };
-                /** @default [] */
-                custom_pii: (string | {
+                custom_pii?: (string | {
                     label: string;
                     /** @default [REDACTED] */
-                    replacement: string;
+                    replacement?: string;
                     /**
                      * @default redact
                      * @enum {string}
                      */
-                    action: "block" | "redact";
+                    action?: "block" | "redact";
                 })[];
             };
         };
@@ -395,7 +308,7 @@ export interface components {
              * @default input
              * @enum {string}
              */
-            direction: "input" | "output";
+            direction?: "input" | "output";
         };
         Policy: {
             _id: string;
@@ -409,11 +322,11 @@ export interface components {
              *       "topics": []
              *     }
              */
-            allowed_topics: {
+            allowed_topics?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /** @default [] */
-                topics: string[];
+                topics?: string[];
             };
             /**
              * @default {
@@ -421,11 +334,11 @@ export interface components {
              *       "topics": []
              *     }
              */
-            banned_topics: {
+            banned_topics?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /** @default [] */
-                topics: string[];
+                topics?: string[];
             };
             /**
              * @default {
@@ -433,19 +346,19 @@ export interface components {
              *       "keywords": []
              *     }
              */
-            keywords: {
+            keywords?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /** @default [] */
-                keywords: (string | {
+                keywords?: (string | {
                     label: string;
                     /** @default [REDACTED] */
-                    replacement: string;
+                    replacement?: string;
                     /**
                      * @default block
                      * @enum {string}
                      */
-                    action: "block" | "redact";
+                    action?: "block" | "redact";
                 })[];
             };
             /**
@@ -454,11 +367,11 @@ export interface components {
              *       "threshold": 0.4
              *     }
              */
-            toxicity_check: {
+            toxicity_check?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /** @default 0.4 */
-                threshold: number;
+                threshold?: number;
             };
             /**
              * @default {
@@ -466,11 +379,11 @@ export interface components {
              *       "threshold": 0.3
              *     }
              */
-            prompt_injection: {
+            prompt_injection?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /** @default 0.3 */
-                threshold: number;
+                threshold?: number;
             };
             /**
              * @default {
@@ -478,14 +391,14 @@ export interface components {
              *       "action": "mask"
              *     }
              */
-            secrets_detection: {
+            secrets_detection?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /**
                  * @default mask
                  * @enum {string}
                  */
-                action: "mask" | "block";
+                action?: "mask" | "block";
             };
             /**
              * @default {
@@ -504,9 +417,9 @@ export interface components {
              *       "custom_pii": []
              *     }
              */
-            pii_detection: {
+            pii_detection?: {
                 /** @default false */
-                enabled: boolean;
+                enabled?: boolean;
                 /**
                  * @default {
                  *       "CREDIT_CARD": "disabled",
@@ -520,63 +433,63 @@ export interface components {
                  *       "DATE_TIME": "disabled"
                  *     }
                  */
-                types: {
+                types?: {
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    CREDIT_CARD: "disabled" | "redact" | "block";
+                    CREDIT_CARD?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    EMAIL_ADDRESS: "disabled" | "redact" | "block";
+                    EMAIL_ADDRESS?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    PHONE_NUMBER: "disabled" | "redact" | "block";
+                    PHONE_NUMBER?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    PERSON: "disabled" | "redact" | "block";
+                    PERSON?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    LOCATION: "disabled" | "redact" | "block";
+                    LOCATION?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    IP_ADDRESS: "disabled" | "redact" | "block";
+                    IP_ADDRESS?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    US_SSN: "disabled" | "redact" | "block";
+                    US_SSN?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    URL: "disabled" | "redact" | "block";
+                    URL?: "disabled" | "redact" | "block";
                     /**
                      * @default disabled
                      * @enum {string}
                      */
-                    DATE_TIME: "disabled" | "redact" | "block";
+                    DATE_TIME?: "disabled" | "redact" | "block";
                 };
                 /** @default [] */
-                custom_pii: (string | {
+                custom_pii?: (string | {
                     label: string;
                     /** @default [REDACTED] */
-                    replacement: string;
+                    replacement?: string;
                     /**
                      * @default redact
                      * @enum {string}
                      */
-                    action: "block" | "redact";
+                    action?: "block" | "redact";
                 })[];
             };
             /** Format: date-time */

@@ -2541,26 +2541,26 @@ export interface components {
         ScheduleCreateBody: {
             agent_id: string;
             /** @default  */
-            message: string;
+            message?: string;
             /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
             cron_expression: string;
             /**
              * @description Any IANA zone or alias (e.g. Asia/Calcutta)
              * @default UTC
              */
-            timezone: string;
+            timezone?: string;
             /** @default 3 */
-            max_retries: number;
+            max_retries?: number;
             /**
              * @description Seconds between attempts
              * @default 60
              */
-            retry_delay: number;
+            retry_delay?: number;
             /**
              * @default skip
              * @enum {string}
              */
-            overlap_policy: "skip" | "allow";
+            overlap_policy?: "skip" | "allow";
         };
         ScheduleUpdateBody: {
             agent_id?: string;
@@ -2586,41 +2586,37 @@ export interface components {
              * @default GET
              * @enum {string}
              */
-            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
-            /**
-             * @description Values are encrypted at rest and read back as "***"; sending "***" keeps the stored value
-             * @default {}
-             */
-            headers: {
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+            /** @description Values are encrypted at rest and read back as "***"; sending "***" keeps the stored value */
+            headers?: {
                 [key: string]: string;
             };
-            /** @default {} */
-            query: {
+            query?: {
                 [key: string]: string | number | boolean;
             };
             /** @description Any JSON, sent as application/json (not with GET or HEAD) */
             body?: unknown[] | boolean | number | Record<string, never> | string | null;
             /** @default 10000 */
-            timeout_ms: number;
+            timeout_ms?: number;
             /** @description 5 fields: minute hour day-of-month month day-of-week; ranges, lists, steps, month and day names */
             cron_expression: string;
             /**
              * @description Any IANA zone or alias (e.g. Asia/Calcutta)
              * @default UTC
              */
-            timezone: string;
+            timezone?: string;
             /** @default 3 */
-            max_retries: number;
+            max_retries?: number;
             /**
              * @description Seconds between attempts
              * @default 60
              */
-            retry_delay: number;
+            retry_delay?: number;
             /**
              * @default skip
              * @enum {string}
              */
-            overlap_policy: "skip" | "allow";
+            overlap_policy?: "skip" | "allow";
         };
         HttpScheduleUpdateBody: {
             name?: string;
