@@ -1,4 +1,4 @@
-/** Agent ids are decimal integers below 2^53 (contract §1). */
+/** Agent ids are decimal integers below 2^53. */
 const AGENT_ID = /^[1-9][0-9]{0,15}$/;
 
 /** True for a string in the agent id format; anything else names no agent. */

@@ -118,7 +118,7 @@ export function modelFor<T>(conn: Connection, name: string, schema: mongoose.Sch
 
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 
-/** True for a 24-character lowercase hex id, the contract's id format for stored objects. */
+/** True for a 24-character lowercase hex id, the API's id format for stored objects. */
 export function isObjectIdHex(id: unknown): id is string {
   return typeof id === 'string' && OBJECT_ID.test(id);
 }
@@ -171,7 +171,7 @@ export function fromJsonText(text: unknown, legacy: unknown = null): unknown {
   return typeof text === 'string' ? (JSON.parse(text) as unknown) : (legacy ?? null);
 }
 
-/** A stored object's owner (contract §1): every query of an owner's objects is scoped to both. */
+/** A stored object's owner: every query of an owner's objects is scoped to both. */
 export interface Owner {
   user_id: string;
   org_id: string;

@@ -1,6 +1,6 @@
 import type { Model } from 'mongoose';
 
-/** The contract's list paging: `skip` ≥ 0 and `limit` 1–100, validated at the boundary. */
+/** The API's list paging: `skip` ≥ 0 and `limit` 1–100, validated at the boundary. */
 export interface Page {
   skip: number;
   limit: number;

@@ -1,6 +1,6 @@
 /**
  * The platform's one error vocabulary. Services throw these; the HTTP layer (libs/http) maps them to the
- * contract's response shapes. No dependency on express or any driver.
+ * API's response shapes. No dependency on express or any driver.
  */
 
 /** One invalid field, FastAPI style: `loc` starts with body, query, path or header. */

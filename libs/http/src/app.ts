@@ -59,7 +59,7 @@ export function requestContext(logger: Logger): RequestHandler {
 }
 
 /**
- * Assembles a service's express app with everything the contract asks of every service: request ids, helmet,
+ * Assembles a service's express app with everything the API asks of every service: request ids, helmet,
  * no x-powered-by, JSON body limit, both trailing-slash forms (non-strict routing, no redirect), the error
  * shapes, /healthz, /readyz, /metrics, /openapi.json and /docs. Bad input never reaches a route as such: a path
  * with U+0000 or bytes that do not decode → 404; U+0000 or lone surrogates in the query or a JSON body → 422;

@@ -10,7 +10,7 @@ interface BodyParserError extends Error {
   expose?: boolean;
 }
 
-/** Maps body-parser failures to the contract's shapes. */
+/** Maps body-parser failures to the API's shapes. */
 function fromBodyParser(err: BodyParserError): AppError | undefined {
   switch (err.type) {
     case 'entity.parse.failed':
@@ -54,7 +54,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** 404 for paths no route serves, in the contract's shape. */
+/** 404 for paths no route serves, in the API's shape. */
 export const notFoundHandler: RequestHandler = (_req, res) => {
   res.status(404).json({ detail: 'Not Found' });
 };

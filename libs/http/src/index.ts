@@ -34,4 +34,12 @@ export {
   stringFault,
   type StringFault,
 } from './input-inspect';
-export { classNameOf, jsonSchemaOf, parametersOf, refTo, schemaComponents, type Side } from './schema-docs';
+export {
+  classNameOf,
+  jsonSchemaOf,
+  OPENAPI_ALTERATION,
+  parametersOf,
+  refTo,
+  schemaComponents,
+  type Side,
+} from './schema-docs';

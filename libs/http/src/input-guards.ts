@@ -7,7 +7,7 @@ import { inspectInput, stringFault } from './input-inspect';
 /** Media types a JSON route reads: `application/json` and any `application/*+json`. */
 export const JSON_CONTENT_TYPES = ['application/json', 'application/*+json'];
 
-/** The contract's 415 for a JSON route given another media type. */
+/** The API's 415 for a JSON route given another media type. */
 export const UNSUPPORTED_MEDIA_TYPE = 'Content-Type must be application/json';
 
 /** True when the request carries body bytes (a chunked body, or a Content-Length above 0). */
@@ -50,7 +50,7 @@ export const requireJsonContentType: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** The contract's 415 for a multipart route (file uploads) given another media type. */
+/** The API's 415 for a multipart route (file uploads) given another media type. */
 export const UNSUPPORTED_MULTIPART_TYPE = 'Content-Type must be multipart/form-data';
 
 /**

@@ -1,2 +1,2 @@
-/** Where a request value came from, as error `loc` paths start (contract §1). */
+/** Where a request value came from, as error `loc` paths start. */
 export type Location = 'body' | 'query' | 'path' | 'header';

@@ -6,7 +6,7 @@ export const jsonContent = (schema: object) => ({ content: { 'application/json':
 const error = { $ref: '#/components/schemas/Error' };
 const validationError = { $ref: '#/components/schemas/ValidationError' };
 
-/** The contract's error bodies, as `components.schemas` entries named Error and ValidationError. */
+/** The API's error bodies, as `components.schemas` entries named Error and ValidationError. */
 export const errorSchemas = {
   Error: { type: 'object', properties: { detail: { type: 'string' } } },
   ValidationError: {

@@ -4,7 +4,7 @@
  * named shape declares its name once, with `.meta({ className: 'Name' })`: the name of its OpenAPI component and of
  * its generated type.
  */
-import type Joi from 'joi';
+import Joi from 'joi';
 import parse from 'joi-to-json';
 
 type Json = Record<string, unknown>;
@@ -37,13 +37,61 @@ function clean(value: unknown, side: Side): unknown {
     // A one-value `.valid(x)` is written `const: x`; the documents say `enum: [x]`, which every generator reads.
     if (k === 'const') {
       out.enum = [v];
+      if (out.type === undefined && typeof v === 'string') out.type = 'string';
       continue;
     }
     // A request's unknown keys are dropped by validate(), never refused: the document says so by allowing them.
     if (side === 'request' && k === 'additionalProperties' && v === false) continue;
     out[k] = clean(v, side);
   }
+  // A nullable `Joi.alternatives()` comes out as `{anyOf: [...], type: 'null'}`, which admits only null: the null
+  // belongs among the alternatives.
+  const choices = Array.isArray(out.anyOf) ? 'anyOf' : Array.isArray(out.oneOf) ? 'oneOf' : undefined;
+  if (choices && out.type === 'null') {
+    delete out.type;
+    out[choices] = [...(out[choices] as unknown[]), { type: 'null' }];
+  }
   return out;
+}
+
+interface PatternDescription {
+  schema?: unknown;
+  rule?: Joi.Description;
+}
+
+/**
+ * What joi-to-json leaves out, added by walking the joi description beside its output: an object whose keys are
+ * matched by a schema (`Joi.object().pattern(Joi.string(), value)`, a map) gets `additionalProperties` (the value's
+ * schema) and `min`/`maxProperties` from its `.min()`/`.max()`.
+ */
+function addMaps(json: unknown, description: Joi.Description | undefined, side: Side): void {
+  if (!json || typeof json !== 'object' || !description) return;
+  const node = json as Json;
+  if (description.type === 'object') {
+    const pattern = (description.patterns as PatternDescription[] | undefined)?.[0];
+    if (pattern?.schema && pattern.rule) {
+      let value: unknown = true;
+      try {
+        value = jsonSchemaOf(Joi.build(pattern.rule) as Joi.Schema, side);
+      } catch {
+        // a value schema joi cannot rebuild from its description (custom code) is documented as any value
+      }
+      const props = node.properties as Json | undefined;
+      if (props && Object.keys(props).length === 0) delete node.properties;
+      node.additionalProperties = value;
+      for (const rule of (description.rules as { name: string; args: { limit: number } }[] | undefined) ?? []) {
+        if (rule.name === 'max') node.maxProperties = rule.args.limit;
+        if (rule.name === 'min') node.minProperties = rule.args.limit;
+      }
+    }
+    const keys = (description.keys as Record<string, Joi.Description> | undefined) ?? {};
+    const props = (node.properties as Json | undefined) ?? {};
+    for (const [key, d] of Object.entries(keys)) addMaps(props[key], d, side);
+  }
+  if (description.type === 'array') {
+    const items = description.items as Joi.Description[] | undefined;
+    if (items?.length === 1) addMaps(node.items, items[0], side);
+  }
 }
 
 /**
@@ -52,9 +100,18 @@ function clean(value: unknown, side: Side): unknown {
  */
 export type Side = 'request' | 'response';
 
-/** The OpenAPI 3.1 (JSON Schema 2020-12) form of a joi schema. */
+/**
+ * The joi alteration target the documents read: `.alter({ [OPENAPI_ALTERATION]: (s) => ... })` lets a schema whose
+ * values are parsed by custom code say what the document shows.
+ */
+export const OPENAPI_ALTERATION = 'openapi';
+
+/** The OpenAPI 3.1 (JSON Schema 2020-12) form of a joi schema (its `OPENAPI_ALTERATION` applied). */
 export function jsonSchemaOf(schema: Joi.Schema, side: Side): Json {
-  return clean(parse(schema as never, 'open-api-3.1'), side) as Json;
+  const documented = schema.tailor(OPENAPI_ALTERATION);
+  const json = parse(documented as never, 'open-api-3.1') as Json;
+  addMaps(json, documented.describe(), side);
+  return clean(json, side) as Json;
 }
 
 /** Replaces, below the root, every sub-schema equal to a named component's by a `$ref` to that component. */

@@ -11,7 +11,7 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Node's answers to requests it cannot parse, with the contract's `detail` body instead of none. */
+/** Node's answers to requests it cannot parse, with the API's `detail` body instead of none. */
 const CLIENT_ERRORS: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, 'Request header fields too large'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timeout'],

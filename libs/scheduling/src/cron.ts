@@ -3,7 +3,7 @@ import { CronExpressionParser, type CronExpression } from 'cron-parser';
 import { endOfGap, instantsOfWall, transitionBetween, wallOf } from './zoned-time';
 
 /**
- * Five-field cron (minute hour day-of-month month day-of-week) in a time zone, with the contract's daylight-saving
+ * Five-field cron (minute hour day-of-month month day-of-week) in a time zone, with the API's daylight-saving
  * rules: a wall time skipped by a gap fires once, at the first instant after the gap; a wall time repeated by a
  * fall-back fires once, on its first pass. Matching is done on wall-clock values by cron-parser (in UTC, where no
  * clock jumps); mapping a match to a real instant is ours (zoned-time).

@@ -1,33 +1,12 @@
-export type ExecutionKind = 'webhook' | 'agent_schedule' | 'http_schedule';
-export type ExecutionStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped';
-export const EXECUTION_STATUSES: readonly ExecutionStatus[] = ['queued', 'running', 'succeeded', 'failed', 'skipped'];
+import type { Execution } from './execution.schemas.types';
 
-/** The largest `response_output` kept, in bytes of UTF-8 (contract: 64 KiB). */
+export type { Execution };
+export { EXECUTION_KINDS, EXECUTION_STATUSES } from './execution.schemas';
+export type ExecutionKind = Execution['kind'];
+export type ExecutionStatus = Execution['status'];
+
+/** The largest `response_output` kept, in bytes of UTF-8 (64 KiB). */
 export const MAX_OUTPUT_BYTES = 64 * 1024;
-
-/** An execution as the contract shows it (webhook and schedule runs alike). */
-export interface Execution {
-  id: string;
-  kind: ExecutionKind;
-  webhook_id: string | null;
-  schedule_id: string | null;
-  agent_id: string | null;
-  user_id: string;
-  session_id: string | null;
-  status: ExecutionStatus;
-  success: boolean | null;
-  attempt: number;
-  max_attempts: number;
-  scheduled_for: string | null;
-  triggered_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  duration_ms: number | null;
-  payload: unknown;
-  response_status: number | null;
-  response_output: string | null;
-  error_message: string | null;
-}
 
 /** Server-side fields that are not part of the public object. */
 export interface ExecutionRecord extends Execution {

@@ -1,4 +1,5 @@
 export * from './execution.types';
+export { execution as executionSchema } from './execution.schemas';
 export { executionModel, type ExecutionDoc } from './execution.model';
 export { BUCKET_SIZE, bucketIndexOf, bucketKey, seriesKeyOf, slotKey } from './execution.series';
 export { dayKeysOf } from './execution.recent';

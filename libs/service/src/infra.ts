@@ -47,7 +47,7 @@ export interface Infra extends Stores {
   /** The shared API keys. */
   authDb: Connection;
   keys: ApiKeyRepository;
-  /** The `x-api-key` middleware (contract §1), with the configured in-process cache, then the per-key rate limit. */
+  /** The `x-api-key` middleware, with the configured in-process cache, then the per-key rate limit. */
   auth: ApiKeyAuth;
   /** The rate limits (`RATE_LIMIT_*`): per API key (already inside `auth`) and per webhook (the scheduler's trigger). */
   rateLimits: { perKey: RateLimit; perWebhook: RateLimit };

@@ -74,84 +74,53 @@ import {
 
 type Json = Record<string, unknown>;
 
-/**
- * joi-to-json writes a nullable `Joi.alternatives()` as `{anyOf: [...], type: 'null'}`, which would admit only null:
- * this folds the null into the alternatives (`anyOf: [..., {type: 'null'}]`), what the schema validates.
- */
-function nullableAlternatives(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(nullableAlternatives);
-  if (!schema || typeof schema !== 'object') return schema;
-  const out: Json = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, nullableAlternatives(v)]));
-  const key = Array.isArray(out.anyOf) ? 'anyOf' : Array.isArray(out.oneOf) ? 'oneOf' : undefined;
-  if (key && out.type === 'null') {
-    delete out.type;
-    out[key] = [...(out[key] as unknown[]), { type: 'null' }];
-  }
-  return out;
-}
-
-const shapes = nullableAlternatives(
-  schemaComponents({
-    request: [
-      feature,
-      agentBody,
-      singleTaskBody,
-      chatBody,
-      toolSetBody,
-      toolUpdate,
-      bulkDeleteBody,
-      executeBody,
-      credentialBody,
-      credentialUpdate,
-      runBody,
-      failBody,
-    ],
-    response: [
-      agent,
-      agentList,
-      agentListItem,
-      agentByName,
-      agentCreated,
-      singleTaskCreated,
-      agentMessage,
-      chatResponse,
-      sessionMessages,
-      sessionMessage,
-      usage,
-      turnFinding,
-      toolCallRecord,
-      toolSetCreated,
-      toolListItem,
-      toolInfo,
-      toolList,
-      toolCatalog,
-      toolCatalogItem,
-      bulkDeleteResult,
-      executeResult,
-      credentialCreated,
-      credential,
-      credentialList,
-      credentialUpdated,
-      openedCredential,
-      taskAccepted,
-      task,
-      taskState,
-    ],
-  }),
-) as Record<string, Json>;
-
-// Descriptions of whole components: here until the type generator can write the type of a described schema.
-const describedShapes = {
-  ...shapes,
-  Agent: {
-    ...shapes.Agent,
-    description: 'The stored agent: every field of AgentBody as stored (unset ones null), the owner, and times.',
-  },
-  CredentialUpdate: {
-    ...shapes.CredentialUpdate,
-    description: 'Every field optional. user_id, credential_id and provider_id in the body are ignored.',
-  },
-};
+const shapes = schemaComponents({
+  request: [
+    feature,
+    agentBody,
+    singleTaskBody,
+    chatBody,
+    toolSetBody,
+    toolUpdate,
+    bulkDeleteBody,
+    executeBody,
+    credentialBody,
+    credentialUpdate,
+    runBody,
+    failBody,
+  ],
+  response: [
+    agent,
+    agentList,
+    agentListItem,
+    agentByName,
+    agentCreated,
+    singleTaskCreated,
+    agentMessage,
+    chatResponse,
+    sessionMessages,
+    sessionMessage,
+    usage,
+    turnFinding,
+    toolCallRecord,
+    toolSetCreated,
+    toolListItem,
+    toolInfo,
+    toolList,
+    toolCatalog,
+    toolCatalogItem,
+    bulkDeleteResult,
+    executeResult,
+    credentialCreated,
+    credential,
+    credentialList,
+    credentialUpdated,
+    openedCredential,
+    taskAccepted,
+    task,
+    taskState,
+  ],
+}) as Record<string, Json>;
 
 const error = json({ $ref: '#/components/schemas/Error' });
 const paging = parametersOf(agentListQuery, 'query');
@@ -196,7 +165,7 @@ export const openapi = {
   },
   components: {
     securitySchemes: apiKeySecurityScheme,
-    schemas: { ...errorSchemas, ...describedShapes },
+    schemas: { ...errorSchemas, ...shapes },
   },
   security: [{ apiKey: [] }],
   paths: {

@@ -26,17 +26,6 @@ const error = (description: string) => ({ description, ...json({ $ref: '#/compon
 const result = { '200': { description: 'The text of every page', ...json(refTo(extractionResult)) } };
 
 const schemas = schemaComponents({ response: [pageContent, extractionResult] });
-/*
- * Two conversions joi-to-json does not make, said here until `schemaComponents` makes them: an object's `.pattern()`
- * whose keys are a schema (not a regex) is dropped, so the pages map is given its values; and a single `.valid()`
- * value becomes `const`, which the document has always written as a one-value `enum`.
- */
-const resultProperties = schemas.ExtractionResult!.properties as Record<string, Record<string, unknown>>;
-const { properties: _none, ...data } = resultProperties.data!;
-resultProperties.data = { ...data, additionalProperties: refTo(pageContent) };
-const { const: status, ...statusRest } = resultProperties.status!;
-resultProperties.status = { type: 'string', ...statusRest, ...(status === undefined ? {} : { enum: [status] }) };
-
 export const openapi = {
   openapi: '3.1.0',
   info: {

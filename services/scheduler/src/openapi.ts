@@ -3,11 +3,10 @@
  * the joi schemas (`*\/*.schemas.ts`); only route-level facts (summaries, status codes, parameter serialization) are
  * written here.
  */
-import Joi from 'joi';
+import type Joi from 'joi';
 
 import {
   apiKeySecurityScheme,
-  classNameOf,
   errorSchemas,
   jsonContent as json,
   jsonSchemaOf,
@@ -17,13 +16,12 @@ import {
   withStandardResponses as responses,
   schemaComponents,
 } from '@platform/http';
+import { executionSchema as execution } from '@platform/scheduling';
 
 import {
-  execution,
   executionList,
   logsQuery as executionLogsQuery,
   recentQuery as executionRecentQuery,
-  OPENAPI,
 } from './executions/execution.schemas';
 import {
   agentCreateBody,
@@ -86,38 +84,10 @@ const responseSchemas = [
   triggerReplayed,
 ];
 
-/**
- * The components, with each `Joi.object().pattern(Joi.string(), value).max(n)` key (header and query maps) shown as
- * the map it is: `additionalProperties` is the value's schema and `maxProperties` is n (joi-to-json shows such a key
- * as an empty object).
- */
-function components(): Record<string, Json> {
-  const out = schemaComponents({ request: requestSchemas, response: responseSchemas });
-  const sides = [
-    ...requestSchemas.map((s) => [s, 'request'] as const),
-    ...responseSchemas.map((s) => [s, 'response'] as const),
-  ];
-  for (const [schema, side] of sides) {
-    const component = out[classNameOf(schema)!]!;
-    const properties = component.properties as Record<string, Json>;
-    const keys = (schema.describe() as { keys?: Record<string, Joi.Description> }).keys ?? {};
-    for (const [key, d] of Object.entries(keys)) {
-      const pattern = (d.patterns as { schema?: unknown; rule?: Joi.Description }[] | undefined)?.[0];
-      if (d.type !== 'object' || !pattern?.schema || !pattern.rule) continue;
-      const max = (d.rules as { name: string; args: { limit: number } }[] | undefined)?.find((r) => r.name === 'max');
-      const { properties: _none, additionalProperties: _strict, ...rest } = properties[key]!;
-      properties[key] = {
-        ...rest,
-        additionalProperties: jsonSchemaOf(Joi.build(pattern.rule) as Joi.Schema, side),
-        ...(max ? { maxProperties: max.args.limit } : {}),
-      };
-    }
-  }
-  return out;
-}
+const components = () => schemaComponents({ request: requestSchemas, response: responseSchemas });
 
-/** Query parameters of a schema whose custom-parsed keys document what they accept (`OPENAPI` alterations). */
-const queryOf = (schema: Joi.ObjectSchema) => parametersOf(schema.tailor(OPENAPI) as Joi.ObjectSchema, 'query');
+/** Query parameters; custom-parsed keys document what they accept through their `openapi` alterations. */
+const queryOf = (schema: Joi.ObjectSchema) => parametersOf(schema, 'query');
 
 /** The execution filters in the order the document has always listed them, `status` a repeatable parameter. */
 function executionParameters(schema: Joi.ObjectSchema, first: string[]): Json[] {

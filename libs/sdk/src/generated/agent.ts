@@ -2511,7 +2511,9 @@ export interface components {
                 [key: string]: unknown;
             };
             /** @description Sent with every call; values encrypted at rest, masked on read. */
-            default_headers?: Record<string, never> | null;
+            default_headers?: {
+                [key: string]: string;
+            } | null;
             /** @description Merged under the query of each call. */
             default_query_params?: {
                 [key: string]: unknown;
@@ -2534,7 +2536,9 @@ export interface components {
         ToolUpdate: {
             description?: string;
             /** @description Replaces the headers; a value "***" keeps the stored one. */
-            default_headers?: Record<string, never>;
+            default_headers?: {
+                [key: string]: string;
+            };
             /** @description Replaces the default query parameters. */
             default_query_params?: {
                 [key: string]: unknown;
@@ -2809,7 +2813,7 @@ export interface components {
             _id: string;
             /** @description The tool id */
             provider_id: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             provider_source: "openapi";
             name: string;
             description: string;
@@ -2843,7 +2847,7 @@ export interface components {
             provider_id: string;
             type: string;
             credentials: {
-                /** @enum {unknown} */
+                /** @enum {string} */
                 api_key: "***";
                 base_url: string | null;
             };
@@ -2861,7 +2865,7 @@ export interface components {
             total: number;
         };
         CredentialUpdated: {
-            /** @enum {unknown} */
+            /** @enum {string} */
             message: "Credential updated successfully";
             credential_id: string;
         };
@@ -2875,7 +2879,7 @@ export interface components {
         TaskAccepted: {
             /** Format: uuid */
             task_id: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "queued";
         };
         Task: {

@@ -140,7 +140,7 @@ export interface components {
         TaskQueued: {
             task_id: string;
             rag_id: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "queued";
         };
         CrawlError: {

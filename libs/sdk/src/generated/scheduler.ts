@@ -2842,7 +2842,7 @@ export interface components {
         };
         ScheduleTriggerResult: {
             execution_id: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "queued";
         };
         AgentSchedules: {
@@ -2853,7 +2853,7 @@ export interface components {
         WebhookTriggerAccepted: {
             message: string;
             execution_id: string;
-            /** @enum {unknown} */
+            /** @enum {string} */
             status: "queued";
         };
         WebhookTriggerReplayed: {

@@ -149,7 +149,9 @@ export const agent = Joi.object<Agent>({
   tool_usage_description: nullableText,
   template_type: nullableText,
   version: nullableText,
-}).meta({ className: 'Agent' });
+})
+  .description('The stored agent: every field of AgentBody as stored (unset ones null), the owner, and times.')
+  .meta({ className: 'Agent' });
 
 /** An agent in a list: both id names (public clients read `agent_id`), and `description` exactly as GET shows it. */
 export const agentListItem = Joi.object<AgentListItem>({

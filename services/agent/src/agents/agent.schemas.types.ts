@@ -1,5 +1,8 @@
 // Generated from agent.schemas.ts by `pnpm schemas:types` (scripts/schema-types.cjs): edit the schemas, not this file.
 
+/**
+ * The stored agent: every field of AgentBody as stored (unset ones null), the owner, and times.
+ */
 export interface Agent {
   id: string;
   /**

@@ -44,7 +44,7 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Owner equalities first (served by the indexes), then the type (documents without one are `llm`), then the
- * provider, compared case-insensitively as the contract asks.
+ * provider, compared case-insensitively as the API documents.
  */
 function listFilter(owner: Owner, filter: CredentialFilter): Record<string, unknown> {
   const out: Record<string, unknown> = { ...ownerFilter(owner) };

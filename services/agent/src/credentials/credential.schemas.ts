@@ -75,7 +75,9 @@ export const updateBody = Joi.object<CredentialUpdate>({
     .empty(null)
     .description('Merged key by key: a key that is missing or "***" keeps the stored value.'),
   meta_data: metaData.allow(null).empty(null).description('Replaces the stored meta_data'),
-}).meta({ className: 'CredentialUpdate' });
+})
+  .description('Every field optional. user_id, credential_id and provider_id in the body are ignored.')
+  .meta({ className: 'CredentialUpdate' });
 
 export const listQuery = Joi.object<CredentialListQuery>(pageQuery).meta({ className: 'CredentialListQuery' });
 

@@ -98,6 +98,9 @@ export interface CredentialTypeProviderPath {
   provider_id: string;
 }
 
+/**
+ * Every field optional. user_id, credential_id and provider_id in the body are ignored.
+ */
 export interface CredentialUpdate {
   name?: string;
   type?: string;

@@ -2,7 +2,7 @@ import type { Owner } from '@platform/db';
 
 export type { Owner };
 
-/** The type a credential has when the client names none (contract §7). */
+/** The type a credential has when the client names none. */
 export const DEFAULT_CREDENTIAL_TYPE = 'llm';
 
 export type MetaData = Record<string, unknown>;

@@ -16,7 +16,7 @@ export interface TaskDoc {
   attempts: number;
   created_at: Date;
   updated_at: Date;
-  /** Tasks are kept 7 days (contract §7): removed by `createExpiry` (TTL index or sweep); reads ignore expired ones. */
+  /** Tasks are kept 7 days: removed by `createExpiry` (TTL index or sweep); reads ignore expired ones. */
   expires_at: Date;
 }
 

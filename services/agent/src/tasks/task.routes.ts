@@ -21,7 +21,7 @@ function internalTaskId(req: Request): string {
   return taskIdOf(req);
 }
 
-/** /v3/inference/task: background chat (contract §7) and the worker's calls that run it. */
+/** /v3/inference/task: background chat and the worker's calls that run it. */
 export function createTaskRoutes(service: TaskService): Router {
   const r = Router();
 

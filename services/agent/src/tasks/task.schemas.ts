@@ -29,7 +29,7 @@ export const taskAccepted = Joi.object<TaskAccepted>({
   status: Joi.string().valid('queued').required(),
 }).meta({ className: 'TaskAccepted' });
 
-/** A task as the API returns it (contract §7). */
+/** A task as the API returns it. */
 export const task = Joi.object<Task>({
   task_id: taskId.required(),
   status: status.required(),

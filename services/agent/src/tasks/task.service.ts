@@ -6,7 +6,7 @@ import type { Logger } from '@platform/logger';
 import type { TaskRepository } from './task.repository';
 import type { ChatInput, Owner, TaskQueue, TaskStatus, TaskView } from './task.types';
 
-/** Tasks are kept this long after they were submitted (contract §7). */
+/** Tasks are kept this long after they were submitted. */
 export const TASK_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 export interface TaskServiceDeps {

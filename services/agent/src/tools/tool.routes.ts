@@ -19,7 +19,7 @@ import { catalogItem, detail, listItem } from './tool.views';
 
 const toolId = (params: unknown) => validate(toolIdPath, params, 'path').tool_id;
 
-/** /v3/tools routes (contract §5) and the tool catalog of /v3/providers/tools/all (§7). Fixed paths come first. */
+/** /v3/tools routes and the tool catalog of /v3/providers/tools/all. Fixed paths come first. */
 export function createToolRoutes(service: ToolService): Router {
   const r = Router();
 

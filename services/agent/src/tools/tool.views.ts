@@ -23,7 +23,7 @@ export function listItem(t: ToolRecord): ToolListItem {
   };
 }
 
-/** A tool as a provider catalog entry (contract §7): public clients resolve `_id` or `provider_id` to the tool id. */
+/** A tool as a provider catalog entry: public clients resolve `_id` or `provider_id` to the tool id. */
 export function catalogItem(t: ToolRecord): ToolCatalogItem {
   return {
     _id: t.tool_id,

@@ -8,7 +8,7 @@ import { pdfBytesFault } from './pdf-bytes';
 import type { FailureReason } from './worker/protocol';
 
 export interface ExtractionLimits {
-  /** More pages → 422 (contract §6: 500). */
+  /** More pages → 422 (at most 500). */
   maxPages: number;
   /** More pages needing OCR in one document → 422. */
   maxOcrPages: number;
@@ -59,7 +59,7 @@ export function createExtractionService(deps: ExtractionServiceDeps) {
     if (organizationId !== undefined && organizationId !== owner.org_id) throw new NotFoundError('Organization');
   };
   return {
-    /** 404 `Organization not found` unless the key belongs to `organizationId` (contract §6). */
+    /** 404 `Organization not found` unless the key belongs to `organizationId`. */
     checkOrganization: orgCheck,
 
     async extract(owner: Owner, organizationId: string, ocr: OcrMode, upload: Upload): Promise<ExtractionResult> {

@@ -1,6 +1,6 @@
 /**
  * The multipart reader of POST /extract (multer on local disk): one file field `file` of at most `maxFileBytes`, and
- * no more than a few small other fields. Its failures become the contract's answers: too large → 413; an unexpected
+ * no more than a few small other fields. Its failures become the API's answers: too large → 413; an unexpected
  * file field, too many parts or a malformed body → 422; the stored file is removed when the response ends.
  */
 import { rm } from 'node:fs/promises';

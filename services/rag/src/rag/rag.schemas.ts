@@ -43,7 +43,7 @@ const inputKeys = {
   meta_data: Joi.object().unknown(true).allow(null).empty(null).default({}),
 };
 
-/** Create and replace body: the spec's fields; `user_id` and `id` are dropped (the key names the owner). */
+/** Create and replace body: the documented fields; `user_id` and `id` are dropped (the key names the owner). */
 export const ragBody = Joi.object<RagBody>(inputKeys).meta({ className: 'RagBody' });
 
 export const listQuery = Joi.object<RagListQuery>(pageQuery).meta({ className: 'RagListQuery' });
@@ -66,7 +66,7 @@ export const retrieveQuery = Joi.object<RetrieveQuery>({
   top_k: Joi.number().integer().min(1).max(50).default(5),
 }).meta({ className: 'RetrieveQuery' });
 
-/** What a client sees of a configuration: the spec's fields plus its id, owner and timestamps. */
+/** What a client sees of a configuration: the documented fields plus its id, owner and timestamps. */
 export const ragConfig = Joi.object<RagConfig>({
   id: Joi.string().required(),
   user_id: Joi.string().required(),

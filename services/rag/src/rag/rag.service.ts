@@ -54,7 +54,7 @@ export function createRagService({ repo, credentials, clock }: RagServiceDeps) {
       const { items, total } = await repo.list(owner, page);
       return { configs: items.map(view), total };
     },
-    /** The list of `userId`, who must be the caller (contract §7). */
+    /** The list of `userId`, who must be the caller. */
     async listOfUser(owner: Owner, userId: string, page: Page): Promise<{ configs: RagConfig[]; total: number }> {
       if (userId !== owner.user_id) throw new ForbiddenError('Invalid Permission');
       return this.list(owner, page);

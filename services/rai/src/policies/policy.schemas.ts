@@ -24,13 +24,13 @@ export const POLICY_LIMITS = { topics: 100, terms: 500, termChars: 200, name: 20
 
 const label = Joi.string().trim().min(1).max(POLICY_LIMITS.termChars);
 
-/** A topic: a string, or `{name}` stored as the string (contract §7). */
+/** A topic: a string, or `{name}` stored as the string. */
 const topic = Joi.alternatives().try(
   label,
   Joi.object({ name: label.required() }).custom((v: { name: string }) => v.name),
 );
 
-/** A keyword or custom PII entry: a string, or `{label, replacement, action}` (contract §6). */
+/** A keyword or custom PII entry: a string, or `{label, replacement, action}`. */
 const term = (defaultAction: 'block' | 'redact') =>
   Joi.alternatives().try(
     label,
@@ -110,7 +110,7 @@ export const inferenceBody = Joi.object<InferenceBody>({
 
 const timestamp = Joi.string().isoDate().required();
 
-/** What a client sees of a policy: `_id` and `id` (contract §1), its owner, fields and sections, defaults applied. */
+/** What a client sees of a policy: `_id` and `id`, its owner, fields and sections, defaults applied. */
 export const policySchema = Joi.object<Policy>({
   _id: Joi.string().required(),
   id: Joi.string().required(),

@@ -8,7 +8,7 @@ export type { PolicyBody as PolicyInput, Policy as PolicyView } from './policy.s
 /** A keyword or custom PII entry as stored and returned: a string or an object. */
 export type TermEntry = string | TermRule;
 
-/** The rule sections of a policy (contract §6), defaults applied: those of the OpenAPI document's `Policy`. */
+/** The rule sections of a policy, defaults applied: those of the OpenAPI document's `Policy`. */
 export type PolicyRules = Pick<
   Policy,
   | 'allowed_topics'

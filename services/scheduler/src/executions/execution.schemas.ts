@@ -5,16 +5,16 @@
  */
 import Joi from 'joi';
 
-import { pageQuery } from '@platform/http';
-import { EXECUTION_STATUSES, type ExecutionStatus } from '@platform/scheduling';
+import { OPENAPI_ALTERATION, pageQuery } from '@platform/http';
+import { EXECUTION_STATUSES, executionSchema, type ExecutionStatus } from '@platform/scheduling';
 
-import type { Execution, ExecutionList, ExecutionLogsQuery, ExecutionRecentQuery } from './execution.schemas.types';
+import type { ExecutionList, ExecutionLogsQuery, ExecutionRecentQuery } from './execution.schemas.types';
 
 /**
- * The alteration the OpenAPI document reads (`schema.tailor(OPENAPI)`): a value parsed by custom code below is shown
- * as what it accepts; validation never uses it.
+ * The alteration the OpenAPI document reads (`OPENAPI_ALTERATION` of @platform/http): a value parsed by custom code
+ * below is shown as what it accepts; validation never uses it.
  */
-export const OPENAPI = 'openapi';
+const OPENAPI = OPENAPI_ALTERATION;
 
 const STATUS_TYPE = `(${EXECUTION_STATUSES.map((s) => `'${s}'`).join(' | ')})[]`;
 
@@ -88,38 +88,7 @@ export const recentQuery = Joi.object<ExecutionRecentQuery>({
     .description('How far back the view reaches (from, when given, narrows it).'),
 }).meta({ className: 'ExecutionRecentQuery' });
 
-const nullable = (s: Joi.Schema) => s.allow(null).required();
-/** `string | null`: joi-to-typescript would write `string | '' | null`, which the linter refuses as redundant. */
-const NULLABLE_STRING = { baseType: 'string | null' };
-const timestamp = Joi.string().isoDate();
-
-/** An execution as a client sees it (webhook and schedule runs alike): one per fire, its attempts counted in it. */
-export const execution = Joi.object<Execution>({
-  id: Joi.string().required(),
-  kind: Joi.string().valid('webhook', 'agent_schedule', 'http_schedule').required(),
-  webhook_id: nullable(Joi.string()),
-  schedule_id: nullable(Joi.string()),
-  agent_id: nullable(Joi.string()),
-  user_id: Joi.string().required(),
-  session_id: nullable(Joi.string()),
-  status: Joi.string()
-    .valid(...EXECUTION_STATUSES)
-    .required(),
-  success: nullable(Joi.boolean()),
-  attempt: Joi.number().integer().required(),
-  max_attempts: Joi.number().integer().required(),
-  scheduled_for: nullable(timestamp.description('Nominal fire time; null for run-now and webhook runs')),
-  triggered_at: timestamp.required(),
-  started_at: nullable(timestamp),
-  finished_at: nullable(timestamp),
-  duration_ms: nullable(Joi.number().integer()),
-  payload: Joi.any().meta({ baseType: 'unknown' }),
-  response_status: nullable(Joi.number().integer()),
-  response_output: nullable(Joi.string().allow('').description('At most 64 KiB')).meta(NULLABLE_STRING),
-  error_message: nullable(Joi.string().allow('')).meta(NULLABLE_STRING),
-}).meta({ className: 'Execution' });
-
 export const executionList = Joi.object<ExecutionList>({
-  executions: Joi.array().items(execution).required(),
+  executions: Joi.array().items(executionSchema).required(),
   total: Joi.number().integer().min(0).required(),
 }).meta({ className: 'ExecutionList' });

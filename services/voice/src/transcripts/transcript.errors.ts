@@ -4,7 +4,7 @@ import type { TranscriptError } from './transcript.schemas.types';
 
 /**
  * A transcript the caller's organization does not have (none, or another organization's: the same answer). Its
- * body is the OpenAPI document's `TranscriptError`, `{error, details}`, which the transcript routes send (contract §6); anywhere
+ * body is the OpenAPI document's `TranscriptError`, `{error, details}`, which the transcript routes send; anywhere
  * else it is an ordinary 404.
  */
 export class TranscriptNotFoundError extends NotFoundError {

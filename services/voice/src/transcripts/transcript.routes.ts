@@ -13,7 +13,7 @@ const transcriptNotFound: ErrorRequestHandler = (err, _req, res, next) => {
   res.status(404).json(err.body);
 };
 
-/** /v1/transcripts routes (contract §6). */
+/** /v1/transcripts routes. */
 export function createTranscriptRoutes(service: TranscriptService): Router {
   const r = Router();
   r.post('/v1/transcripts', async (req, res) => {

@@ -110,7 +110,7 @@ export const agentPath = Joi.object<TranscriptAgentPath>({ agentId: agentId.requ
   className: 'TranscriptAgentPath',
 });
 
-/** `GET /v1/transcripts`: contract §6. */
+/** `GET /v1/transcripts`. */
 export const listQuery = Joi.object<TranscriptListQuery>({
   limit: Joi.number().integer().min(1).max(MAX_LIST_LIMIT).default(50),
   offset: Joi.number().integer().min(0).max(1_000_000_000).default(0),

@@ -1,0 +1,30 @@
+// Generated from execution.schemas.ts by `pnpm schemas:types` (scripts/schema-types.cjs): edit the schemas, not this file.
+
+export interface Execution {
+  id: string;
+  kind: 'webhook' | 'agent_schedule' | 'http_schedule';
+  webhook_id: string | null;
+  schedule_id: string | null;
+  agent_id: string | null;
+  user_id: string;
+  session_id: string | null;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped';
+  success: boolean | null;
+  attempt: number;
+  max_attempts: number;
+  /**
+   * Nominal fire time; null for run-now and webhook runs
+   */
+  scheduled_for: string | null;
+  triggered_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  duration_ms: number | null;
+  payload?: unknown;
+  response_status: number | null;
+  /**
+   * At most 64 KiB
+   */
+  response_output: string | null;
+  error_message: string | null;
+}
