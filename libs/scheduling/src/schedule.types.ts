@@ -1,7 +1,11 @@
 /** Which kind of work a schedule fires. */
 export type ScheduleKind = 'agent' | 'http';
-export type OverlapPolicy = 'skip' | 'allow';
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+/** What a fire does while the schedule's previous run is still going: the scheduler's schemas accept these. */
+export const OVERLAP_POLICIES = ['skip', 'allow'] as const;
+export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
+/** The methods an HTTP schedule may call with: the scheduler's schemas accept these. */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /** The cron part every schedule has. */
 export interface CronSpec {

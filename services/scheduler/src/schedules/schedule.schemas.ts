@@ -6,7 +6,7 @@
 import Joi from 'joi';
 
 import { pageQuery } from '@platform/http';
-import { cronError, isValidTimeZone } from '@platform/scheduling';
+import { cronError, HTTP_METHODS, isValidTimeZone, OVERLAP_POLICIES } from '@platform/scheduling';
 
 import { BULK_PAUSE_MAX_IDS, bulkPauseCounts } from '../shared/bulk-pause.schemas';
 import { webhook } from '../webhooks/webhook.schemas';
@@ -43,8 +43,6 @@ export const LIMITS = {
   timeoutMsDefault: 10_000,
 } as const;
 
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
-
 const cron = Joi.string()
   .max(200)
   .custom((value: string, helpers) => {
@@ -68,7 +66,7 @@ function common(create: boolean) {
     timezone: d(timezone, 'UTC'),
     max_retries: d(Joi.number().integer().min(0).max(10), 3),
     retry_delay: d(Joi.number().integer().min(1).max(3600).description('Seconds between attempts'), 60),
-    overlap_policy: d(Joi.string().valid('skip', 'allow'), 'skip'),
+    overlap_policy: d(Joi.string().valid(...OVERLAP_POLICIES), 'skip'),
   };
 }
 
