@@ -200,6 +200,8 @@ export async function startChaosStack(opts: ChaosOptions) {
     calls,
     /** Every log line the service processes wrote so far. */
     logLines: () => [...schedulers, agent, ...workers].flatMap((p) => p.output().split('\n')),
+    /** The first error-level log lines of every service process (kept from the start of the run). */
+    errorLines: () => [...schedulers, agent, ...workers].flatMap((p) => p.errorLines()),
     /** Sends one trigger `{"n": n}`. */
     trigger,
     /** Every execution of the webhook: status, attempt and when it finished. */

@@ -17,13 +17,17 @@ const RECOVERY_BOUND_MS = 120_000;
 
 /** What explains a run that went wrong: errors no rule classified, retried attempts, recoveries. */
 function reportNotable(s: ChaosStack, name: string): void {
-  const notable = s
-    .logLines()
-    .filter((l) =>
-      /"message":"(unhandled error|run attempt failed; will retry|run job given up|run recovered under a new job|run abandoned)/.test(
-        l,
+  const notable = [
+    // Errors first, kept from the start of the run (a 500's cause is here even when later output is cut).
+    ...s.errorLines().filter((l) => /"message":"unhandled error"|"status":500/.test(l)),
+    ...s
+      .logLines()
+      .filter((l) =>
+        /"message":"(run attempt failed; will retry|run job given up|run recovered under a new job|run abandoned)/.test(
+          l,
+        ),
       ),
-    );
+  ];
   if (notable.length > 0)
     process.stderr.write(
       `chaos ${name}: notable log lines:\n${notable

@@ -109,7 +109,9 @@ export function insertEach<T>(model: Model<T>): (docs: object[]) => Promise<(Err
       const perDoc = writeErrorsOf(err);
       if (!perDoc || perDoc.length === 0) throw err;
       for (const w of perDoc) {
-        const e = Object.assign(new Error(w.errmsg ?? 'write refused'), { code: w.code });
+        // Named as the driver names a per-document write error, so that it is classified as the server's errors are:
+        // a document refused because the store went away mid-batch is a 503, a duplicate stays a duplicate.
+        const e = Object.assign(new Error(w.errmsg ?? 'write refused'), { name: 'WriteError', code: w.code });
         if (w.index >= 0 && w.index < outcomes.length) outcomes[w.index] = e;
       }
     }

@@ -1,4 +1,9 @@
-import { createGroupCommit } from '../src/group-commit';
+import type { Model } from 'mongoose';
+
+import { isUnavailableError } from '@platform/errors';
+
+import { isDuplicateKeyError } from '../src/duplicate-key';
+import { createGroupCommit, insertEach } from '../src/group-commit';
 
 /** A write whose batches stay open until `release` is called; records each batch. */
 function gatedWrite() {
@@ -89,4 +94,32 @@ it('with gatherMs, a full batch is written without waiting', async () => {
   expect(w.batches).toEqual([[1, 2, 3]]);
   w.release();
   await Promise.all(done);
+});
+
+it('insertEach: a document refused because the store went away mid-batch is unavailable (503), a duplicate stays one', async () => {
+  // The shape of FerretDB's answer when PostgreSQL stops during an unordered insert: per-document write errors
+  // carrying the store's connection failure, beside a document refused on its own.
+  const bulk = Object.assign(new Error('write failed'), {
+    name: 'MongoBulkWriteError',
+    writeErrors: [
+      {
+        index: 0,
+        code: 1,
+        errmsg: 'failed to connect to `host=127.0.0.1 user=postgres database=ferretdb`: dial error',
+      },
+      { index: 2, code: 11000, errmsg: 'E11000 duplicate key error collection: executions' },
+    ],
+  });
+  const model = {
+    collection: {
+      insertMany: () => Promise.reject(bulk),
+    },
+  } as unknown as Model<unknown>;
+  const [down, written, duplicate] = await insertEach(model)([{}, {}, {}]);
+  expect(down).toBeInstanceOf(Error);
+  expect(isUnavailableError(down)).toBe(true);
+  expect(isDuplicateKeyError(down)).toBe(false);
+  expect(written).toBeNull();
+  expect(isDuplicateKeyError(duplicate)).toBe(true);
+  expect(isUnavailableError(duplicate)).toBe(false);
 });

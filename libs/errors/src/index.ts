@@ -141,8 +141,11 @@ const STORE_DOWN_MESSAGES = [
   /SQLSTATE (08[0-9A-Z]{3}|57P0[0-9])/,
 ];
 
-/** Server-side errors of the driver: MongoServerError, and the bulk and write-concern errors that carry a code too. */
-const SERVER_ERROR_NAMES = new Set(['MongoServerError', 'MongoBulkWriteError', 'MongoWriteConcernError']);
+/**
+ * Server-side errors of the driver: MongoServerError, the bulk and write-concern errors that carry a code too, and
+ * one document's error of an unordered bulk write (`WriteError`).
+ */
+const SERVER_ERROR_NAMES = new Set(['MongoServerError', 'MongoBulkWriteError', 'MongoWriteConcernError', 'WriteError']);
 
 function isStoreDownServerError(err: Error): boolean {
   if (!SERVER_ERROR_NAMES.has(err.name)) return false;

@@ -23,11 +23,17 @@ export interface ServiceProcess {
   child: ChildProcess;
   /** What the process wrote so far (stdout and stderr, last 64 KiB). */
   output(): string;
+  /**
+   * The first error-level log lines the process wrote (up to 200), kept apart from `output()` so that a long run's
+   * later output cannot push out the error that explains a failure.
+   */
+  errorLines(): string[];
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
   stop(graceMs?: number): Promise<void>;
 }
 
 const MAX_OUTPUT = 64 * 1024;
+const MAX_ERROR_LINES = 200;
 
 /**
  * Starts a service as a real Node process (as in production: its own main.ts reading env) and waits until
@@ -46,8 +52,16 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     env: { ...process.env, ...opts.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const errorLines: string[] = [];
+  let partial = '';
   const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-MAX_OUTPUT);
+    const text = chunk.toString('utf8');
+    output = (output + text).slice(-MAX_OUTPUT);
+    if (errorLines.length >= MAX_ERROR_LINES) return;
+    const lines = (partial + text).split('\n');
+    partial = (lines.pop() ?? '').slice(0, MAX_OUTPUT);
+    for (const line of lines)
+      if (/"level":"error"/.test(line) && errorLines.length < MAX_ERROR_LINES) errorLines.push(line);
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
@@ -66,6 +80,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     port,
     child,
     output: () => output,
+    errorLines: () => [...errorLines],
     async stop(graceMs = 5000) {
       process.removeListener('exit', killOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
