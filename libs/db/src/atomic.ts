@@ -238,21 +238,30 @@ export async function atomicUpdateEach<T>(
       todo = later;
       continue;
     }
-    // With `hold`, the lease on the new revision is claimed in the same insert: nobody else can claim it before
-    // the document reaches it.
-    const per = opts.hold ? 2 : 1;
-    const claimDocs = claims.flatMap((c) =>
-      [c.rev, c.next].slice(0, per).map((rev) => ({ _id: claimIdOf(c.key, rev), at: new Date() })),
+    // The new revision is claimed too, in the same insert, where nobody may move the document on from it before
+    // this write is done with it: with `hold` (the caller's lease), and where a group is written by `updateMany`
+    // and read back apart from it. There, another writer moving the document on between the two would make this
+    // write look like someone else's, and it would be made again.
+    const groupSize = new Map<string, number>();
+    for (const c of claims) groupSize.set(c.group, (groupSize.get(c.group) ?? 0) + 1);
+    const leased = new Set(
+      claims.filter((c) => opts.hold || (groupSize.get(c.group)! > 1 && items[c.i]!.near !== undefined)),
     );
+    const revsOf = (c: Taken) => (leased.has(c) ? [c.rev, c.next] : [c.rev]);
+    const claimDocs = claims.flatMap((c) => revsOf(c).map((rev) => ({ _id: claimIdOf(c.key, rev), at: new Date() })));
     const claimed = await claim(claimDocs);
     const won: Taken[] = [];
     const release: string[] = [];
     const contested: string[] = [];
-    claims.forEach((c, k) => {
-      const outcomes = claimed.slice(k * per, k * per + per);
+    let offset = 0;
+    claims.forEach((c) => {
+      const n = revsOf(c).length;
+      const outcomes = claimed.slice(offset, offset + n);
+      const docs = claimDocs.slice(offset, offset + n);
+      offset += n;
       const refused = outcomes.find((o) => o !== null);
       if (!refused) return void won.push(c);
-      outcomes.forEach((o, r) => (o === null ? release.push(claimDocs[k * per + r]!._id) : undefined));
+      outcomes.forEach((o, r) => (o === null ? release.push(docs[r]!._id) : undefined));
       if (isDuplicateKeyError(refused)) {
         later.push(c.i);
         if (!c.guessed) contested.push(claimIdOf(c.key, c.rev));
@@ -267,9 +276,11 @@ export async function atomicUpdateEach<T>(
         if (w && w !== 'unchanged' && w !== 'moved') {
           results[c.i] = w;
           retireClaim(Claims, claimIdOf(c.key, c.rev)); // the document has left that revision: it blocks nobody
+          // The new revision's claim (not the caller's lease) goes now: the document may move on from it.
+          if (leased.has(c) && !opts.hold) release.push(claimIdOf(c.key, c.next));
           continue;
         }
-        release.push(claimIdOf(c.key, c.rev), ...(opts.hold ? [claimIdOf(c.key, c.next)] : []));
+        release.push(claimIdOf(c.key, c.rev), ...(leased.has(c) ? [claimIdOf(c.key, c.next)] : []));
         if (w === 'unchanged')
           results[c.i] = null; // its filter no longer matches
         else if (w === 'moved') later.push(c.i); // another writer moved it before this claim: read it again
