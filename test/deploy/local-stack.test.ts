@@ -113,16 +113,26 @@ function localEnv(name: string): Record<string, string> {
   local.QUEUE_PREFIX = runId;
   if (local.UPLOAD_DIR) local.UPLOAD_DIR = uploadDir;
   if (local.PUBLIC_BASE_URL) local.PUBLIC_BASE_URL = `http://127.0.0.1:${ports.gateway}`;
-  // The provider stand-in is a local server: allowed as an operator allows a self-hosted model.
-  if (name === 'agent') local.OUTBOUND_ALLOW_HOSTS = `127.0.0.1:${llm.port}`;
+  if (local.VECTOR_STORE_URI) local.VECTOR_STORE_URI = join(uploadDir, 'vectors');
+  // The provider stand-in is a local server: allowed as an operator allows a self-hosted model (the agent's chat,
+  // the rag service's embeddings).
+  if (name === 'agent' || name === 'rag') local.OUTBOUND_ALLOW_HOSTS = `127.0.0.1:${llm.port}`;
   local.LOG_LEVEL = 'info';
   return local;
 }
 
 beforeAll(async () => {
   uploadDir = mkdtempSync(join(tmpdir(), 'stack-uploads-'));
-  llm = await startLocalServer((_req, res) => {
+  llm = await startLocalServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
+    if (req.url.endsWith('/embeddings')) {
+      // OpenAI-protocol embeddings: a bag of words hashed into 16 dimensions (same words, same direction).
+      const inputs = (req.json as { input: string[] }).input;
+      res.end(
+        JSON.stringify({ object: 'list', data: inputs.map((t, index) => ({ index, embedding: bagOfWords(t) })) }),
+      );
+      return;
+    }
     res.end(
       JSON.stringify({
         id: 'c1',
@@ -186,6 +196,17 @@ afterAll(async () => {
     redis.disconnect();
   }
 }, 120_000);
+
+function bagOfWords(text: string): number[] {
+  const v = Array.from({ length: 16 }, () => 0);
+  for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    let h = 0;
+    for (const c of w) h = (h * 31 + c.charCodeAt(0)) % 16;
+    v[h]! += 1;
+  }
+  v[0]! += 0.01; // never the zero vector
+  return v;
+}
 
 /** One request through the gateway; the gateway's request id comes back on every answer. */
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -296,6 +317,93 @@ describe("the compose stack, started from the images' entry points without Docke
     const got = await call('GET', `/v3/rag/${ragId}`);
     expect({ status: got.status, id: got.body.id }).toEqual({ status: 200, id: ragId });
   });
+
+  it('rag: a knowledge base filled with a text and a PDF (read by the OCR service), then asked by an agent', async () => {
+    const text = await call('POST', `/v3/train/text/?rag_id=${ragId}`, {
+      data: [
+        {
+          text: 'The Zephyr-9 router ships with firmware 4.2 and supports mesh networking out of the box.',
+          source: 'router-manual.txt',
+          metadata: { team: 'support' },
+        },
+      ],
+    });
+    expect(text.status).toBe(200);
+    expect(text.body).toEqual({
+      message: expect.any(String),
+      rag_id: ragId,
+      documents: [{ id: expect.any(String), source: 'router-manual.txt' }],
+      chunks: 1,
+    });
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob([await textPdf([['Warranty: the Zephyr-9 is covered for three years from purchase.']])], {
+        type: 'application/pdf',
+      }),
+      'warranty.pdf',
+    );
+    const pdf = await fetch(`${gateway}/v3/train/pdf/?rag_id=${ragId}`, {
+      method: 'POST',
+      headers: { 'x-api-key': key },
+      body: form,
+    });
+    expect(pdf.status).toBe(200);
+    const listed = await call('GET', `/v3/rag/documents/${ragId}/`);
+    expect(listed.status).toBe(200);
+    expect((listed.body.documents as { source: string }[]).map((d) => d.source).sort()).toEqual([
+      'router-manual.txt',
+      'warranty.pdf',
+    ]);
+
+    const retrieved = await call('GET', `/v3/rag/${ragId}/retrieve/?query=${encodeURIComponent('Zephyr-9 warranty')}`);
+    expect(retrieved.status).toBe(200);
+    expect((retrieved.body.results as { text: string }[])[0]?.text).toContain('three years');
+
+    // An agent with the hosted product's knowledge-base feature shape answers with that knowledge in its prompt.
+    const agent = await call('POST', '/v3/agents/', {
+      name: 'kb bot',
+      system_prompt: 'Answer from the knowledge base.',
+      provider_id: 'openai',
+      model: 'local-model',
+      llm_credential_id: credentialId,
+      features: [
+        {
+          type: 'KNOWLEDGE_BASE',
+          config: { lyzr_rag: { rag_id: ragId, params: { top_k: 3, score_threshold: 0 } }, agentic_rag: [] },
+          priority: 0,
+        },
+      ],
+    });
+    expect(agent.status).toBe(201);
+    const before = llm.requests.length;
+    const chat = await call('POST', '/v3/inference/chat/', {
+      agent_id: String(agent.body.id),
+      session_id: 'kb-1',
+      message: 'Which firmware does the Zephyr-9 ship with?',
+    });
+    expect(chat.status).toBe(200);
+    const prompt = llm.requests
+      .slice(before)
+      .filter((r) => r.url.endsWith('/chat/completions'))
+      .map((r) => r.body)
+      .join('\n');
+    expect(prompt).toContain('firmware 4.2');
+
+    // A feature that names no rag id is refused when the agent is saved, not at chat time.
+    const broken = await call('POST', '/v3/agents/', {
+      name: 'kb bot without a base',
+      system_prompt: 'x',
+      provider_id: 'openai',
+      model: 'local-model',
+      features: [{ type: 'KNOWLEDGE_BASE', config: { lyzr_rag: { params: { top_k: 3 } } }, priority: 0 }],
+    });
+    expect(broken.status).toBe(422);
+
+    const id = (text.body.documents as { id: string }[])[0]!.id;
+    const deleted = await call('DELETE', `/v3/rag/${ragId}/docs/`, [id]);
+    expect({ status: deleted.status, body: deleted.body }).toEqual({ status: 200, body: { deleted: 1 } });
+  }, 90_000);
 
   it('graph: the knowledge graph of that configuration, which the graph service checks with the rag service', async () => {
     const graph = await call('GET', `/v4/knowledge_graph/graph/?rag_id=${ragId}&limit=10`);

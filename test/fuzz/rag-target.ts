@@ -26,7 +26,11 @@ export async function startRagTarget(): Promise<Target> {
     };
     return {
       pathIds: (op: Operation, param: string) =>
-        param === 'config_id' ? poolFor(op, configs) : param === 'user_id' ? [OWNER.user_id, OTHER.user_id] : [],
+        param === 'config_id' || param === 'rag_id'
+          ? poolFor(op, configs)
+          : param === 'user_id'
+            ? [OWNER.user_id, OTHER.user_id]
+            : [],
       known: {
         llm_credential_id: [credentialId, 'lyzr_openai'],
         embedding_credential_id: [credentialId, 'lyzr_openai'],

@@ -54,7 +54,7 @@ export function writes(world: SecurityWorld): Record<string, Req | string> {
   const routes = Object.entries(world.probes).sort(([a], [b]) => rank(a) - rank(b));
   for (const [route, probe] of routes) {
     if (!/^(POST|PUT|PATCH) /.test(route)) continue;
-    if (probe.kind === 'hidden') out[route] = probe.req(probe.own);
+    if (probe.kind === 'hidden') out[route] = probe.ownWriteElsewhere ?? probe.req(probe.own);
     else if (probe.kind === 'create') out[route] = probe.sample ?? probe.req;
     else if (probe.kind === 'custom') out[route] = probe.sample;
     else if (probe.kind === 'exempt') out[route] = probe.why;

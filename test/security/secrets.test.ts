@@ -49,7 +49,9 @@ describeEachWorld((current) => {
   ];
 
   it('answers with no secret but those shown to their owner, masked values instead', () => {
-    expect(answers.length).toBeGreaterThan(Object.keys(world.probes).length);
+    // Every route but the deletes (whose owner's answer would change the world) answered the owner at least once.
+    const kept = Object.keys(world.probes).filter((route) => !route.startsWith('DELETE '));
+    expect(answers.length).toBeGreaterThan(kept.length);
     const text = answers.join('\n');
     expect(hidden().filter((s) => text.includes(s))).toEqual([]);
     if (world.secrets.length > world.shown.length) expect(text).toContain('***');

@@ -45,7 +45,15 @@ export const del = (path: string): Req => ({ method: 'delete', path });
  * - `exempt`: not owner-scoped, with the reason.
  */
 export type Probe =
-  | { kind: 'hidden'; req: (id: string) => Req; own: string; absent: string; absentStatus?: number }
+  | {
+      kind: 'hidden';
+      req: (id: string) => Req;
+      own: string;
+      absent: string;
+      absentStatus?: number;
+      /** Why A's own write cannot run in this world (the other suites skip it then; the matrix still runs). */
+      ownWriteElsewhere?: string;
+    }
   | { kind: 'list'; req: Req; own: string[] }
   | { kind: 'create'; req: Req; status?: number; sample?: Req }
   | {

@@ -411,6 +411,8 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     'POST /v3/inference/stream': chat('/v3/inference/stream/'),
     'POST /v3/inference/task': chat('/v3/inference/task/'),
     'GET /v3/inference/task/{}': task_((id) => get(`/v3/inference/task/${id}`)),
+    'POST /v3/inference/chat/task': chat('/v3/inference/chat/task'),
+    'GET /v3/inference/chat/task/{}': task_((id) => get(`/v3/inference/chat/task/${id}`)),
     'POST /v3/inference/task/{}/run': task_((id) => post(`/v3/inference/task/${id}/run`, { final: true })),
     'POST /v3/inference/task/{}/fail': task_((id) => post(`/v3/inference/task/${id}/fail`, { error: 'x' })),
     'GET /v3/inference/sessions/{}/messages': hidden(session, `absent-${randomUUID()}`, (id) =>
@@ -507,7 +509,39 @@ export async function startRagWorld(): Promise<SecurityWorld> {
   const absent = await create('a_gone');
   await request(t.app).delete(`/v3/rag/${absent}/`).set('x-api-key', keys.A).expect(204);
   const cfg = (req: (id: string) => Req): Probe => ({ kind: 'hidden', req, own: config, absent });
+  // A's knowledge base: one trained text, whose document id B and C must not reach either.
+  const trained = await request(t.app)
+    .post(`/v3/train/text/?rag_id=${config}`)
+    .set('x-api-key', keys.A)
+    .send({ data: [{ text: 'Ada Lovelace wrote the first program for the Analytical Engine.', source: 'a-note' }] });
+  if (trained.status !== 200) throw new Error(`train: ${trained.status} ${trained.text}`);
+  const documentId = (trained.body.documents as { id: string }[])[0]!.id;
+  const upload = (kind: string, bytes: Buffer, name: string) => (id: string) => ({
+    method: 'post' as const,
+    path: `/v3/train/${kind}/?rag_id=${id}`,
+    file: { field: 'file', bytes, name },
+  });
   const probes: Record<string, Probe> = {
+    'POST /v3/train/text': cfg((id) =>
+      post(`/v3/train/text/?rag_id=${id}`, { data: [{ text: 'B was here', source: 'b-note' }] }),
+    ),
+    'POST /v3/train/txt': cfg(upload('txt', Buffer.from('B was here'), 'b.txt')),
+    // This world has no OCR or graph service: the owner's PDF is refused as not a PDF (415) before it would be sent
+    // there, and the owner's website training cannot run (both are trained for real in the rag service's knowledge
+    // tests); B and C meet the owner check first either way.
+    'POST /v3/train/pdf': cfg(upload('pdf', Buffer.from('B was here, not a PDF'), 'b.pdf')),
+    'POST /v3/train/docx': cfg(upload('docx', Buffer.from('PK B was here'), 'b.docx')),
+    'POST /v3/train/website': {
+      kind: 'hidden',
+      own: config,
+      absent,
+      req: (id) => post(`/v3/train/website/?rag_id=${id}`, { urls: ['https://example.com/'] }),
+      ownWriteElsewhere: 'the crawl needs the graph service: services/rag/test/knowledge-website.int.test.ts',
+    },
+    'GET /v3/rag/documents/{}': cfg((id) => get(`/v3/rag/documents/${id}/`)),
+    'DELETE /v3/rag/{}/docs': cfg((id) => ({ method: 'delete', path: `/v3/rag/${id}/docs/`, body: [documentId] })),
+    'DELETE /v3/rag/{}/reset': cfg((id) => del(`/v3/rag/${id}/reset/`)),
+    'GET /v3/rag/{}/retrieve': cfg((id) => get(`/v3/rag/${id}/retrieve/?query=Lovelace`)),
     // A configuration naming A's credential (in the agent service) is refused to B and C as if it did not exist.
     'POST /v3/rag': {
       kind: 'hidden',
@@ -533,7 +567,7 @@ export async function startRagWorld(): Promise<SecurityWorld> {
     scope: 'owner',
     keys,
     probes,
-    snapshot: [get(`/v3/rag/${config}/`), get('/v3/rag/')],
+    snapshot: [get(`/v3/rag/${config}/`), get('/v3/rag/'), get(`/v3/rag/documents/${config}/`)],
     dbs: [t.dbs, t.agent.dbs],
   });
 }
@@ -667,8 +701,20 @@ export async function startGraphWorld(): Promise<SecurityWorld> {
       absent: hexId(),
       req: (id) => get(`/v4/knowledge_graph/task/${id}`),
     },
+    'GET /v4/knowledge_graph/task/status/{}': {
+      kind: 'hidden',
+      own: task,
+      absent: hexId(),
+      req: (id) => get(`/v4/knowledge_graph/task/status/${id}`),
+    },
     'GET /v4/knowledge_graph/graph': byRag((id) => get(`/v4/knowledge_graph/graph/?rag_id=${id}`)),
     'GET /v4/knowledge_graph/retrieve': byRag((id) => get(`/v4/knowledge_graph/retrieve/?rag_id=${id}&query=Ada`)),
+    'DELETE /v4/knowledge_graph/graph': byRag((id) => del(`/v4/knowledge_graph/graph/?rag_id=${id}`)),
+    'DELETE /v4/knowledge_graph/pages': byRag((id) => ({
+      method: 'delete',
+      path: `/v4/knowledge_graph/pages/?rag_id=${id}`,
+      body: { source_ids: [hexId()] },
+    })),
   };
   return {
     service: 'graph',

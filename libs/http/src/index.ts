@@ -43,3 +43,4 @@ export {
   schemaComponents,
   type Side,
 } from './schema-docs';
+export { uploadedFile, uploadMiddleware, type UploadedFile, type UploadOptions } from './upload';

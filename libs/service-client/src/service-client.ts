@@ -21,16 +21,21 @@ export interface CallOwner {
   org_id: string;
 }
 
-/** What to do with an answer of a given status: return a value for the caller, or throw. */
-export type StatusHandler<T> = () => T;
+/**
+ * What to do with an answer of a given status: return a value for the caller, or throw. It is handed the answer's
+ * body (parsed JSON, else the text), e.g. to pass on the called service's own `detail`.
+ */
+export type StatusHandler<T> = (body: unknown) => T;
 
 export interface ServiceCall<T> {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path below the base URL, e.g. `/v3/rag/abc`; `query` is appended encoded. */
   path: string;
   query?: Record<string, string>;
-  /** Sent as JSON. */
+  /** Sent as JSON; a Buffer is sent as is, with `contentType` (e.g. a multipart/form-data upload). */
   body?: unknown;
+  /** The Content-Type of a Buffer body. */
+  contentType?: string;
   owner: CallOwner;
   /** The shape a 200 answer must have (unknown keys allowed): anything else is an unexpected answer. */
   response: Joi.Schema<T>;
@@ -84,7 +89,10 @@ export function createServiceClient(deps: ServiceClientDeps) {
         .request({
           url: `${base}${c.path}${qs}`,
           method: c.method ?? 'GET',
-          headers: internalCallHeaders(target.secret, c.owner),
+          headers: {
+            ...internalCallHeaders(target.secret, c.owner),
+            ...(c.contentType ? { 'content-type': c.contentType } : {}),
+          },
           ...(c.body === undefined ? {} : { body: c.body }),
           timeoutMs: c.timeoutMs ?? target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
           maxResponseBytes: c.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
@@ -103,7 +111,7 @@ export function createServiceClient(deps: ServiceClientDeps) {
         throw unexpected();
       }
       const handler = c.on?.[res.status];
-      if (handler) return handler();
+      if (handler) return handler(res.data);
       deps.logger.warn(`${deps.name} answered ${c.what} unexpectedly`, { status: res.status });
       throw unexpected();
     },

@@ -93,3 +93,20 @@ test('no secret, an unreachable service or a timeout → 503, and nothing is sen
   });
   await expect(call(gone)).rejects.toBeInstanceOf(ServiceUnavailableError);
 });
+
+test('a Buffer body is sent as is with its content type; a status handler is handed the answer body', async () => {
+  answer = { status: 422, body: { detail: 'the thing is broken' } };
+  const { c } = client();
+  const seen: unknown[] = [];
+  const value = await call(c, {
+    method: 'POST',
+    body: Buffer.from('--b\r\nraw bytes\r\n--b--\r\n'),
+    contentType: 'multipart/form-data; boundary=b',
+    on: { 422: (body: unknown) => (seen.push(body), { id: 'handled', n: 0 }) },
+  });
+  expect(value).toEqual({ id: 'handled', n: 0 });
+  expect(seen).toEqual([{ detail: 'the thing is broken' }]);
+  const req = server.requests.at(-1)!;
+  expect(req.headers['content-type']).toBe('multipart/form-data; boundary=b');
+  expect(req.body).toBe('--b\r\nraw bytes\r\n--b--\r\n');
+});

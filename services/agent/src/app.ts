@@ -64,7 +64,10 @@ export interface AppDeps {
   internalSecret?: string | null;
   /** The RAI service that the RAI feature asks; unset: agents with that feature fail closed (503). */
   rai?: RaiTarget;
-  /** The rag service that the KNOWLEDGE_BASE feature asks for retrieved knowledge; unset: agents with it answer 503. */
+  /**
+   * The rag service that the KNOWLEDGE_BASE feature asks for retrieved knowledge, and that saving an agent with that
+   * feature asks whether its rag ids are the owner's; unset: such saves and chats answer 503.
+   */
   knowledge?: KnowledgeTarget;
   /** Where inference tasks go (the worker's queue); unset: POST /v3/inference/task/ answers 503. */
   taskQueue?: TaskQueue;
@@ -120,7 +123,8 @@ function runCachedRepositories(deps: AppDeps) {
 export function createApp(deps: AppDeps): Express {
   const clock = deps.clock ?? (() => new Date());
   const repos = runCachedRepositories(deps);
-  const agents = createAgentService({ repo: repos.agents, clock });
+  const knowledge = createKnowledgeClient({ outbound: deps.outbound, target: deps.knowledge, logger: deps.logger });
+  const agents = createAgentService({ repo: repos.agents, knowledgeBases: knowledge, clock });
   const credentials = createCredentialService({ repo: repos.credentials, box: deps.box, clock });
   const memory = createMemoryRepository(deps.db);
   const tools = toolServiceFor(deps, clock);
@@ -132,9 +136,7 @@ export function createApp(deps: AppDeps): Express {
       [
         memoryFeature(memory),
         raiFeature(createRaiClient({ outbound: deps.outbound, target: deps.rai, logger: deps.logger })),
-        knowledgeBaseFeature(
-          createKnowledgeClient({ outbound: deps.outbound, target: deps.knowledge, logger: deps.logger }),
-        ),
+        knowledgeBaseFeature(knowledge),
       ],
       deps.logger,
     ),

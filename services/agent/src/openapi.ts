@@ -27,6 +27,8 @@ import {
   feature,
   singleTaskBody,
   singleTaskCreated,
+  singleTaskPatch,
+  UNPAGED_LIST_MAX,
 } from './agents/agent.schemas';
 import {
   credential,
@@ -41,6 +43,7 @@ import {
   typePath,
   typeProviderPath,
 } from './credentials/credential.schemas';
+import { MAX_RAG_IDS } from './inference/features/knowledge-base.config';
 import {
   chatBody,
   chatResponse,
@@ -79,6 +82,7 @@ const shapes = schemaComponents({
     feature,
     agentBody,
     singleTaskBody,
+    singleTaskPatch,
     chatBody,
     toolSetBody,
     toolUpdate,
@@ -129,6 +133,7 @@ const paging = parametersOf(agentListQuery, 'query');
 const agentId = parametersOf(agentPath, 'path');
 const agentNotFound = notFoundResponse('Agent not found');
 const updated = { description: 'Updated', ...json(refTo(agentMessage)) };
+const featureCheck = `A KNOWLEDGE_BASE feature naming no rag id (config.rag_id, config.lyzr_rag.rag_id, config.agentic_rag[] or oneshot_rag[] entries), more than ${MAX_RAG_IDS}, or one the caller does not own → 422 at ["body","features",i,"config"]; the rag service unreachable → 503.`;
 
 // Inference
 const chat = { ...json(refTo(chatBody)) };
@@ -155,6 +160,24 @@ const taskNotFound = notFoundResponse('Task not found');
 const internal =
   'Internal: only the worker calls it (x-internal-secret + x-on-behalf-of-user/-org); a valid body from an API key gets 404.';
 const taskStateResponse = { description: 'The task after the call', ...json(refTo(taskState)) };
+const submitTask = (operationId: string, alias = '') => ({
+  summary: 'Run an agent on a message in the background',
+  operationId,
+  description: `${alias}The chat body. 202 once the task is stored and queued; the worker runs it. Tasks are kept 7 days.`,
+  requestBody: chat,
+  responses: responses({
+    '202': { description: 'Accepted', ...json(refTo(taskAccepted)) },
+    ...agentNotFound,
+    '503': { description: 'The task queue or the database is unavailable; nothing was accepted', ...error },
+  }),
+});
+const readTask = (operationId: string, alias?: string) => ({
+  summary: "A task's state and, once completed, its result",
+  operationId,
+  ...(alias ? { description: alias } : {}),
+  parameters: taskId,
+  responses: responses({ '200': { description: 'The task', ...json(refTo(task)) }, ...taskNotFound }),
+});
 
 export const openapi = {
   openapi: '3.1.0',
@@ -172,11 +195,13 @@ export const openapi = {
     '/v3/agents/': {
       post: {
         summary: 'Create an agent',
+        description: featureCheck,
         requestBody: json(refTo(agentBody)),
         responses: responses({ '201': { description: 'Created', ...json(refTo(agentCreated)) } }),
       },
       get: {
-        summary: "List the caller's agents",
+        summary: "List the caller's agents, newest first",
+        description: `With skip or limit, one page (limit ≤ 100); with neither, every agent of the caller up to ${UNPAGED_LIST_MAX}.`,
         parameters: paging,
         responses: responses({ '200': { description: 'Agents', ...json(refTo(agentList)) } }),
       },
@@ -189,6 +214,7 @@ export const openapi = {
       },
       put: {
         summary: 'Replace an agent',
+        description: featureCheck,
         parameters: agentId,
         requestBody: json(refTo(agentBody)),
         responses: responses({ '200': updated, ...agentNotFound }),
@@ -202,15 +228,17 @@ export const openapi = {
     '/v3/agents/template/single-task': {
       post: {
         summary: 'Create a single-task agent',
+        description: featureCheck,
         requestBody: json(refTo(singleTaskBody)),
         responses: responses({ '201': { description: 'Created', ...json(refTo(singleTaskCreated)) } }),
       },
     },
     '/v3/agents/template/single-task/{agent_id}': {
       put: {
-        summary: 'Replace a single-task agent',
+        summary: 'Update a single-task agent: only the fields sent change (explicit null clears a nullable field)',
         parameters: agentId,
-        requestBody: json(refTo(singleTaskBody)),
+        requestBody: json(refTo(singleTaskPatch)),
+        description: featureCheck,
         responses: responses({ '200': updated, ...agentNotFound }),
       },
     },
@@ -398,26 +426,10 @@ export const openapi = {
         }),
       },
     },
-    '/v3/inference/task/': {
-      post: {
-        summary: 'Run an agent on a message in the background',
-        description:
-          'The chat body. 202 once the task is stored and queued; the worker runs it. Tasks are kept 7 days.',
-        requestBody: chat,
-        responses: responses({
-          '202': { description: 'Accepted', ...json(refTo(taskAccepted)) },
-          ...agentNotFound,
-          '503': { description: 'The task queue or the database is unavailable; nothing was accepted', ...error },
-        }),
-      },
-    },
-    '/v3/inference/task/{task_id}': {
-      get: {
-        summary: "A task's state and, once completed, its result",
-        parameters: taskId,
-        responses: responses({ '200': { description: 'The task', ...json(refTo(task)) }, ...taskNotFound }),
-      },
-    },
+    '/v3/inference/task/': { post: submitTask('submitTask') },
+    '/v3/inference/chat/task': { post: submitTask('submitTaskAlias', 'Same as POST /v3/inference/task/. ') },
+    '/v3/inference/task/{task_id}': { get: readTask('getTask') },
+    '/v3/inference/chat/task/{task_id}': { get: readTask('getTaskAlias', 'Same as GET /v3/inference/task/{task_id}.') },
     '/v3/inference/task/{task_id}/run': {
       post: {
         summary: 'Run one attempt of a task',

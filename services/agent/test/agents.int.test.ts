@@ -1,5 +1,7 @@
 import request from 'supertest';
 
+import { agentModel } from '../src/agents/agent.model';
+import { UNPAGED_LIST_MAX } from '../src/agents/agent.schemas';
 import { agentBody, startAgentApp, type AgentTestApp } from './helpers';
 
 let t: AgentTestApp;
@@ -198,6 +200,35 @@ describe('list, get, update, delete', () => {
     expect(page2.body.agents.map((a: { name: string }) => a.name)).toEqual(['a']);
   });
 
+  it('without skip or limit lists every agent up to 1000; with either, one page of at most 100', async () => {
+    const owner = { user_id: 'many', org_id: 'acme' };
+    const key = await t.dbs.mintKey(owner);
+    const Agent = agentModel(t.dbs.conn);
+    const start = Date.UTC(2020, 0, 1);
+    const docs = Array.from({ length: UNPAGED_LIST_MAX + 1 }, (_, i) => ({
+      _id: 1_000_000_000 + i,
+      ...owner,
+      kind: 'agent' as const,
+      name: `agent ${i}`,
+      created_at: new Date(start + i * 1000),
+    }));
+    for (let i = 0; i < docs.length; i += 50) await Agent.insertMany(docs.slice(i, i + 50)); // small batches
+    const all = await request(t.app).get('/v3/agents/').set('x-api-key', key);
+    expect(all.status).toBe(200);
+    expect(all.body.total).toBe(UNPAGED_LIST_MAX + 1);
+    expect(all.body.agents).toHaveLength(UNPAGED_LIST_MAX);
+    const names = all.body.agents.map((a: { name: string }) => a.name);
+    expect(names.slice(0, 2)).toEqual([`agent ${UNPAGED_LIST_MAX}`, `agent ${UNPAGED_LIST_MAX - 1}`]); // newest first
+    expect(names.at(-1)).toBe('agent 1');
+    const page = (q: string) => request(t.app).get(`/v3/agents/?${q}`).set('x-api-key', key);
+    expect((await page('limit=100')).body.agents).toHaveLength(100);
+    expect((await page('skip=0')).body.agents).toHaveLength(50);
+    expect((await page(`skip=${UNPAGED_LIST_MAX}`)).body.agents.map((a: { name: string }) => a.name)).toEqual([
+      'agent 0',
+    ]);
+    expect((await page('limit=101')).status).toBe(422);
+  });
+
   it('list items carry the same description as GET: null stays null, "" stays ""', async () => {
     const key = await t.dbs.mintKey({ user_id: 'describer', org_id: 'acme' });
     const bodies = [
@@ -310,6 +341,57 @@ describe('single-task templates', () => {
       .send({ ...st, temperature: 2.5, top_p: 'x' });
     expect(res.status).toBe(422);
     expect(res.body.detail).toHaveLength(2);
+  });
+
+  it('PUT merges: fields not sent keep their values, an explicit null clears one, bad values are refused', async () => {
+    const created = await request(t.app)
+      .post('/v3/agents/template/single-task')
+      .set('x-api-key', alice)
+      .send({
+        ...st,
+        description: 'Summaries of long texts',
+        agent_goal: 'Short summaries',
+        llm_credential_id: '0123456789abcdef01234567',
+        features: [{ type: 'MEMORY', config: { max_messages_context_count: 4 }, priority: 0 }],
+        additional_model_params: { seed: 7 },
+      });
+    const path = `/v3/agents/template/single-task/${created.body.id}`;
+    const get = async () => (await request(t.app).get(`/v3/agents/${created.body.id}`).set('x-api-key', alice)).body;
+    const before = await get();
+    const put = (body: object) => request(t.app).put(path).set('x-api-key', alice).send(body);
+
+    expect((await put({ name: 'Renamed' })).status).toBe(200);
+    const renamed = await get();
+    const { name: _n, updated_at: _u, ...kept } = before;
+    expect(renamed).toEqual({ ...kept, name: 'Renamed', updated_at: expect.stringMatching(/Z$/) });
+    expect(renamed).toMatchObject({
+      agent_role: 'Summarize',
+      agent_goal: 'Short summaries',
+      description: 'Summaries of long texts',
+      llm_credential_id: '0123456789abcdef01234567',
+    });
+
+    expect((await put({ description: null, additional_model_params: null, temperature: 0.5 })).status).toBe(200);
+    expect(await get()).toEqual({
+      ...renamed,
+      description: null,
+      additional_model_params: null,
+      temperature: 0.5,
+      updated_at: expect.any(String),
+    });
+    expect((await put({ response_format: { type: 'json_object' }, features: [] })).status).toBe(200);
+    expect(await get()).toMatchObject({ response_format: { type: 'json_object' }, features: [], name: 'Renamed' });
+    expect((await put({})).status).toBe(200);
+    expect((await get()).agent_role).toBe('Summarize');
+
+    const bad = await put({ name: null, temperature: 3, features: null });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual([
+      'body.features',
+      'body.name',
+      'body.temperature',
+    ]);
+    expect((await get()).name).toBe('Renamed');
   });
 
   it('the template update does not apply to a general agent', async () => {

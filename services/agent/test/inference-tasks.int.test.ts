@@ -185,6 +185,35 @@ describe('GET /v3/inference/task/{task_id}', () => {
   });
 });
 
+describe('/v3/inference/chat/task: the same endpoints under the path some public clients call', () => {
+  it('accepts a task, queues it, and reads it (with its result once run) like /v3/inference/task/', async () => {
+    const session = uniqueName('s');
+    const res = await request(f.t.app)
+      .post('/v3/inference/chat/task')
+      .set('x-api-key', alice)
+      .send({ agent_id: agentId, session_id: session, message: 'alias question' });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ task_id: expect.stringMatching(UUID), status: 'queued' });
+    expect((await queue.getJob(res.body.task_id))?.data.task_id).toBe(res.body.task_id);
+    const read = (key: string) =>
+      request(f.t.app).get(`/v3/inference/chat/task/${res.body.task_id}`).set('x-api-key', key);
+    expect((await read(alice)).body).toEqual((await getTask(alice, res.body.task_id)).body);
+    expect((await read(alice)).body.status).toBe('queued');
+    expect((await run(res.body.task_id)).status).toBe(200);
+    expect((await read(alice)).body).toMatchObject({
+      status: 'completed',
+      result: { response: 'echo: alias question', session_id: session, agent_id: agentId },
+    });
+    expect((await read(bob)).body).toEqual({ detail: 'Task not found' });
+    const bad = await request(f.t.app)
+      .post('/v3/inference/chat/task/')
+      .set('x-api-key', alice)
+      .send({ agent_id: agentId });
+    expect(bad.status).toBe(422);
+    expect((await request(f.t.app).post('/v3/inference/chat/task').send({})).status).toBe(403);
+  });
+});
+
 describe('the worker’s attempts (internal path)', () => {
   it('a successful attempt completes the task with chat’s result and saves memory; a redelivery runs nothing', async () => {
     const session = uniqueName('s');

@@ -81,6 +81,8 @@ test('every routed prefix belongs to exactly one service', () => {
   expect(serviceFor('/v3/agents')).toBe('agent');
   expect(serviceFor('/v3/inference/chat/')).toBe('agent');
   expect(serviceFor('/v3/rag/')).toBe('rag');
+  expect(serviceFor('/v3/train/text/')).toBe('rag');
+  expect(serviceFor('/v3/trainer')).toBeUndefined();
   expect(serviceFor('/v1/rai/policies')).toBe('rai');
   expect(serviceFor('/v1/transcripts/x')).toBe('voice');
   expect(serviceFor('/v4/knowledge_graph/graph/')).toBe('graph');
@@ -137,4 +139,39 @@ test('a path no service claims, or a service not configured, is 404 in the Error
   expect(down.body).toEqual({ detail: 'Service unavailable' });
   expect(lines.some((l) => l.includes('upstream failed') && l.includes('rag'))).toBe(true);
   expect((await request(base).get('/healthz')).status).toBe(200);
+});
+
+test('/v3/rag and /v3/train reach the rag service; an API key in the path is never logged or counted here', async () => {
+  const rag = await startLocalServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url, body: req.json }));
+  });
+  const captured = captureLogger('gateway');
+  const app = createApp({ logger: captured.logger, upstreams: { rag: new URL(rag.url) }, timeoutMs: 5_000 });
+  const server = await listen(app, 0, undefined, '127.0.0.1');
+  const via = `http://127.0.0.1:${server.port}`;
+  try {
+    const train = await request(via)
+      .post(`/v3/train/text/?rag_id=${'a'.repeat(24)}`)
+      .send({ data: [{ text: 'Zylotech makes lanterns.', source: 'notes' }] });
+    expect(train.status).toBe(200);
+    expect(train.body).toEqual({
+      url: `/v3/train/text/?rag_id=${'a'.repeat(24)}`,
+      body: { data: [{ text: 'Zylotech makes lanterns.', source: 'notes' }] },
+    });
+    expect((await request(via).post('/v3/train/pdf/?rag_id=x').send({})).body.url).toBe('/v3/train/pdf/?rag_id=x');
+    const key = await dbs.mintKey({ user_id: 'sdk', org_id: 'o' });
+    const listed = await request(via).get(`/v3/rag/user/${key}/`).set('x-api-key', key);
+    expect(listed.body.url).toBe(`/v3/rag/user/${key}/`);
+    expect(rag.requests.map((r) => r.url.split('?')[0])).toEqual([
+      '/v3/train/text/',
+      '/v3/train/pdf/',
+      `/v3/rag/user/${key}/`,
+    ]);
+    expect(captured.lines.some((l) => l.includes('/v3/rag/user/'))).toBe(true);
+    expect(captured.lines.join('\n')).not.toContain(key.slice(3));
+    expect((await request(via).get('/metrics')).text).not.toContain(key.slice(3));
+  } finally {
+    await server.close(1_000);
+    await rag.close();
+  }
 });

@@ -5,6 +5,7 @@ import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+import { createCredentialClient, createIndexCache, type AgentServiceTarget } from '@platform/retrieval';
 
 import { createBrowserRenderer, type BrowserRenderer } from './crawl/browser-renderer';
 import type { CrawlLimits } from './crawl/crawl.types';
@@ -14,10 +15,8 @@ import { createGraphRoutes } from './graph/graph.routes';
 import { createGraphService, type GraphService } from './graph/graph.service';
 import { openapi } from './openapi';
 import { createLocalExtractor } from './pipeline/entities';
-import { createCredentialClient, type AgentServiceTarget } from './providers/credential.client';
 import { createModels } from './providers/models';
 import { createRagClient, type RagServiceTarget } from './rag/rag.client';
-import { createIndexCache } from './search/chunk-index';
 import { createTaskRepository } from './tasks/task.repository';
 import { createTaskRoutes } from './tasks/task.routes';
 import { createTaskService, type TaskService } from './tasks/task.service';

@@ -17,10 +17,13 @@ import {
 
 import { crawlError } from './crawl/crawl.schemas';
 import {
+  deleteSourcesBody,
   graph,
+  graphDeleted,
   graphEdge,
   graphNode,
   graphQuery,
+  ragQuery,
   retrieval,
   retrievedChunk,
   retrievedFact,
@@ -35,9 +38,10 @@ import { task, taskPath } from './tasks/task.schemas';
 const ref = refTo;
 
 const components = schemaComponents({
-  request: [trainBody],
+  request: [trainBody, deleteSourcesBody],
   response: [
     trainResult,
+    graphDeleted,
     taskQueued,
     crawlError,
     task,
@@ -68,6 +72,16 @@ const train = (operationId: string) => ({
   }),
 });
 
+const trainingTask = (operationId: string) => ({
+  summary: 'State of an asynchronous training',
+  operationId,
+  parameters: parametersOf(taskPath, 'path'),
+  responses: responses({
+    '200': { description: 'The task', ...json(ref(task)) },
+    ...notFoundResponse('Task not found'),
+  }),
+});
+
 export const openapi = {
   openapi: '3.1.0',
   info: {
@@ -84,16 +98,9 @@ export const openapi = {
   paths: {
     '/v4/knowledge_graph/neo4j/website/': { post: train('trainWebsite') },
     '/v4/knowledge_graph/website/': { post: train('trainWebsiteAlias') },
-    '/v4/knowledge_graph/task/{task_id}': {
-      get: {
-        summary: 'State of an asynchronous training',
-        operationId: 'getTrainingTask',
-        parameters: parametersOf(taskPath, 'path'),
-        responses: responses({
-          '200': { description: 'The task', ...json(ref(task)) },
-          ...notFoundResponse('Task not found'),
-        }),
-      },
+    '/v4/knowledge_graph/task/{task_id}': { get: trainingTask('getTrainingTask') },
+    '/v4/knowledge_graph/task/status/{task_id}': {
+      get: { ...trainingTask('getTrainingTaskAlias'), description: 'Same as GET /v4/knowledge_graph/task/{task_id}.' },
     },
     '/v4/knowledge_graph/graph/': {
       get: {
@@ -103,6 +110,30 @@ export const openapi = {
         responses: responses({
           '200': { description: 'Nodes and edges', ...json(ref(graph)) },
           ...notFound,
+        }),
+      },
+      delete: {
+        summary: 'Remove the whole graph of a RAG configuration (its knowledge base reset)',
+        operationId: 'deleteGraph',
+        parameters: parametersOf(ragQuery, 'query'),
+        responses: responses({
+          '200': { description: 'The pages removed', ...json(ref(graphDeleted)) },
+          ...notFound,
+        }),
+      },
+    },
+    '/v4/knowledge_graph/pages/': {
+      delete: {
+        summary: 'Remove the pages that only the named knowledge-base documents reached',
+        description:
+          'A page trained for several documents stays until the last of them is deleted. Chunks, entities and relations of a removed page go with it.',
+        operationId: 'deleteGraphPages',
+        parameters: parametersOf(ragQuery, 'query'),
+        requestBody: { required: true, ...json(ref(deleteSourcesBody)) },
+        responses: responses({
+          '200': { description: 'The pages removed', ...json(ref(graphDeleted)) },
+          ...notFound,
+          ...unsupported,
         }),
       },
     },

@@ -1,6 +1,6 @@
 /**
  * The graph service's folders form layers, like the other services': imports between folders of `src/` go one way
- * only (tasks → graph → providers → rag; graph → search, crawl, pipeline; crawl and providers → pipeline), so no
+ * only (tasks → graph → providers → rag; graph → crawl, pipeline; crawl and providers → pipeline), so no
  * two folders import each other, directly or through a third. Read from the sources, type-only imports included.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';

@@ -1,33 +1,6 @@
 import { canonicalUrl, sameSite } from '../src/crawl/url';
-import { chunkText } from '../src/pipeline/chunker';
 import { createLocalExtractor } from '../src/pipeline/entities';
 import { extractContent } from '../src/pipeline/main-text';
-
-describe('chunkText', () => {
-  const text = Array.from({ length: 200 }, (_, i) => `Sentence number ${i} talks about lanterns.`).join(' ');
-
-  it('keeps every chunk within chunk_size, overlapping the previous one, and covers the whole text', () => {
-    const chunks = chunkText(text, 300, 60);
-    expect(chunks.length).toBeGreaterThan(text.length / 300);
-    for (const c of chunks) expect(c.length).toBeLessThanOrEqual(300);
-    for (let i = 1; i < chunks.length; i++) {
-      const tail = chunks[i - 1]!.slice(-20);
-      expect(chunks[i]!.slice(0, 80)).toContain(tail.slice(tail.indexOf(' ') + 1, tail.indexOf(' ') + 8));
-    }
-    expect(chunks[0]!.startsWith('Sentence number 0')).toBe(true);
-    expect(chunks[chunks.length - 1]!.endsWith('Sentence number 199 talks about lanterns.')).toBe(true);
-  });
-
-  it('ends chunks on sentence boundaries when it can; short text is one chunk; empty text none', () => {
-    expect(
-      chunkText(text, 300, 0)
-        .slice(0, -1)
-        .every((c) => c.endsWith('.')),
-    ).toBe(true);
-    expect(chunkText('  One short text.  ', 300, 50)).toEqual(['One short text.']);
-    expect(chunkText('   ', 300, 50)).toEqual([]);
-  });
-});
 
 describe('URLs', () => {
   it('canonical form: no fragment, no tracking parameters, sorted query, http(s) only', () => {

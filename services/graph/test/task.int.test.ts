@@ -65,6 +65,13 @@ describe('?async=true', () => {
     );
     expect((await task(g.bob, res.body.task_id)).status).toBe(404);
     expect((await task(g.alice, '0123456789abcdef01234567')).body).toEqual({ detail: 'Task not found' });
+    // The path some public clients call reads the same task, with the same owner rules.
+    const status = (key: string, id: string) =>
+      request(g.app).get(`/v4/knowledge_graph/task/status/${id}`).set('x-api-key', key);
+    expect((await status(g.alice, res.body.task_id)).body).toEqual(done.body);
+    expect((await status(g.bob, res.body.task_id)).body).toEqual({ detail: 'Task not found' });
+    expect((await status(g.alice, 'not-a-task')).status).toBe(404);
+    expect((await request(g.app).get(`/v4/knowledge_graph/task/status/${res.body.task_id}`)).status).toBe(403);
   });
 
   it('resumes a crawl across a restart of the consumer, with the same graph as one uninterrupted run', async () => {

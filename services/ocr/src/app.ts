@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Router, type Express } from 'express';
 
-import type { ApiKeyAuth } from '@platform/auth';
+import { withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
@@ -22,6 +22,8 @@ export interface AppDeps {
   /** The OCR service's database (extraction results). */
   db: Connection;
   auth: ApiKeyAuth;
+  /** Secret of the internal on-behalf-of path (the rag service reading PDFs for an owner); unset disables that path. */
+  internalSecret?: string | null;
   readiness: Record<string, ReadinessCheck>;
   /** Where uploads wait while they are read. */
   uploadDir: string;
@@ -52,7 +54,8 @@ export function createApp(deps: AppDeps): Express {
     limits: { ...deps.ocr, maxPages: MAX_PAGES },
     clock: deps.clock ?? (() => new Date()),
   });
-  const extraction = createExtractionRoutes(service, deps.auth.middleware, {
+  const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
+  const extraction = createExtractionRoutes(service, auth, {
     dir: deps.uploadDir,
     maxFileBytes: deps.maxFileBytes ?? MAX_FILE_BYTES,
   });

@@ -67,6 +67,12 @@ export const configSchema = Joi.object<OcrServiceConfig>({
   UPLOAD_DIR: Joi.string()
     .default(join(tmpdir(), 'ocr-uploads'))
     .description('Where uploads are kept while they are read; each is removed when its request ends.'),
+  INTERNAL_SERVICE_SECRET: Joi.string()
+    .allow('')
+    .min(32)
+    .description(
+      "Shared secret (32+ chars, the rag service's) with which the rag service extracts PDFs on behalf of an owner. Unset: only API keys are accepted.",
+    ),
   ...commonEnv,
 });
 
@@ -82,4 +88,5 @@ export interface OcrServiceConfig extends CommonConfig {
   DOCUMENT_MEMORY_MB: number;
   MAX_OCR_PAGES: number;
   UPLOAD_DIR: string;
+  INTERNAL_SERVICE_SECRET?: string;
 }

@@ -13,6 +13,7 @@ async function main(): Promise<void> {
     logger,
     db: infra.db,
     auth: infra.auth,
+    internalSecret: config.INTERNAL_SERVICE_SECRET || null,
     readiness: infra.readiness,
     uploadDir: config.UPLOAD_DIR,
     limiter: {

@@ -48,7 +48,7 @@ export const openapi = {
           'One file field `file` (a PDF, recognised by its bytes), at most 25 MiB and 500 pages. Encrypted, damaged, empty or non-PDF files → 422 ' +
           'with the reason in `type` (pdf_encrypted, pdf_invalid, pdf_truncated, file_empty, pdf_too_many_pages, pdf_time_limit, pdf_memory_limit…).',
         parameters: parametersOf(extractQuery, 'query'),
-        // The upload is read by multer (extraction.upload.ts), not by a joi schema: one file field, `file`.
+        // The upload is read by multer (`uploadMiddleware` of @platform/http), not by a joi schema: one file field, `file`.
         requestBody: {
           required: true,
           content: {

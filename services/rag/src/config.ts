@@ -1,3 +1,6 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import { checkedStringEnv, commonEnv, Joi, type CommonConfig } from '@platform/config';
 import { parseAllowHosts } from '@platform/outbound';
 
@@ -28,6 +31,38 @@ export const configSchema = Joi.object<RagServiceConfig>({
     .max(60000)
     .default(10000)
     .description('Time limit of one retrieval call to the graph service.'),
+  GRAPH_TRAIN_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .max(3_600_000)
+    .default(600_000)
+    .description('Time limit of one website training (POST /v3/train/website/: one graph crawl per start URL).'),
+  OCR_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://127.0.0.1:3007')
+    .description(
+      'Base URL of the OCR service, which reads the text of PDFs trained with POST /v3/train/pdf/ (with INTERNAL_SERVICE_SECRET); its host is always allowed.',
+    ),
+  OCR_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .max(900_000)
+    .default(180_000)
+    .description('Time limit of one PDF extraction by the OCR service (above its DOCUMENT_TIMEOUT_MS).'),
+  VECTOR_STORE_URI: Joi.string()
+    .default('data/vectors')
+    .description(
+      'Where chunk vectors are kept (LanceDB): a directory (relative to the working directory) or an object-store URI (s3://bucket/path, gs://, az://) that replicas share.',
+    ),
+  EMBEDDING_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(1000)
+    .max(300_000)
+    .default(30_000)
+    .description("Time limit of one embeddings call to the provider of a configuration's embedding credential."),
+  UPLOAD_DIR: Joi.string()
+    .default(join(tmpdir(), 'rag-uploads'))
+    .description('Where uploaded files are kept while they are read; each is removed when its request ends.'),
   AGENT_TIMEOUT_MS: Joi.number()
     .integer()
     .min(100)
@@ -36,7 +71,7 @@ export const configSchema = Joi.object<RagServiceConfig>({
     .description('Time limit of one call to the agent service.'),
   OUTBOUND_ALLOW_HOSTS: checkedStringEnv(
     parseAllowHosts,
-    "Comma-separated hosts or host:port pairs that outbound calls may reach although private. AGENT_URL's host is always allowed.",
+    "Comma-separated hosts or host:port pairs that outbound calls may reach although private. AGENT_URL's host is always allowed (and so are GRAPH_URL's and OCR_URL's). Embedding providers on private addresses must be listed here.",
   ),
   ...commonEnv,
 });
@@ -49,5 +84,11 @@ export interface RagServiceConfig extends CommonConfig {
   AGENT_TIMEOUT_MS: number;
   GRAPH_URL: string;
   GRAPH_TIMEOUT_MS: number;
+  GRAPH_TRAIN_TIMEOUT_MS: number;
+  OCR_URL: string;
+  OCR_TIMEOUT_MS: number;
+  VECTOR_STORE_URI: string;
+  EMBEDDING_TIMEOUT_MS: number;
+  UPLOAD_DIR: string;
   OUTBOUND_ALLOW_HOSTS: string;
 }

@@ -1,6 +1,7 @@
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
+import { createVectorStores } from '@platform/retrieval';
 import { openInfra, runService, startMain } from '@platform/service';
 
 import { createApp } from './app';
@@ -13,9 +14,11 @@ async function main(): Promise<void> {
   // The agent service is ours and usually on a private address: its host is allowed beside the operator's list.
   const agentHost = new URL(config.AGENT_URL).host;
   const graphHost = new URL(config.GRAPH_URL).host;
+  const ocrHost = new URL(config.OCR_URL).host;
   const outbound = createOutboundClient({
-    allowHosts: [config.OUTBOUND_ALLOW_HOSTS, agentHost, graphHost].filter(Boolean).join(','),
+    allowHosts: [config.OUTBOUND_ALLOW_HOSTS, agentHost, graphHost, ocrHost].filter(Boolean).join(','),
   });
+  const vectors = createVectorStores({ uri: config.VECTOR_STORE_URI, logger });
   const app = createApp({
     logger,
     db: infra.db,
@@ -32,6 +35,11 @@ async function main(): Promise<void> {
       secret: config.INTERNAL_SERVICE_SECRET || null,
       timeoutMs: config.GRAPH_TIMEOUT_MS,
     },
+    graphTrainTimeoutMs: config.GRAPH_TRAIN_TIMEOUT_MS,
+    ocr: { baseUrl: config.OCR_URL, secret: config.INTERNAL_SERVICE_SECRET || null, timeoutMs: config.OCR_TIMEOUT_MS },
+    vectors,
+    embeddingTimeoutMs: config.EMBEDDING_TIMEOUT_MS,
+    uploadDir: config.UPLOAD_DIR,
     readiness: infra.readiness,
     jsonLimit: config.JSON_BODY_LIMIT,
   });
@@ -42,6 +50,7 @@ async function main(): Promise<void> {
     port: config.PORT,
     infra,
     graceMs: config.SHUTDOWN_GRACE_MS,
+    // The vector stores stay open until the process ends: units stop before in-flight requests have finished.
     units: [() => ({ name: 'outbound client', stop: () => outbound.close() })],
   });
 }

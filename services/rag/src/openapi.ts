@@ -13,12 +13,14 @@ import {
   schemaComponents,
 } from '@platform/http';
 
+import { knowledgePaths, knowledgeSchemas } from './knowledge/knowledge.openapi';
 import {
   configPath,
   listQuery,
   ragBody,
   ragConfig,
   ragList,
+  ragPatch,
   retrieval,
   retrieveQuery,
   userPath,
@@ -47,11 +49,15 @@ export const openapi = {
     securitySchemes: apiKeySecurityScheme,
     schemas: {
       ...errorSchemas,
-      ...schemaComponents({ request: [ragBody], response: [ragConfig, ragList, retrieval] }),
+      ...schemaComponents({
+        request: [...knowledgeSchemas.request, ragBody, ragPatch],
+        response: [...knowledgeSchemas.response, ragConfig, ragList, retrieval],
+      }),
     },
   },
   security: [{ apiKey: [] }],
   paths: {
+    ...knowledgePaths,
     '/v3/rag/': {
       post: {
         summary: 'Create a RAG configuration',
@@ -72,7 +78,7 @@ export const openapi = {
     },
     '/v3/rag/user/{user_id}/': {
       get: {
-        summary: "List the caller's configurations (user_id must be the caller's, else 403)",
+        summary: "List the caller's configurations (user_id: the caller's user id or own API key, else 403)",
         operationId: 'listRagOfUser',
         parameters: [...parametersOf(userPath, 'path'), ...paging],
         responses: responses({ '200': { description: 'A page', ...list } }),
@@ -86,10 +92,12 @@ export const openapi = {
         responses: responses({ '200': { description: 'The configuration', ...config }, ...notFound }),
       },
       put: {
-        summary: 'Replace a RAG configuration',
-        operationId: 'replaceRag',
+        summary: 'Update a RAG configuration: only the fields sent change (an explicit null clears a nullable field)',
+        description:
+          'Credential ids sent are checked like on create (422); a collection_name the caller already uses → 409.',
+        operationId: 'updateRag',
         parameters: configId,
-        requestBody: body,
+        requestBody: { required: true, ...json(refTo(ragPatch)) },
         responses: responses({
           '200': { description: 'The configuration', ...config },
           ...notFound,
@@ -107,13 +115,13 @@ export const openapi = {
     '/v3/rag/{config_id}/retrieve/': {
       get: {
         summary:
-          'The chunks of the trained knowledge graph that best match a query (BM25), with page URLs, scores and facts',
+          'The chunks of the trained documents and knowledge graph that best match a query (BM25 and vectors fused), with URLs, scores and facts',
         operationId: 'retrieveRag',
         parameters: [...configId, ...parametersOf(retrieveQuery, 'query')],
         responses: responses({
           '200': { description: 'Best chunks first', ...json(refTo(retrieval)) },
           ...notFound,
-          '502': { description: 'The graph service failed', ...error },
+          '502': { description: 'The graph service failed and no trained document matched', ...error },
         }),
       },
     },

@@ -27,6 +27,7 @@ describe('POST /v3/rag/', () => {
     expect(res.body).toEqual({
       ...ragBody({ collection_name: 'create_one' }),
       id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      _id: res.body.id,
       user_id: 'alice',
       description: '',
       semantic_data_model: false,

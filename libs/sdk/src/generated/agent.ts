@@ -11,13 +11,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller's agents */
+        /**
+         * List the caller's agents, newest first
+         * @description With skip or limit, one page (limit ≤ 100); with neither, every agent of the caller up to 1000.
+         */
         get: {
             parameters: {
                 query?: {
-                    /** @description Items to skip */
+                    /** @description Items to skip (default 0 when limit is sent) */
                     skip?: number;
-                    /** @description Items to return at most */
+                    /** @description Items to return at most (default 50 when skip is sent; without either, up to 1000) */
                     limit?: number;
                 };
                 header?: never;
@@ -65,7 +68,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an agent */
+        /**
+         * Create an agent
+         * @description A KNOWLEDGE_BASE feature naming no rag id (config.rag_id, config.lyzr_rag.rag_id, config.agentic_rag[] or oneshot_rag[] entries), more than 10, or one the caller does not own → 422 at ["body","features",i,"config"]; the rag service unreachable → 503.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -189,7 +195,10 @@ export interface paths {
                 };
             };
         };
-        /** Replace an agent */
+        /**
+         * Replace an agent
+         * @description A KNOWLEDGE_BASE feature naming no rag id (config.rag_id, config.lyzr_rag.rag_id, config.agentic_rag[] or oneshot_rag[] entries), more than 10, or one the caller does not own → 422 at ["body","features",i,"config"]; the rag service unreachable → 503.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -324,7 +333,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a single-task agent */
+        /**
+         * Create a single-task agent
+         * @description A KNOWLEDGE_BASE feature naming no rag id (config.rag_id, config.lyzr_rag.rag_id, config.agentic_rag[] or oneshot_rag[] entries), more than 10, or one the caller does not own → 422 at ["body","features",i,"config"]; the rag service unreachable → 503.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -390,7 +402,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Replace a single-task agent */
+        /**
+         * Update a single-task agent: only the fields sent change (explicit null clears a nullable field)
+         * @description A KNOWLEDGE_BASE feature naming no rag id (config.rag_id, config.lyzr_rag.rag_id, config.agentic_rag[] or oneshot_rag[] entries), more than 10, or one the caller does not own → 422 at ["body","features",i,"config"]; the rag service unreachable → 503.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -402,7 +417,7 @@ export interface paths {
             };
             requestBody?: {
                 content: {
-                    "application/json": components["schemas"]["SingleTaskBody"];
+                    "application/json": components["schemas"]["SingleTaskPatch"];
                 };
             };
             responses: {
@@ -2089,66 +2104,27 @@ export interface paths {
          * Run an agent on a message in the background
          * @description The chat body. 202 once the task is stored and queued; the worker runs it. Tasks are kept 7 days.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["ChatBody"];
-                };
-            };
-            responses: {
-                /** @description Accepted */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["TaskAccepted"];
-                    };
-                };
-                /** @description API key missing or invalid */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Agent not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Validation error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description A dependency is unreachable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
+        post: operations["submitTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/inference/chat/task": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        get?: never;
+        put?: never;
+        /**
+         * Run an agent on a message in the background
+         * @description Same as POST /v3/inference/task/. The chat body. 202 once the task is stored and queued; the worker runs it. Tasks are kept 7 days.
+         */
+        post: operations["submitTaskAlias"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2163,64 +2139,27 @@ export interface paths {
             cookie?: never;
         };
         /** A task's state and, once completed, its result */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    task_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The task */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Task"];
-                    };
-                };
-                /** @description API key missing or invalid */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Task not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Validation error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description A dependency is unreachable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/inference/chat/task/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /**
+         * A task's state and, once completed, its result
+         * @description Same as GET /v3/inference/task/{task_id}.
+         */
+        get: operations["getTaskAlias"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2416,6 +2355,7 @@ export interface components {
         };
         Feature: {
             type: string;
+            /** @description Per type. KNOWLEDGE_BASE: `rag_id` (with `top_k`, `score_threshold`), or `lyzr_rag: {rag_id, params: {top_k, score_threshold}}` and `agentic_rag[]` / `oneshot_rag[]` entries with `rag_id`; each rag id must be the caller's. */
             config?: {
                 [key: string]: unknown;
             };
@@ -2458,6 +2398,38 @@ export interface components {
         };
         SingleTaskBody: {
             name: string;
+            description?: string | null;
+            features?: components["schemas"]["Feature"][];
+            llm_credential_id?: string | null;
+            provider_id?: string | null;
+            model?: string | null;
+            top_p?: number | null;
+            temperature?: number | null;
+            response_format?: {
+                [key: string]: unknown;
+            } | null;
+            agent_goal?: string | null;
+            agent_context?: string | null;
+            agent_output?: string | null;
+            max_iterations?: number | null;
+            store_messages?: boolean | null;
+            tool_configs?: unknown[] | {
+                [key: string]: unknown;
+            } | null;
+            additional_model_params?: {
+                [key: string]: unknown;
+            } | null;
+            template_type?: string | null;
+            version?: string | null;
+            agent_role?: string | null;
+            agent_instructions?: string | null;
+            examples?: string | null;
+            tool?: string | null;
+            tool_usage_description?: string | null;
+        };
+        /** @description Partial update: fields not sent keep their values; an explicit null clears a nullable field. */
+        SingleTaskPatch: {
+            name?: string;
             description?: string | null;
             features?: components["schemas"]["Feature"][];
             llm_credential_id?: string | null;
@@ -2620,7 +2592,10 @@ export interface components {
             name: string;
             features?: {
                 type: string;
-                /** @default {} */
+                /**
+                 * @description Per type. KNOWLEDGE_BASE: `rag_id` (with `top_k`, `score_threshold`), or `lyzr_rag: {rag_id, params: {top_k, score_threshold}}` and `agentic_rag[]` / `oneshot_rag[]` entries with `rag_id`; each rag id must be the caller's.
+                 * @default {}
+                 */
                 config?: {
                     [key: string]: unknown;
                 };
@@ -2909,4 +2884,241 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    submitTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ChatBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskAccepted"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Agent not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitTaskAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ChatBody"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskAccepted"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Agent not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Task not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTaskAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Task not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

@@ -55,6 +55,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v4/knowledge_graph/task/status/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * State of an asynchronous training
+         * @description Same as GET /v4/knowledge_graph/task/{task_id}.
+         */
+        get: operations["getTrainingTaskAlias"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v4/knowledge_graph/graph/": {
         parameters: {
             query?: never;
@@ -66,7 +86,28 @@ export interface paths {
         get: operations["getGraph"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Remove the whole graph of a RAG configuration (its knowledge base reset) */
+        delete: operations["deleteGraph"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v4/knowledge_graph/pages/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove the pages that only the named knowledge-base documents reached
+         * @description A page trained for several documents stays until the last of them is deleted. Chunks, entities and relations of a removed page go with it.
+         */
+        delete: operations["deleteGraphPages"];
         options?: never;
         head?: never;
         patch?: never;
@@ -132,10 +173,16 @@ export interface components {
              */
             chunk_overlap?: number;
         };
+        DeleteSourcesBody: {
+            source_ids: string[];
+        };
         TrainResult: {
             message: string;
             rag_id: string;
             pages_trained: number;
+        };
+        GraphDeleted: {
+            deleted: number;
         };
         TaskQueued: {
             task_id: string;
@@ -218,6 +265,8 @@ export interface operations {
                 rag_id: string;
                 /** @description true: 202 with a task id; the crawl runs on the queue. */
                 async?: boolean;
+                /** @description The rag service's knowledge-base document this training fills: its pages are recorded under it, so that deleting the document (DELETE /v4/knowledge_graph/pages/) removes them. */
+                source_id?: string;
             };
             header?: never;
             path?: never;
@@ -301,6 +350,8 @@ export interface operations {
                 rag_id: string;
                 /** @description true: 202 with a task id; the crawl runs on the queue. */
                 async?: boolean;
+                /** @description The rag service's knowledge-base document this training fills: its pages are recorded under it, so that deleting the document (DELETE /v4/knowledge_graph/pages/) removes them. */
+                source_id?: string;
             };
             header?: never;
             path?: never;
@@ -435,6 +486,64 @@ export interface operations {
             };
         };
     };
+    getTrainingTaskAlias: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Task not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getGraph: {
         parameters: {
             query: {
@@ -468,6 +577,137 @@ export interface operations {
             };
             /** @description RAG configuration not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteGraph: {
+        parameters: {
+            query: {
+                /** @description A RAG configuration of the caller's (rag service); another owner's → 404. */
+                rag_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pages removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphDeleted"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RAG configuration not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteGraphPages: {
+        parameters: {
+            query: {
+                /** @description A RAG configuration of the caller's (rag service); another owner's → 404. */
+                rag_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteSourcesBody"];
+            };
+        };
+        responses: {
+            /** @description The pages removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GraphDeleted"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RAG configuration not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,6 +4,160 @@
  */
 
 export interface paths {
+    "/v3/train/text/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Train a knowledge base with texts
+         * @description Each item becomes one document cut into chunks (body at most 16 MiB).
+         */
+        post: operations["trainText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/train/pdf/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Train a knowledge base with a PDF (its text read by the OCR service; scanned pages are OCR-read)
+         * @description One file field `file` (recognised by its bytes, at most 25 MiB) and the form fields chunk_size, chunk_overlap, data_parser and extra_info. The file becomes one document, its name the source.
+         */
+        post: operations["trainPdf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/train/txt/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Train a knowledge base with a UTF-8 text file
+         * @description One file field `file` (recognised by its bytes, at most 25 MiB) and the form fields chunk_size, chunk_overlap, data_parser and extra_info. The file becomes one document, its name the source.
+         */
+        post: operations["trainTxt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/train/docx/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Train a knowledge base with a Word document (DOCX)
+         * @description One file field `file` (recognised by its bytes, at most 25 MiB) and the form fields chunk_size, chunk_overlap, data_parser and extra_info. The file becomes one document, its name the source.
+         */
+        post: operations["trainDocx"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/train/website/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Train a knowledge base with websites (the knowledge graph crawl)
+         * @description Each start URL is crawled by the graph service into the knowledge graph of the rag id and recorded as a document; `chunks` counts the pages trained.
+         */
+        post: operations["trainWebsite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/rag/documents/{rag_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the documents of a knowledge base, newest first */
+        get: operations["listRagDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/rag/{rag_id}/docs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete documents of a knowledge base, with their chunks and vectors
+         * @description A JSON array of at most 1000 document ids; ids not found are skipped.
+         */
+        delete: operations["deleteRagDocuments"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/rag/{rag_id}/reset/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove every document, chunk and vector of a knowledge base */
+        delete: operations["resetRagDocuments"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/rag/": {
         parameters: {
             query?: never;
@@ -29,7 +183,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller's configurations (user_id must be the caller's, else 403) */
+        /** List the caller's configurations (user_id: the caller's user id or own API key, else 403) */
         get: operations["listRagOfUser"];
         put?: never;
         post?: never;
@@ -48,8 +202,11 @@ export interface paths {
         };
         /** Read a RAG configuration */
         get: operations["getRag"];
-        /** Replace a RAG configuration */
-        put: operations["replaceRag"];
+        /**
+         * Update a RAG configuration: only the fields sent change (an explicit null clears a nullable field)
+         * @description Credential ids sent are checked like on create (422); a collection_name the caller already uses → 409.
+         */
+        put: operations["updateRag"];
         post?: never;
         /** Delete a RAG configuration */
         delete: operations["deleteRag"];
@@ -65,7 +222,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The chunks of the trained knowledge graph that best match a query (BM25), with page URLs, scores and facts */
+        /** The chunks of the trained documents and knowledge graph that best match a query (BM25 and vectors fused), with URLs, scores and facts */
         get: operations["retrieveRag"];
         put?: never;
         post?: never;
@@ -89,6 +246,42 @@ export interface components {
                 type?: string;
             }[];
         };
+        TrainTextBody: {
+            /** @description Each item becomes one document. */
+            data: {
+                text: string;
+                /** @description Where the text came from (a URL, a file name); shown as its title. */
+                source: string;
+                /** @description A JSON object (at most 16384 bytes, 8 levels). */
+                metadata?: {
+                    [key: string]: unknown;
+                } | null;
+            }[];
+            /**
+             * @description Characters per chunk.
+             * @default 1000
+             */
+            chunk_size?: number;
+            /**
+             * @description Characters shared by consecutive chunks; less than chunk_size.
+             * @default 100
+             */
+            chunk_overlap?: number;
+        };
+        /** @description Passed to the knowledge graph crawl (POST /v4/knowledge_graph/website/), whose limits apply. */
+        TrainWebsiteBody: {
+            /** @description Start URLs (http/https); each becomes one document. */
+            urls: string[];
+            source?: string;
+            max_crawl_pages?: number;
+            max_crawl_depth?: number;
+            dynamic_content_wait_secs?: number;
+            actor?: string;
+            crawler_type?: string;
+            chunk_size?: number;
+            chunk_overlap?: number;
+        };
+        DocumentIds: string[];
         RagBody: {
             /** @description A credential id of the agent service (checked to be the caller's) or any other id (kept as given). */
             llm_credential_id: string;
@@ -107,8 +300,56 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        /** @description Partial update: fields not sent keep their values; an explicit null clears a nullable field. */
+        RagPatch: {
+            /** @description A credential id of the agent service (checked to be the caller's) or any other id (kept as given). */
+            llm_credential_id?: string;
+            embedding_credential_id?: string;
+            vector_db_credential_id?: string;
+            description?: string | null;
+            /** @description Unique per owner (409). */
+            collection_name?: string;
+            llm_model?: string;
+            embedding_model?: string;
+            vector_store_provider?: string;
+            semantic_data_model?: boolean | null;
+            meta_data?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        TrainResult: {
+            message: string;
+            rag_id: string;
+            documents: {
+                id: string;
+                source: string;
+            }[];
+            /** @description Chunks stored; for a website, the pages the knowledge graph trained. */
+            chunks: number;
+        };
+        DocumentList: {
+            documents: {
+                id: string;
+                source: string;
+                /** @enum {string} */
+                kind: "text" | "pdf" | "txt" | "docx" | "website";
+                metadata: {
+                    [key: string]: unknown;
+                };
+                chunks: number;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            total: number;
+        };
+        DeletedDocuments: {
+            /** @description Documents removed (with their chunks and vectors). */
+            deleted: number;
+        };
         RagConfig: {
             id: string;
+            /** @description The same id (frontends read `_id`) */
+            _id: string;
             user_id: string;
             /** @description A credential id of the agent service (checked to be the caller's) or any other id (kept as given). */
             llm_credential_id: string;
@@ -160,6 +401,621 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    trainText: {
+        parameters: {
+            query: {
+                /** @description A RAG configuration of the caller's; another owner's → 404. */
+                rag_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrainTextBody"];
+            };
+        };
+        responses: {
+            /** @description The documents stored and the chunks cut */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrainResult"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RAG configuration not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    trainPdf: {
+        parameters: {
+            query: {
+                /** @description A RAG configuration of the caller's; another owner's → 404. */
+                rag_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    file: string;
+                    /**
+                     * @description Characters per chunk.
+                     * @default 1000
+                     */
+                    chunk_size?: number;
+                    /**
+                     * @description Characters shared by consecutive chunks; less than chunk_size.
+                     * @default 100
+                     */
+                    chunk_overlap?: number;
+                    /** @description The parser the hosted product would use (llmsherpa, pymupdf, unstructured, txt_parser, docx2txt, …): recorded in the metadata; the text is always read by this service’s own extractor. */
+                    data_parser?: string;
+                    /** @description A JSON object, kept as the document’s metadata. */
+                    extra_info?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The documents stored and the chunks cut */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrainResult"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RAG configuration not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file is over 25 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not multipart/form-data, or the file is not a PDF */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    trainTxt: {
+        parameters: {
+            query: {
+                /** @description A RAG configuration of the caller's; another owner's → 404. */
+                rag_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    file: string;
+                    /**
+                     * @description Characters per chunk.
+                     * @default 1000
+                     */
+                    chunk_size?: number;
+                    /**
+                     * @description Characters shared by consecutive chunks; less than chunk_size.
+                     * @default 100
+                     */
+                    chunk_overlap?: number;
+                    /** @description The parser the hosted product would use (llmsherpa, pymupdf, unstructured, txt_parser, docx2txt, …): recorded in the metadata; the text is always read by this service’s own extractor. */
+                    data_parser?: string;
+                    /** @description A JSON object, kept as the document’s metadata. */
+                    extra_info?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The documents stored and the chunks cut */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrainResult"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RAG configuration not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file is over 25 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not multipart/form-data, or the file is not a UTF-8 text file */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    trainDocx: {
+        parameters: {
+            query: {
+                /** @description A RAG configuration of the caller's; another owner's → 404. */
+                rag_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    file: string;
+                    /**
+                     * @description Characters per chunk.
+                     * @default 1000
+                     */
+                    chunk_size?: number;
+                    /**
+                     * @description Characters shared by consecutive chunks; less than chunk_size.
+                     * @default 100
+                     */
+                    chunk_overlap?: number;
+                    /** @description The parser the hosted product would use (llmsherpa, pymupdf, unstructured, txt_parser, docx2txt, …): recorded in the metadata; the text is always read by this service’s own extractor. */
+                    data_parser?: string;
+                    /** @description A JSON object, kept as the document’s metadata. */
+                    extra_info?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The documents stored and the chunks cut */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrainResult"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RAG configuration not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file is over 25 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not multipart/form-data, or the file is not a Word document */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    trainWebsite: {
+        parameters: {
+            query: {
+                /** @description A RAG configuration of the caller's; another owner's → 404. */
+                rag_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrainWebsiteBody"];
+            };
+        };
+        responses: {
+            /** @description The documents stored and the chunks cut */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrainResult"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RAG configuration not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRagDocuments: {
+        parameters: {
+            query?: {
+                /** @description Items to skip */
+                skip?: number;
+                /** @description Items to return at most */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A RAG configuration of the caller's; another owner's → 404. */
+                rag_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentList"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RAG configuration not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRagDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A RAG configuration of the caller's; another owner's → 404. */
+                rag_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentIds"];
+            };
+        };
+        responses: {
+            /** @description Documents removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDocuments"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RAG configuration not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resetRagDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A RAG configuration of the caller's; another owner's → 404. */
+                rag_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Documents removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedDocuments"];
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RAG configuration not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listRag: {
         parameters: {
             query?: {
@@ -291,6 +1147,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The caller's user id or the caller's own API key */
                 user_id: string;
             };
             cookie?: never;
@@ -393,7 +1250,7 @@ export interface operations {
             };
         };
     };
-    replaceRag: {
+    updateRag: {
         parameters: {
             query?: never;
             header?: never;
@@ -404,7 +1261,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RagBody"];
+                "application/json": components["schemas"]["RagPatch"];
             };
         };
         responses: {
@@ -579,7 +1436,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description The graph service failed */
+            /** @description The graph service failed and no trained document matched */
             502: {
                 headers: {
                     [name: string]: unknown;

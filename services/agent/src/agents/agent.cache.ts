@@ -5,7 +5,7 @@ import type { AgentRepository } from './agent.repository';
 import type { AgentRecord } from './agent.types';
 
 /**
- * The agent repository with `get` (read by every run) cached; replacing or deleting an agent drops it here and in
+ * The agent repository with `get` (read by every run) cached; replacing, changing or deleting an agent drops it here and in
  * every replica. Callers get their own copy, so nothing a run does to its agent reaches the cache.
  */
 export function withAgentCache(repo: AgentRepository, cache: ReadCache<AgentRecord>): AgentRepository {
@@ -16,6 +16,7 @@ export function withAgentCache(repo: AgentRepository, cache: ReadCache<AgentReco
       return agent && structuredClone(agent);
     },
     replace: (owner, id, kind, input, now) => cache.changed(String(id), repo.replace(owner, id, kind, input, now)),
+    patch: (owner, id, kind, patch, now) => cache.changed(String(id), repo.patch(owner, id, kind, patch, now)),
     delete: (owner, id) => cache.changed(String(id), repo.delete(owner, id)),
   };
 }

@@ -50,6 +50,27 @@ function toDoc(input: AgentInput): Omit<AgentDoc, '_id' | 'user_id' | 'org_id' |
   };
 }
 
+/** Client fields kept as JSON text, by their stored name; documents written before keep the old name (read as legacy). */
+const JSON_FIELDS: Record<string, string> = {
+  response_format: 'response_format_json',
+  tool_configs: 'tool_configs_json',
+  additional_model_params: 'additional_model_params_json',
+};
+
+/** The update of a partial input: `$set` of the stored form of each field sent; a JSON field drops its legacy copy. */
+function toPatch(patch: Partial<AgentInput>): { $set: Record<string, unknown>; $unset: Record<string, ''> } {
+  const stored = toDoc(patch as AgentInput) as Record<string, unknown>;
+  const $set: Record<string, unknown> = {};
+  const $unset: Record<string, ''> = {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    const name = JSON_FIELDS[key];
+    if (name) $unset[key] = '';
+    $set[name ?? key] = stored[name ?? key];
+  }
+  return { $set, $unset };
+}
+
 /** Agents in MongoDB. Every query is scoped to its owner (user and org). */
 export function createAgentRepository(conn: Connection) {
   const Agent = agentModel(conn);
@@ -98,6 +119,20 @@ export function createAgentRepository(conn: Connection) {
         updated_at: now,
       });
       const r = await Agent.replaceOne(filter, replacement.toObject());
+      return r.matchedCount === 1;
+    },
+    /** Changes only the fields `patch` holds; false when the owner has no such agent of that kind. */
+    async patch(
+      owner: Owner,
+      id: number,
+      kind: AgentKind | undefined,
+      patch: Partial<AgentInput>,
+      now: Date,
+    ): Promise<boolean> {
+      const filter = { _id: id, ...ownerFilter(owner), ...(kind ? { kind } : {}) };
+      const { $set, $unset } = toPatch(patch);
+      const update = { $set: { ...$set, updated_at: now }, ...(Object.keys($unset).length > 0 ? { $unset } : {}) };
+      const r = await Agent.updateOne(filter, update);
       return r.matchedCount === 1;
     },
     async delete(owner: Owner, id: number): Promise<boolean> {

@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
 
-import { agentBody, byNamePath, listQuery, singleTaskBody } from './agent.schemas';
+import { agentBody, byNamePath, listQuery, singleTaskBody, singleTaskPatch } from './agent.schemas';
 import type { AgentService } from './agent.service';
 import type { Agent, AgentByName, AgentListItem, AgentRecord } from './agent.types';
 
@@ -28,8 +28,7 @@ export function createAgentRoutes(service: AgentService): Router {
   });
 
   r.get('/v3/agents', async (req, res) => {
-    const { skip, limit } = validate(listQuery, req.query, 'query');
-    const { items, total } = await service.list(principalOf(req), skip, limit);
+    const { items, total } = await service.list(principalOf(req), validate(listQuery, req.query, 'query'));
     res.json({ agents: items.map(listItem), total });
   });
 
@@ -40,8 +39,8 @@ export function createAgentRoutes(service: AgentService): Router {
   });
 
   r.put('/v3/agents/template/single-task/:agentId', async (req, res) => {
-    const input = validate(singleTaskBody, req.body, 'body');
-    await service.replace(principalOf(req), req.params.agentId, input, 'single_task');
+    const patch = validate(singleTaskPatch, req.body, 'body');
+    await service.update(principalOf(req), req.params.agentId, patch, 'single_task');
     res.json({ message: 'Single-task agent updated successfully' });
   });
 

@@ -5,8 +5,6 @@
  */
 import Joi from 'joi';
 
-import { pageQuery } from '@platform/http';
-
 import type {
   Agent,
   AgentBody,
@@ -21,6 +19,7 @@ import type {
   Feature,
   SingleTaskBody,
   SingleTaskCreated,
+  SingleTaskPatch,
 } from './agent.schemas.types';
 
 // Optional strings accept null: public clients send `description: null`, `examples: null`.
@@ -30,7 +29,12 @@ const id = () => Joi.string().allow(null).max(200);
 /** A feature switched on for an agent (MEMORY, RAI, KNOWLEDGE_BASE, ...). */
 export const feature = Joi.object<Feature>({
   type: Joi.string().trim().min(1).max(100).required(),
-  config: Joi.object().unknown(true).default({}),
+  config: Joi.object()
+    .unknown(true)
+    .default({})
+    .description(
+      "Per type. KNOWLEDGE_BASE: `rag_id` (with `top_k`, `score_threshold`), or `lyzr_rag: {rag_id, params: {top_k, score_threshold}}` and `agentic_rag[]` / `oneshot_rag[]` entries with `rag_id`; each rag id must be the caller's.",
+    ),
   priority: Joi.number().integer().min(0).max(1000).default(0),
 }).meta({ className: 'Feature' });
 
@@ -73,6 +77,19 @@ export const singleTaskBody = Joi.object<SingleTaskBody>({ ...common, ...singleT
 });
 
 /**
+ * Body of PUT /v3/agents/template/single-task/{id}: the single-task fields, each optional and without a default.
+ * Only the fields sent change; an explicit `null` clears a nullable one.
+ */
+export const singleTaskPatch = Joi.object<SingleTaskPatch>({
+  ...common,
+  ...singleTask,
+  name: Joi.string().trim().min(1).max(200),
+  features: Joi.array().items(feature).max(50),
+})
+  .description('Partial update: fields not sent keep their values; an explicit null clears a nullable field.')
+  .meta({ className: 'SingleTaskPatch' });
+
+/**
  * Body of POST /v3/agents/ and PUT /v3/agents/{id}. It also takes the single-task fields, so that a PUT of a
  * single-task agent through the general route does not wipe them.
  */
@@ -83,7 +100,25 @@ export const agentBody = Joi.object<AgentBody>({
   tools: Joi.array().items(Joi.string().max(300)).max(128).default([]),
 }).meta({ className: 'AgentBody' });
 
-export const listQuery = Joi.object<AgentListQuery>(pageQuery).meta({ className: 'AgentListQuery' });
+/** Most agents `GET /v3/agents/` returns when the query asks for no page (clients that never page). */
+export const UNPAGED_LIST_MAX = 1000;
+/** A page's size when `skip` is sent without `limit` (contract §1). */
+export const DEFAULT_PAGE_LIMIT = 50;
+
+/**
+ * `GET /v3/agents/` query: with `skip` or `limit` the usual paging (absent one defaults to 0 / 50); with neither,
+ * every agent of the caller up to UNPAGED_LIST_MAX.
+ */
+export const listQuery = Joi.object<AgentListQuery>({
+  skip: Joi.number().integer().min(0).max(1_000_000_000).description('Items to skip (default 0 when limit is sent)'),
+  limit: Joi.number()
+    .integer()
+    .min(1)
+    .max(100)
+    .description(
+      `Items to return at most (default ${DEFAULT_PAGE_LIMIT} when skip is sent; without either, up to ${UNPAGED_LIST_MAX})`,
+    ),
+}).meta({ className: 'AgentListQuery' });
 
 /** Path of GET /v3/agents/utility/by-name/{name}: a name as agents store it (trimmed, 1–200 characters). */
 export const byNamePath = Joi.object<AgentByNamePath>({ name: Joi.string().min(1).max(200).required() }).meta({

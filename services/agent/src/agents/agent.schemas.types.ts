@@ -158,6 +158,9 @@ export interface AgentByNamePath {
 
 export interface Feature {
   type: string;
+  /**
+   * Per type. KNOWLEDGE_BASE: `rag_id` (with `top_k`, `score_threshold`), or `lyzr_rag: {rag_id, params: {top_k, score_threshold}}` and `agentic_rag[]` / `oneshot_rag[]` entries with `rag_id`; each rag id must be the caller's.
+   */
   config: {
     /**
      * Unknown Property
@@ -169,13 +172,13 @@ export interface Feature {
 
 export interface AgentListQuery {
   /**
-   * Items to skip
+   * Items to skip (default 0 when limit is sent)
    */
-  skip: number;
+  skip?: number;
   /**
-   * Items to return at most
+   * Items to return at most (default 50 when skip is sent; without either, up to 1000)
    */
-  limit: number;
+  limit?: number;
 }
 
 export interface SingleTaskBody {
@@ -225,4 +228,51 @@ export interface SingleTaskBody {
 export interface SingleTaskCreated {
   id: number;
   message: string;
+}
+
+/**
+ * Partial update: fields not sent keep their values; an explicit null clears a nullable field.
+ */
+export interface SingleTaskPatch {
+  name?: string;
+  description?: string | null;
+  features?: Feature[];
+  llm_credential_id?: string | null;
+  provider_id?: string | null;
+  model?: string | null;
+  top_p?: number | null;
+  temperature?: number | null;
+  response_format?: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  agent_goal?: string | null;
+  agent_context?: string | null;
+  agent_output?: string | null;
+  max_iterations?: number | null;
+  store_messages?: boolean | null;
+  tool_configs?:
+    | unknown[]
+    | {
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }
+    | null;
+  additional_model_params?: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  template_type?: string | null;
+  version?: string | null;
+  agent_role?: string | null;
+  agent_instructions?: string | null;
+  examples?: string | null;
+  tool?: string | null;
+  tool_usage_description?: string | null;
 }

@@ -1,10 +1,18 @@
-import { NotFoundError } from '@platform/errors';
+import { NotFoundError, ValidationError, type FieldError } from '@platform/errors';
 
+import { isKnowledgeBase, MAX_RAG_IDS, ragIdsOf } from '../inference/features/knowledge-base.config';
 import type { AgentRepository } from './agent.repository';
-import type { AgentInput, AgentKind, AgentRecord, Owner } from './agent.types';
+import { DEFAULT_PAGE_LIMIT, UNPAGED_LIST_MAX } from './agent.schemas';
+import type { AgentInput, AgentKind, AgentRecord, Feature, Owner } from './agent.types';
+
+/** Whether an owner has a RAG configuration (the rag service, asked on the owner's behalf; unreachable → 503). */
+export interface KnowledgeBases {
+  owns(owner: Owner, ragId: string): Promise<boolean>;
+}
 
 export interface AgentServiceDeps {
   repo: AgentRepository;
+  knowledgeBases: KnowledgeBases;
   clock: () => Date;
 }
 
@@ -18,10 +26,47 @@ export function parseAgentId(raw: string): number {
   return id;
 }
 
-/** Agent rules: ownership, kinds, replacement on update. */
-export function createAgentService({ repo, clock }: AgentServiceDeps) {
+/**
+ * 422 at `["body","features",i,"config"]` for each KNOWLEDGE_BASE feature that names no rag id, more than
+ * MAX_RAG_IDS, or one the owner does not have: such an agent would fail every chat.
+ */
+async function checkFeatures(knowledgeBases: KnowledgeBases, owner: Owner, features: Feature[] | undefined) {
+  const problems: FieldError[] = [];
+  for (const [i, f] of (features ?? []).entries()) {
+    if (!isKnowledgeBase(f.type)) continue;
+    const loc = ['body', 'features', i, 'config'];
+    const ids = ragIdsOf(f.config ?? {});
+    if (ids.length === 0) {
+      problems.push({
+        loc,
+        msg: 'A KNOWLEDGE_BASE feature needs a rag_id (config.rag_id, config.lyzr_rag.rag_id, or config.agentic_rag[] / oneshot_rag[] entries with rag_id)',
+        type: 'rag_missing',
+      });
+      continue;
+    }
+    if (ids.length > MAX_RAG_IDS) {
+      problems.push({
+        loc,
+        msg: `A KNOWLEDGE_BASE feature names at most ${MAX_RAG_IDS} rag ids`,
+        type: 'rag_too_many',
+      });
+      continue;
+    }
+    const owned = await Promise.all(ids.map((id) => knowledgeBases.owns(owner, id)));
+    ids
+      .filter((_, n) => !owned[n])
+      .forEach((id) => problems.push({ loc, msg: `RAG configuration ${id} not found`, type: 'rag_not_found' }));
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+}
+
+/** Agent rules: ownership, kinds, features that can run, replacement or merge on update. */
+export function createAgentService({ repo, knowledgeBases, clock }: AgentServiceDeps) {
   return {
-    create: (owner: Owner, kind: AgentKind, input: AgentInput) => repo.create(owner, kind, input, clock()),
+    async create(owner: Owner, kind: AgentKind, input: AgentInput): Promise<AgentRecord> {
+      await checkFeatures(knowledgeBases, owner, input.features);
+      return repo.create(owner, kind, input, clock());
+    },
 
     async get(owner: Owner, rawId: string): Promise<AgentRecord> {
       const agent = await repo.get(owner, parseAgentId(rawId));
@@ -36,11 +81,26 @@ export function createAgentService({ repo, clock }: AgentServiceDeps) {
       return agent;
     },
 
-    list: (owner: Owner, skip: number, limit: number) => repo.list(owner, skip, limit),
+    /** A page when `skip` or `limit` is given (defaults 0 and 50); neither: every agent, up to UNPAGED_LIST_MAX. */
+    list(owner: Owner, page: { skip?: number; limit?: number }) {
+      const paged = page.skip !== undefined || page.limit !== undefined;
+      return paged
+        ? repo.list(owner, page.skip ?? 0, page.limit ?? DEFAULT_PAGE_LIMIT)
+        : repo.list(owner, 0, UNPAGED_LIST_MAX);
+    },
 
     /** PUT semantics: the body replaces every client-settable field. `kind` restricts which agents qualify. */
     async replace(owner: Owner, rawId: string, input: AgentInput, kind?: AgentKind): Promise<void> {
-      if (!(await repo.replace(owner, parseAgentId(rawId), kind, input, clock()))) throw new NotFoundError('Agent');
+      const id = parseAgentId(rawId);
+      await checkFeatures(knowledgeBases, owner, input.features);
+      if (!(await repo.replace(owner, id, kind, input, clock()))) throw new NotFoundError('Agent');
+    },
+
+    /** Merge semantics: only the fields sent change (an explicit null clears a nullable one). */
+    async update(owner: Owner, rawId: string, patch: Partial<AgentInput>, kind?: AgentKind): Promise<void> {
+      const id = parseAgentId(rawId);
+      await checkFeatures(knowledgeBases, owner, patch.features);
+      if (!(await repo.patch(owner, id, kind, patch, clock()))) throw new NotFoundError('Agent');
     },
 
     async delete(owner: Owner, rawId: string): Promise<void> {

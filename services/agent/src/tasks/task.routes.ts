@@ -21,16 +21,17 @@ function internalTaskId(req: Request): string {
   return taskIdOf(req);
 }
 
-/** /v3/inference/task: background chat and the worker's calls that run it. */
+/** /v3/inference/task (alias /v3/inference/chat/task): background chat and the worker's calls that run it. */
 export function createTaskRoutes(service: TaskService): Router {
   const r = Router();
 
-  r.post('/v3/inference/task', async (req, res) => {
+  // `/v3/inference/chat/task` is the same endpoint under the path some public clients call.
+  r.post(['/v3/inference/task', '/v3/inference/chat/task'], async (req, res) => {
     const input = asChatInput(validate(chatBody, req.body, 'body'));
     res.status(202).json(await service.submit(principalOf(req), input));
   });
 
-  r.get('/v3/inference/task/:task_id', async (req, res) => {
+  r.get(['/v3/inference/task/:task_id', '/v3/inference/chat/task/:task_id'], async (req, res) => {
     res.json(await service.get(principalOf(req), taskIdOf(req)));
   });
 

@@ -10,6 +10,8 @@ export interface PageDoc {
   title: string;
   chunk_count: number;
   trained_at: Date;
+  /** The rag service's knowledge-base documents whose trainings reached this page (absent: trained directly). */
+  source_ids?: string[];
 }
 
 /** A chunk of a page's text, the unit of retrieval. */
@@ -63,6 +65,7 @@ const pageSchema = new mongoose.Schema<PageDoc>(
     title: { type: String, default: '' },
     chunk_count: { type: Number, required: true },
     trained_at: { type: Date, required: true },
+    source_ids: { type: [String], default: undefined },
   },
   { versionKey: false },
 );

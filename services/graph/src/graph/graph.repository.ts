@@ -1,7 +1,7 @@
 import type { Connection, Owner } from '@platform/db';
+import type { ChunkRecord } from '@platform/retrieval';
 
-import type { ChunkRecord } from '../search/chunk-index';
-import { graphModels, type ChunkDoc, type EntityDoc, type RelationDoc } from './graph.model';
+import { graphModels, type ChunkDoc, type EntityDoc, type PageDoc, type RelationDoc } from './graph.model';
 import type { EntityRecord, RelationRecord, TrainedPage } from './graph.types';
 
 const chunkRecord = (d: ChunkDoc): ChunkRecord => ({
@@ -56,7 +56,7 @@ export function createGraphRepository(conn: Connection) {
      * Replaces everything a page contributed to the graph with `page` (so training the same URL again changes
      * nothing but the training time) and marks the graph changed.
      */
-    async replacePage(owner: Owner, ragId: string, page: TrainedPage, now: Date): Promise<void> {
+    async replacePage(owner: Owner, ragId: string, page: TrainedPage, now: Date, sourceId?: string): Promise<void> {
       const where = byPage(ragId, page.url);
       await Promise.all([m.Chunk.deleteMany(where), m.Entity.deleteMany(where), m.Relation.deleteMany(where)]);
       if (page.chunks.length > 0) {
@@ -84,6 +84,7 @@ export function createGraphRepository(conn: Connection) {
             chunk_count: page.chunks.length,
             trained_at: now,
           },
+          ...(sourceId ? { $addToSet: { source_ids: sourceId } } : {}),
         },
         { upsert: true },
       );
@@ -129,16 +130,44 @@ export function createGraphRepository(conn: Connection) {
       const rows = await m.Entity.find({ rag_id: ragId, key: { $in: keys } }, { key: 1, name: 1 }).lean<EntityDoc[]>();
       return new Map(rows.map((r) => [r.key, r.name]));
     },
-    /** Removes a whole graph (tests and deletion of a RAG configuration). */
-    async dropGraph(ragId: string): Promise<void> {
+    /** Removes a whole graph (a knowledge base's reset, deletion of a RAG configuration); the pages it had. */
+    async dropGraph(ragId: string): Promise<number> {
       const where = { rag_id: ragId };
-      await Promise.all([
+      const [pages] = await Promise.all([
         m.Page.deleteMany(where),
         m.Chunk.deleteMany(where),
         m.Entity.deleteMany(where),
         m.Relation.deleteMany(where),
       ]);
       await this.touch(ragId);
+      return pages.deletedCount;
+    },
+    /**
+     * Forgets knowledge-base documents: a page reached only by them goes with everything it contributed (chunks,
+     * entities, relations); a page another document reached too stays, without these ids. The pages removed.
+     */
+    async deleteSources(ragId: string, sourceIds: string[]): Promise<number> {
+      const ids = new Set(sourceIds);
+      const pages = await m.Page.find({ rag_id: ragId, source_ids: { $in: sourceIds } }, { url: 1, source_ids: 1 })
+        .lean<Pick<PageDoc, 'url' | 'source_ids'>[]>()
+        .exec();
+      if (pages.length === 0) return 0;
+      const onlyThese = (p: Pick<PageDoc, 'source_ids'>) => (p.source_ids ?? []).every((id) => ids.has(id));
+      const gone = pages.filter(onlyThese).map((p) => p.url);
+      const kept = pages.filter((p) => !onlyThese(p)).map((p) => p.url);
+      const where = { rag_id: ragId, url: { $in: gone } };
+      if (gone.length > 0)
+        await Promise.all([
+          m.Chunk.deleteMany(where),
+          m.Entity.deleteMany(where),
+          m.Relation.deleteMany(where),
+          m.Page.deleteMany(where),
+        ]);
+      // $pullAll, not $pull with an $in condition: FerretDB 1.24 leaves the array as it was for the latter.
+      if (kept.length > 0)
+        await m.Page.updateMany({ rag_id: ragId, url: { $in: kept } }, { $pullAll: { source_ids: sourceIds } });
+      await this.touch(ragId);
+      return gone.length;
     },
   };
 }

@@ -4,8 +4,8 @@ import { principalOf } from '@platform/auth';
 import type { Owner } from '@platform/db';
 import { validate } from '@platform/http';
 
-import { graphQuery, retrieveQuery, trainBody, trainQuery } from './graph.schemas';
-import type { TaskQueued, TrainResult } from './graph.schemas.types';
+import { deleteSourcesBody, graphQuery, ragQuery, retrieveQuery, trainBody, trainQuery } from './graph.schemas';
+import type { GraphDeleted, TaskQueued, TrainResult } from './graph.schemas.types';
 import type { GraphService } from './graph.service';
 import type { TrainInput } from './train.types';
 
@@ -28,7 +28,7 @@ export function createGraphRoutes(graph: GraphService, queue: TrainingQueue): Ro
       res.status(202).json(await queue.start(owner, query.rag_id, input));
       return;
     }
-    const result = await graph.train(owner, query.rag_id, input);
+    const result = await graph.train(owner, query.rag_id, input, {}, query.source_id);
     const answer: TrainResult = {
       message: 'Website trained successfully',
       rag_id: query.rag_id,
@@ -39,6 +39,17 @@ export function createGraphRoutes(graph: GraphService, queue: TrainingQueue): Ro
   r.get('/v4/knowledge_graph/graph', async (req, res) => {
     const q = validate(graphQuery, req.query, 'query');
     res.json(await graph.graph(principalOf(req), q.rag_id, q.limit));
+  });
+  r.delete('/v4/knowledge_graph/graph', async (req, res) => {
+    const q = validate(ragQuery, req.query, 'query');
+    const answer: GraphDeleted = await graph.reset(principalOf(req), q.rag_id);
+    res.json(answer);
+  });
+  r.delete('/v4/knowledge_graph/pages', async (req, res) => {
+    const q = validate(ragQuery, req.query, 'query');
+    const body = validate(deleteSourcesBody, req.body, 'body');
+    const answer: GraphDeleted = await graph.deleteSources(principalOf(req), q.rag_id, body.source_ids);
+    res.json(answer);
   });
   r.get('/v4/knowledge_graph/retrieve', async (req, res) => {
     const q = validate(retrieveQuery, req.query, 'query');

@@ -6,10 +6,13 @@
 import Joi from 'joi';
 
 import type {
+  DeleteSourcesBody,
   Graph,
+  GraphDeleted,
   GraphEdge,
   GraphNode,
   GraphQuery,
+  GraphRagQuery,
   GraphRetrieveQuery,
   GraphTrainQuery,
   Retrieval,
@@ -69,10 +72,35 @@ const ragId = Joi.string()
   .required()
   .description("A RAG configuration of the caller's (rag service); another owner's → 404.");
 
+/** The id of a document of the rag service's knowledge base (a 24-hex ObjectId). */
+const sourceId = Joi.string()
+  .pattern(/^[0-9a-f]{24}$/)
+  .messages({ 'string.pattern.base': 'A source id is 24 lowercase hex characters' });
+
+/** Most source ids one delete names. */
+export const MAX_DELETE_SOURCES = 1000;
+
 export const trainQuery = Joi.object<GraphTrainQuery>({
   rag_id: ragId,
   async: Joi.boolean().default(false).description('true: 202 with a task id; the crawl runs on the queue.'),
+  source_id: sourceId.description(
+    "The rag service's knowledge-base document this training fills: its pages are recorded under it, so that " +
+      'deleting the document (DELETE /v4/knowledge_graph/pages/) removes them.',
+  ),
 }).meta({ className: 'GraphTrainQuery' });
+
+/** `DELETE /v4/knowledge_graph/graph/` and `/pages/`: the graph to change. */
+export const ragQuery = Joi.object<GraphRagQuery>({ rag_id: ragId }).meta({ className: 'GraphRagQuery' });
+
+/** `DELETE /v4/knowledge_graph/pages/`: the knowledge-base documents whose pages go. */
+export const deleteSourcesBody = Joi.object<DeleteSourcesBody>({
+  source_ids: Joi.array().items(sourceId.required()).min(1).max(MAX_DELETE_SOURCES).required(),
+}).meta({ className: 'DeleteSourcesBody' });
+
+/** What a delete removed: pages (with their chunks, entities and relations). */
+export const graphDeleted = Joi.object<GraphDeleted>({
+  deleted: Joi.number().integer().min(0).required(),
+}).meta({ className: 'GraphDeleted' });
 
 export const graphQuery = Joi.object<GraphQuery>({
   rag_id: ragId,

@@ -1,9 +1,17 @@
 // Generated from graph.schemas.ts by `pnpm schemas:types` (scripts/schema-types.cjs): edit the schemas, not this file.
 
+export interface DeleteSourcesBody {
+  source_ids: string[];
+}
+
 export interface Graph {
   rag_id: string;
   nodes: GraphNode[];
   edges: GraphEdge[];
+}
+
+export interface GraphDeleted {
+  deleted: number;
 }
 
 export interface GraphEdge {
@@ -28,6 +36,13 @@ export interface GraphQuery {
    */
   rag_id: string;
   limit: number;
+}
+
+export interface GraphRagQuery {
+  /**
+   * A RAG configuration of the caller's (rag service); another owner's → 404.
+   */
+  rag_id: string;
 }
 
 export interface Retrieval {
@@ -98,6 +113,10 @@ export interface GraphTrainQuery {
    * true: 202 with a task id; the crawl runs on the queue.
    */
   async: boolean;
+  /**
+   * The rag service's knowledge-base document this training fills: its pages are recorded under it, so that deleting the document (DELETE /v4/knowledge_graph/pages/) removes them.
+   */
+  source_id?: string;
 }
 
 export interface TrainResult {

@@ -1,10 +1,10 @@
 import type { Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
+import type { IndexCache } from '@platform/retrieval';
 
 import type { Crawl } from '../crawl/crawler';
 import type { Models } from '../providers/models';
 import type { RagClient } from '../rag/rag.client';
-import type { IndexCache } from '../search/chunk-index';
 import type { GraphRepository } from './graph.repository';
 import type { Graph, GraphEdge, GraphNode, Retrieval, RetrievedFact } from './graph.schemas.types';
 import { trainPage } from './page-trainer';
@@ -36,6 +36,7 @@ export function createGraphService(deps: GraphServiceDeps) {
     ragId: string,
     input: TrainInput,
     progress: TrainProgress = {},
+    sourceId?: string,
   ): Promise<TrainOutcome> {
     const config = await deps.rag.configOf(owner, ragId);
     const models = await deps.models.forTraining(owner, config);
@@ -61,7 +62,7 @@ export function createGraphService(deps: GraphServiceDeps) {
             extractor: models.extractor,
             embed: models.embed,
           });
-          await repo.replacePage(owner, ragId, result, deps.clock());
+          await repo.replacePage(owner, ragId, result, deps.clock(), sourceId);
           trained++;
           await progress.onPage?.(trained, page.url);
         },
@@ -91,6 +92,16 @@ export function createGraphService(deps: GraphServiceDeps) {
     /** Checks the owner's RAG configuration (NotFoundError otherwise); the async path calls it before queueing. */
     async checkOwner(owner: Owner, ragId: string): Promise<void> {
       await deps.rag.configOf(owner, ragId);
+    },
+    /** Removes the pages that only these knowledge-base documents reached (their chunks, entities, relations). */
+    async deleteSources(owner: Owner, ragId: string, sourceIds: string[]): Promise<{ deleted: number }> {
+      await deps.rag.configOf(owner, ragId);
+      return { deleted: await repo.deleteSources(ragId, sourceIds) };
+    },
+    /** Removes the whole graph of a configuration. */
+    async reset(owner: Owner, ragId: string): Promise<{ deleted: number }> {
+      await deps.rag.configOf(owner, ragId);
+      return { deleted: await repo.dropGraph(ragId) };
     },
     /** The graph: the `limit` heaviest entities, the pages that mention them, their relations and mentions. */
     async graph(owner: Owner, ragId: string, limit: number): Promise<Graph> {

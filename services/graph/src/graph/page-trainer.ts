@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 
+import { chunkText } from '@platform/retrieval';
+
 import type { CrawledPage } from '../crawl/crawl.types';
-import { chunkText } from '../pipeline/chunker';
 import type { EntityExtractor } from '../pipeline/entities';
 import type { Embedder } from '../providers/models';
 import type { TrainedPage } from './graph.types';

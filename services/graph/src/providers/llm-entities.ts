@@ -1,5 +1,7 @@
 import Ajv from 'ajv';
 
+import { postProvider, type ProviderCall } from '@platform/retrieval';
+
 import {
   MAX_ENTITY_CHARS,
   relationType,
@@ -8,7 +10,6 @@ import {
   type ExtractedEntity,
   type Extraction,
 } from '../pipeline/entities';
-import { postProvider, type ProviderCall } from './openai-protocol';
 
 /** At most this many entities and relations are taken from one chunk's answer; the rest is ignored. */
 export const LLM_MAX_ENTITIES = 50;

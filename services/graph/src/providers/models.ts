@@ -1,16 +1,14 @@
 import type { Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+import { createEmbeddings, openProviderCall, type CredentialClient, type Embedder } from '@platform/retrieval';
 
 import type { EntityExtractor } from '../pipeline/entities';
 import type { RagConfig } from '../rag/rag.client';
-import type { CredentialClient } from './credential.client';
-import { embedTexts } from './embeddings';
 import { createLlmExtractor, type ExtractionStats } from './llm-entities';
-import type { ProviderCall } from './openai-protocol';
 
 /** Turns chunk embeddings on when the RAG configuration has an embedding credential. */
-export type Embedder = (texts: string[]) => Promise<number[][]>;
+export type { Embedder };
 
 /** What one training uses: the extractor (LLM or local), the embedder (or none) and the extraction counts. */
 export interface TrainingModels {
@@ -37,15 +35,12 @@ export interface ModelDeps {
  * local NLP library and BM25 only.
  */
 export function createModels(deps: ModelDeps) {
-  const callOf = async (owner: Owner, credentialId: string, model: string): Promise<ProviderCall | null> => {
-    const credential = credentialId ? await deps.credentials.open(owner, credentialId) : null;
-    return credential && model ? { outbound: deps.outbound, credential, model, timeoutMs: deps.timeoutMs } : null;
-  };
+  const embeddings = createEmbeddings(deps);
   return {
     async forTraining(owner: Owner, config: RagConfig): Promise<TrainingModels> {
-      const [llm, embedding] = await Promise.all([
-        callOf(owner, config.llm_credential_id, config.llm_model),
-        callOf(owner, config.embedding_credential_id, config.embedding_model),
+      const [llm, embed] = await Promise.all([
+        openProviderCall(deps, owner, config.llm_credential_id, config.llm_model),
+        embeddings.embedder(owner, config.embedding_credential_id, config.embedding_model),
       ]);
       const stats: ExtractionStats = { llm: 0, fallbacks: 0 };
       const models: TrainingModels = { extractor: deps.local, embed: null, stats, embeddingFailures: 0 };
@@ -65,10 +60,10 @@ export function createModels(deps: ModelDeps) {
           },
         });
       }
-      if (embedding) {
+      if (embed) {
         models.embed = async (texts) => {
           try {
-            return await embedTexts(embedding, texts);
+            return await embed(texts);
           } catch (err) {
             models.embeddingFailures += texts.length;
             deps.logger.warn('chunk embeddings failed; the chunks are kept for BM25 only', {
@@ -82,15 +77,10 @@ export function createModels(deps: ModelDeps) {
       return models;
     },
     /** The query's vector by the configuration's embedding credential; null when it has none, it does not open, or it fails. */
-    async embedQuery(owner: Owner, config: RagConfig, query: string): Promise<number[] | null> {
-      const embedding = await callOf(owner, config.embedding_credential_id, config.embedding_model);
-      if (!embedding) return null;
-      try {
-        return (await embedTexts(embedding, [query]))[0] ?? null;
-      } catch (err) {
-        deps.logger.warn('query embedding failed; BM25 only', { rag_id: config.id, reason: (err as Error).message });
-        return null;
-      }
+    embedQuery(owner: Owner, config: RagConfig, query: string): Promise<number[] | null> {
+      return embeddings.embedQuery(owner, config.embedding_credential_id, config.embedding_model, query, {
+        rag_id: config.id,
+      });
     },
   };
 }

@@ -1,11 +1,17 @@
 import { Router, type RequestHandler } from 'express';
 
 import { principalOf } from '@platform/auth';
-import { requireContentType, UNSUPPORTED_MULTIPART_TYPE, validate } from '@platform/http';
+import {
+  requireContentType,
+  UNSUPPORTED_MULTIPART_TYPE,
+  uploadedFile,
+  uploadMiddleware,
+  validate,
+  type UploadOptions,
+} from '@platform/http';
 
 import { extractQuery, readQuery } from './extraction.schemas';
 import type { ExtractionService } from './extraction.service';
-import { uploadedFile, uploadMiddleware, type UploadOptions } from './extraction.upload';
 
 /**
  * POST /extract and GET /extract/{id}. Mounted as a raw route (the body is multipart, not JSON), so it applies the
@@ -26,7 +32,7 @@ export function createExtractionRoutes(
   const multipart = requireContentType(['multipart/form-data'], UNSUPPORTED_MULTIPART_TYPE);
   r.post('/extract', multipart, accept, uploadMiddleware(upload), async (req, res) => {
     const query = validate(extractQuery, req.query, 'query');
-    const file = uploadedFile(req.file);
+    const file = uploadedFile(req, 'a PDF');
     res.json(await service.extract(principalOf(req), query.organization_id, query.ocr, file));
   });
   r.get('/extract/:extractionId', async (req, res) => {

@@ -20,7 +20,7 @@ export interface OcrTestApp {
   close(): Promise<void>;
 }
 
-export type OcrTestOptions = Partial<Pick<AppDeps, 'limiter' | 'document' | 'ocr' | 'maxFileBytes'>>;
+export type OcrTestOptions = Partial<Pick<AppDeps, 'limiter' | 'document' | 'ocr' | 'maxFileBytes' | 'internalSecret'>>;
 
 /** The real OCR app on a fresh database of the real server, with small limits suited to small fixtures. */
 export async function startOcrApp(opts: OcrTestOptions = {}): Promise<OcrTestApp> {
@@ -37,6 +37,7 @@ export async function startOcrApp(opts: OcrTestOptions = {}): Promise<OcrTestApp
     document: opts.document ?? { timeoutMs: 20_000, memoryMb: 512 },
     ocr: opts.ocr ?? { languages: 'eng', dpi: 150, maxOcrPages: 10 },
     maxFileBytes: opts.maxFileBytes,
+    internalSecret: opts.internalSecret,
     workerScript: workerScript(),
   });
   await syncIndexes(dbs.conn);

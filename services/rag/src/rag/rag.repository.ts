@@ -63,15 +63,17 @@ export function createRagRepository(conn: Connection) {
     list(owner: Owner, page: Page): Promise<{ items: RagRecord[]; total: number }> {
       return findPage(Rag, { ...ownerFilter(owner) }, page, toRecord);
     },
-    /** Replaces the client fields; null when the owner has no such configuration. */
-    async replace(owner: Owner, id: string, input: RagInput, now: Date): Promise<RagRecord | null> {
+    /** Changes the client fields given; null when the owner has no such configuration. */
+    async update(owner: Owner, id: string, fields: Partial<RagInput>, now: Date): Promise<RagRecord | null> {
       if (!isObjectIdHex(id)) return null;
+      const { meta_data, ...rest } = fields;
+      const $set = {
+        ...rest,
+        ...(meta_data === undefined ? {} : { meta_data_json: toJsonText(meta_data) }),
+        updated_at: now,
+      };
       const d = await unique(
-        Rag.findOneAndUpdate(
-          scoped(owner, id),
-          { $set: { ...fieldsOf(input), updated_at: now } },
-          { returnDocument: 'after' },
-        ).lean<RagDoc>(),
+        Rag.findOneAndUpdate(scoped(owner, id), { $set }, { returnDocument: 'after' }).lean<RagDoc>(),
       );
       return d ? toRecord(d) : null;
     },

@@ -1,10 +1,13 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 
-import { principalOf } from '@platform/auth';
+import { isInternalCall, principalOf } from '@platform/auth';
 import { validate } from '@platform/http';
 
-import { listQuery, ragBody, userPath } from './rag.schemas';
+import { listQuery, ragBody, ragPatch, userPath } from './rag.schemas';
 import type { RagService } from './rag.service';
+
+/** The API key the request authenticated with; none on the internal path (its principal comes from headers). */
+const authenticatedKey = (req: Request): string | undefined => (isInternalCall(req) ? undefined : req.get('x-api-key'));
 
 /** /v3/rag routes. */
 export function createRagRoutes(service: RagService): Router {
@@ -18,13 +21,13 @@ export function createRagRoutes(service: RagService): Router {
   r.get('/v3/rag/user/:user_id', async (req, res) => {
     const { user_id: userId } = validate(userPath, req.params, 'path');
     const page = validate(listQuery, req.query, 'query');
-    res.json(await service.listOfUser(principalOf(req), userId, page));
+    res.json(await service.listOfUser(principalOf(req), userId, page, authenticatedKey(req)));
   });
   r.get('/v3/rag/:id', async (req, res) => {
     res.json(await service.get(principalOf(req), req.params.id));
   });
   r.put('/v3/rag/:id', async (req, res) => {
-    res.json(await service.replace(principalOf(req), req.params.id, validate(ragBody, req.body, 'body')));
+    res.json(await service.update(principalOf(req), req.params.id, validate(ragPatch, req.body, 'body')));
   });
   r.delete('/v3/rag/:id', async (req, res) => {
     await service.delete(principalOf(req), req.params.id);

@@ -12,6 +12,7 @@ import type {
   RagConfig,
   RagList,
   RagListQuery,
+  RagPatch,
   RagPath,
   RagUserPath,
   Retrieval,
@@ -43,13 +44,37 @@ const inputKeys = {
   meta_data: Joi.object().unknown(true).allow(null).empty(null).default({}),
 };
 
-/** Create and replace body: the documented fields; `user_id` and `id` are dropped (the key names the owner). */
+/** Create body: the documented fields; `user_id` and `id` are dropped (the key names the owner). */
 export const ragBody = Joi.object<RagBody>(inputKeys).meta({ className: 'RagBody' });
+
+/** Fields whose explicit `null` in an update clears them, with the value they take. */
+export const CLEARED = { description: '', semantic_data_model: false, meta_data: {} } as const;
+
+/**
+ * `PUT /v3/rag/{id}/` body: any of the create fields. Only the fields sent change; an explicit `null` clears a
+ * nullable one (description → "", semantic_data_model → false, meta_data → {}); a required field cannot be null.
+ */
+export const ragPatch = Joi.object<RagPatch>({
+  llm_credential_id: inputKeys.llm_credential_id.optional(),
+  embedding_credential_id: inputKeys.embedding_credential_id.optional(),
+  vector_db_credential_id: inputKeys.vector_db_credential_id.optional(),
+  description: Joi.string().max(10_000).allow('', null),
+  collection_name: inputKeys.collection_name.optional(),
+  llm_model: name.optional(),
+  embedding_model: name.optional(),
+  vector_store_provider: name.optional(),
+  semantic_data_model: Joi.boolean().allow(null),
+  meta_data: Joi.object().unknown(true).allow(null),
+})
+  .description('Partial update: fields not sent keep their values; an explicit null clears a nullable field.')
+  .meta({ className: 'RagPatch' });
 
 export const listQuery = Joi.object<RagListQuery>(pageQuery).meta({ className: 'RagListQuery' });
 
-/** `GET /v3/rag/user/{user_id}/`: the same id rules as API key owners. */
-export const userPath = Joi.object<RagUserPath>({ user_id: Joi.string().min(1).max(128).required() }).meta({
+/** `GET /v3/rag/user/{user_id}/`: the caller's user id, or the caller's own API key (never logged or counted). */
+export const userPath = Joi.object<RagUserPath>({
+  user_id: Joi.string().min(1).max(128).required().description("The caller's user id or the caller's own API key"),
+}).meta({
   className: 'RagUserPath',
 });
 
@@ -69,6 +94,7 @@ export const retrieveQuery = Joi.object<RetrieveQuery>({
 /** What a client sees of a configuration: the documented fields plus its id, owner and timestamps. */
 export const ragConfig = Joi.object<RagConfig>({
   id: Joi.string().required(),
+  _id: Joi.string().required().description('The same id (frontends read `_id`)'),
   user_id: Joi.string().required(),
   ...inputKeys,
   description: Joi.string().allow('').required(),

@@ -41,6 +41,10 @@ export interface RagBody {
 
 export interface RagConfig {
   id: string;
+  /**
+   * The same id (frontends read `_id`)
+   */
+  _id: string;
   user_id: string;
   /**
    * A credential id of the agent service (checked to be the caller's) or any other id (kept as given).
@@ -72,6 +76,33 @@ export interface RagList {
   total: number;
 }
 
+/**
+ * Partial update: fields not sent keep their values; an explicit null clears a nullable field.
+ */
+export interface RagPatch {
+  /**
+   * A credential id of the agent service (checked to be the caller's) or any other id (kept as given).
+   */
+  llm_credential_id?: string;
+  embedding_credential_id?: string;
+  vector_db_credential_id?: string;
+  description?: string | null;
+  /**
+   * Unique per owner (409).
+   */
+  collection_name?: string;
+  llm_model?: string;
+  embedding_model?: string;
+  vector_store_provider?: string;
+  semantic_data_model?: boolean | null;
+  meta_data?: {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+}
+
 export interface Retrieval {
   rag_id: string;
   query: string;
@@ -97,5 +128,8 @@ export interface RetrieveQuery {
 }
 
 export interface RagUserPath {
+  /**
+   * The caller's user id or the caller's own API key
+   */
   user_id: string;
 }

@@ -5,7 +5,8 @@ import { createServiceClient, type ServiceTarget } from '@platform/service-clien
 
 import type { InferenceContext, Owner } from '../inference.types';
 import type { FeatureHandler } from './feature.types';
-import { knowledge } from './knowledge-base.schemas';
+import { isRagId, KNOWLEDGE_BASE, MAX_RAG_IDS, ragIdsOf, scoreThresholdOf, topKOf } from './knowledge-base.config';
+import { knowledge, ragSeen } from './knowledge-base.schemas';
 import type { Knowledge } from './knowledge-base.schemas.types';
 
 /** Where the rag service answers retrievals and how this service authenticates to it (null secret: 503). */
@@ -13,31 +14,28 @@ export type KnowledgeTarget = ServiceTarget;
 
 export type { Knowledge };
 
-/** Chunks sent when the KNOWLEDGE_BASE feature names no `top_k`. */
-export const DEFAULT_TOP_K = 5;
-const MAX_TOP_K = 20;
 const MAX_QUERY_CHARS = 2000;
 
-/** `config.top_k` when it is an integer ≥ 1 (capped at 20), else the default. */
-export function topKOf(config: Record<string, unknown>): number {
-  const n = config.top_k;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) return DEFAULT_TOP_K;
-  return Math.min(n, MAX_TOP_K);
-}
-
-function ragIdOf(config: Record<string, unknown>): string {
-  const id = config.rag_id;
-  if (typeof id !== 'string' || id.trim() === '') {
+function ragIdsFor(config: Record<string, unknown>): string[] {
+  const ids = ragIdsOf(config);
+  if (ids.length === 0) {
     throw ValidationError.field(
       ['body', 'agent_id'],
-      "The agent's KNOWLEDGE_BASE feature has no config.rag_id",
+      "The agent's KNOWLEDGE_BASE feature names no rag_id",
       'rag_missing',
     );
   }
-  return id.trim();
+  return ids.slice(0, MAX_RAG_IDS);
 }
 
-/** Asks the rag service for the knowledge that matches a message, on behalf of the agent's owner. */
+const ragNotFound = (ragId: string) =>
+  ValidationError.field(
+    ['body', 'agent_id'],
+    `RAG configuration ${ragId} of the agent's KNOWLEDGE_BASE feature not found`,
+    'rag_not_found',
+  );
+
+/** Asks the rag service, on behalf of the agent's owner, for knowledge and about RAG configurations. */
 export function createKnowledgeClient({
   outbound,
   target,
@@ -49,24 +47,35 @@ export function createKnowledgeClient({
 }) {
   const rag = createServiceClient({ outbound, target: target ?? null, logger, name: 'rag service (knowledge base)' });
   return {
-    retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Knowledge> {
+    /** The knowledge of one configuration that matches a message; not the owner's → 422 `rag_not_found`. */
+    async retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Knowledge> {
+      if (!isRagId(ragId)) throw ragNotFound(ragId);
       return rag.call({
         what: 'a knowledge base retrieval',
-        path: `/v3/rag/${encodeURIComponent(ragId)}/retrieve/`,
+        path: `/v3/rag/${ragId}/retrieve/`,
         query: { query: query.slice(0, MAX_QUERY_CHARS), top_k: String(topK) },
         owner,
         response: knowledge,
         maxResponseBytes: 4 * 1024 * 1024,
         on: {
           404: () => {
-            throw ValidationError.field(
-              ['body', 'agent_id'],
-              `RAG configuration ${ragId} of the agent's KNOWLEDGE_BASE feature not found`,
-              'rag_not_found',
-            );
+            throw ragNotFound(ragId);
           },
         },
       });
+    },
+
+    /** Whether the owner has that RAG configuration; the rag service unreachable → 503. */
+    async owns(owner: Owner, ragId: string): Promise<boolean> {
+      if (!isRagId(ragId)) return false;
+      const seen = await rag.call<{ id: string } | null>({
+        what: 'a RAG configuration check',
+        path: `/v3/rag/${ragId}/`,
+        owner,
+        response: ragSeen,
+        on: { 404: () => null },
+      });
+      return seen !== null;
     },
   };
 }
@@ -89,16 +98,47 @@ export function knowledgeSection(k: Knowledge): string {
   return lines.join('\n');
 }
 
+/** Items in order, the first of each key only. */
+function firstOfEach<T>(items: T[], keyOf: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = keyOf(item);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /**
- * KNOWLEDGE_BASE (`config.rag_id`, `config.top_k`, default 5): the chunks of the RAG configuration's knowledge graph
- * that best match the user message, and the facts they state, go into the system prompt with their source URLs.
- * A configuration that is not the owner's → 422; a rag or graph service that cannot answer → 503.
+ * The knowledge of several retrievals as one: results best score first (the same text of the same page once), those
+ * scoring below `threshold` dropped, cut to `topK`; facts of every retrieval, each once, but for those stated only by
+ * pages whose chunks were all dropped.
+ */
+export function mergeKnowledge(parts: Knowledge[], topK: number, threshold?: number): Knowledge {
+  const all = parts.flatMap((k) => k.results);
+  const ranked = all.filter((r) => threshold === undefined || r.score >= threshold).sort((a, b) => b.score - a.score);
+  const results = firstOfEach(ranked, (r) => JSON.stringify([r.url, r.text])).slice(0, topK);
+  const kept = new Set(results.map((r) => r.url));
+  const dropped = new Set(all.map((r) => r.url).filter((url) => !kept.has(url)));
+  const facts = parts
+    .flatMap((k) => k.facts)
+    .filter((f) => f.urls.length === 0 || !f.urls.every((url) => dropped.has(url)));
+  return { results, facts: firstOfEach(facts, (f) => JSON.stringify([f.source, f.relation, f.target])) };
+}
+
+/**
+ * KNOWLEDGE_BASE, in either config shape (`knowledge-base.config.ts`): the chunks of each named RAG configuration
+ * that best match the user message (merged by score, `top_k` in all, default 5; `score_threshold` drops weaker ones),
+ * and the facts they state, go into the system prompt with their source URLs. Agents are checked when saved; one
+ * stored before that check with no rag id or another owner's → 422 here; a rag service that cannot answer → 503.
  */
 export function knowledgeBaseFeature(client: KnowledgeClient): FeatureHandler {
   return {
-    type: 'KNOWLEDGE_BASE',
+    type: KNOWLEDGE_BASE,
     async beforeModel(ctx: InferenceContext, config) {
-      const knowledge = await client.retrieve(ctx.owner, ragIdOf(config), ctx.message, topKOf(config));
+      const topK = topKOf(config);
+      const parts = await Promise.all(ragIdsFor(config).map((id) => client.retrieve(ctx.owner, id, ctx.message, topK)));
+      const knowledge = mergeKnowledge(parts, topK, scoreThresholdOf(config));
       if (knowledge.results.length === 0 && knowledge.facts.length === 0) return;
       const section = knowledgeSection(knowledge);
       ctx.system = ctx.system ? `${ctx.system}\n\n${section}` : section;

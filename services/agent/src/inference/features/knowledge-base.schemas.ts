@@ -1,10 +1,11 @@
 /**
- * What the agent service reads of the rag service's retrieval (`GET /v3/rag/{id}/retrieve/`, the rag service's
- * OpenAPI document, component Retrieval): checked on every answer by the internal-service client.
+ * What the agent service reads of the rag service's answers (the rag service's OpenAPI document): its retrieval
+ * (`GET /v3/rag/{id}/retrieve/`, component Retrieval) and a configuration (`GET /v3/rag/{id}/`, component
+ * RagConfig), each checked on every answer by the internal-service client.
  */
 import Joi from 'joi';
 
-import type { Knowledge } from './knowledge-base.schemas.types';
+import type { Knowledge, RagSeen } from './knowledge-base.schemas.types';
 
 export const knowledge = Joi.object<Knowledge>({
   results: Joi.array()
@@ -28,3 +29,6 @@ export const knowledge = Joi.object<Knowledge>({
     )
     .required(),
 }).meta({ className: 'Knowledge' });
+
+/** What the save-time check reads of a RAG configuration (`GET /v3/rag/{id}/`, component RagConfig): its id. */
+export const ragSeen = Joi.object<RagSeen>({ id: Joi.string().required() }).meta({ className: 'RagSeen' });

@@ -22,3 +22,7 @@ export interface Knowledge {
     [x: string]: unknown;
   }[];
 }
+
+export interface RagSeen {
+  id: string;
+}

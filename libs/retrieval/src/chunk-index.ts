@@ -1,6 +1,6 @@
 import MiniSearch from 'minisearch';
 
-/** A stored chunk of a graph, as the index reads it (the graph repository's record). */
+/** A stored chunk of a rag id (a crawled page's, or a knowledge base document's), as the index reads it. */
 export interface ChunkRecord {
   id: string;
   rag_id: string;
@@ -17,7 +17,7 @@ export interface ChunkHit {
   score: number;
 }
 
-/** The BM25 index of one graph's chunks, with their embeddings when the graph has them. */
+/** The BM25 index of one rag id's chunks, with their embeddings when the chunks have them. */
 export interface ChunkIndex {
   revision: number;
   size: number;
@@ -47,7 +47,7 @@ function dot(a: Float32Array, b: Float32Array): number {
 
 /**
  * English function words: they match nearly every chunk, add nothing to BM25's ranking, and would make a query
- * such as "where is the ..." score the whole graph. Left out of the index and of queries.
+ * such as "where is the ..." score every chunk. Left out of the index and of queries.
  */
 const STOP_WORDS = new Set(
   (
@@ -61,7 +61,7 @@ const processTerm = (term: string): string | null => {
   return STOP_WORDS.has(t) ? null : t;
 };
 
-/** Builds the BM25 index (minisearch: BM25+, title boosted) of a graph's chunks. */
+/** Builds the BM25 index (minisearch: BM25+, title boosted) of a rag id's chunks. */
 export function buildChunkIndex(chunks: ChunkRecord[], revision: number): ChunkIndex {
   // Records without their vectors (the vectors live apart, as unit-length float32 arrays).
   const byId = new Map(chunks.map((c) => [c.id, { ...c, embedding: null }]));
@@ -114,17 +114,17 @@ export function buildChunkIndex(chunks: ChunkRecord[], revision: number): ChunkI
 }
 
 export interface IndexCacheDeps {
-  /** The graph's current revision token (cheap read). */
+  /** The rag id's current revision token (cheap read). */
   revision(ragId: string): Promise<number>;
-  /** Every chunk of the graph, embeddings included (kept in the index as float32 unit vectors). */
+  /** Every chunk of the rag id, embeddings included (kept in the index as float32 unit vectors). */
   chunks(ragId: string): Promise<ChunkRecord[]>;
-  /** Graphs whose index is kept in memory at once (least recently used dropped first). */
+  /** Rag ids whose index is kept in memory at once (least recently used dropped first). */
   maxGraphs: number;
 }
 
 /**
- * Indexes per rag_id, rebuilt from the database when the graph's revision changed (another replica trained it, or
- * the process restarted) and kept in a bounded LRU. Concurrent first searches of one graph share one build.
+ * Indexes per rag_id, rebuilt from the database when the rag id's revision changed (another replica trained it, or
+ * the process restarted) and kept in a bounded LRU. Concurrent first searches of one rag id share one build.
  */
 export function createIndexCache(deps: IndexCacheDeps) {
   const cache = new Map<string, Promise<ChunkIndex>>();

@@ -1,6 +1,8 @@
+import type { Owner } from '@platform/db';
 import type { OutboundClient } from '@platform/outbound';
 
-import type { OpenedCredential } from './credential.client';
+import type { CredentialClient } from './credential.client';
+import type { OpenedCredential } from './credential.schemas.types';
 
 /** Where a credential without a base_url points (OpenAI's API). */
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -31,4 +33,24 @@ export async function postProvider(call: ProviderCall, path: string, body: Recor
   if (res.status < 200 || res.status >= 300) throw new Error(`provider answered HTTP ${res.status}`);
   if (typeof res.data !== 'object' || res.data === null) throw new Error('provider answered no JSON');
   return res.data;
+}
+
+/** What opening a provider call needs: the credential client and the outbound client with its time limit. */
+export interface ProviderCallDeps {
+  credentials: CredentialClient;
+  /** The client for provider calls: the address guard with the operator's allow-list. */
+  outbound: OutboundClient;
+  /** Time limit of one provider call. */
+  timeoutMs: number;
+}
+
+/** The call of an owner's credential with a model; null when either is missing or the credential does not open. */
+export async function openProviderCall(
+  deps: ProviderCallDeps,
+  owner: Owner,
+  credentialId: string | null | undefined,
+  model: string | null | undefined,
+): Promise<ProviderCall | null> {
+  const credential = credentialId ? await deps.credentials.open(owner, credentialId) : null;
+  return credential && model ? { outbound: deps.outbound, credential, model, timeoutMs: deps.timeoutMs } : null;
 }

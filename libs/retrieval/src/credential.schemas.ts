@@ -1,5 +1,5 @@
 /**
- * What the graph service reads of an opened credential (`POST /v3/providers/credentials/{id}/open`, the agent
+ * What a service reads of an opened credential (`POST /v3/providers/credentials/{id}/open`, the agent
  * service's OpenAPI document, component OpenedCredential): checked on every answer by the internal-service client.
  */
 import Joi from 'joi';

@@ -1,0 +1,49 @@
+export { chunkText, chunkTextWithOffsets, type TextChunk } from './chunker';
+export {
+  DEFAULT_BASE_URL,
+  openProviderCall,
+  postProvider,
+  type ProviderCall,
+  type ProviderCallDeps,
+} from './openai-protocol';
+export {
+  createEmbeddings,
+  embedTexts,
+  EMBEDDING_BATCH,
+  MAX_EMBEDDING_DIMENSIONS,
+  type Embedder,
+  type Embeddings,
+  type EmbeddingsDeps,
+} from './embeddings';
+export {
+  createCredentialClient,
+  type AgentServiceTarget,
+  type CredentialClient,
+  type OpenedCredential,
+} from './credential.client';
+export { openedCredential } from './credential.schemas';
+export {
+  BM25_WEIGHT,
+  buildChunkIndex,
+  createIndexCache,
+  type ChunkHit,
+  type ChunkIndex,
+  type ChunkRecord,
+  type IndexCache,
+  type IndexCacheDeps,
+} from './chunk-index';
+export {
+  checkRagId,
+  checkVector,
+  checkVectorId,
+  MAX_VECTOR_ID_LENGTH,
+  MAX_VECTOR_SEARCH_K,
+  VectorDimensionError,
+  VectorInputError,
+  type VectorHit,
+  type VectorRow,
+  type VectorStore,
+} from './vector-store';
+export { createVectorStores, type VectorStores, type VectorStoresOptions } from './vector-stores';
+export { COMPACT_EVERY_WRITES } from './lancedb-store';
+export { fuseRankings, RRF_K, type FuseOptions, type Ranked } from './fusion';

@@ -1,0 +1,77 @@
+import type { Logger } from '@platform/logger';
+import type { OutboundClient } from '@platform/outbound';
+import { createServiceClient, type ServiceTarget } from '@platform/service-client';
+
+import { graphDeletion, graphTraining } from './clients.schemas';
+import type { TrainWebsiteBody } from './knowledge.schemas.types';
+import type { Owner } from './knowledge.types';
+import { passOnRefusal } from './refusals';
+
+/**
+ * Website training through the graph service's crawl (`POST /v4/knowledge_graph/website/`), synchronous, on behalf
+ * of the owner: its refusals (422) are passed on with their detail, a missing configuration (404) as ours. The pages
+ * are recorded under the knowledge-base document they fill, so that deleting it removes them from the graph.
+ */
+/** Time limit of one delete at the graph service. */
+const DELETE_TIMEOUT_MS = 30_000;
+
+export function createGraphTrainClient(deps: {
+  outbound: OutboundClient;
+  target: ServiceTarget;
+  /** Time limit of one training (a crawl): far above the target's own, which is meant for retrievals. */
+  timeoutMs: number;
+  logger: Logger;
+}) {
+  const graph = createServiceClient({ ...deps, name: 'graph service' });
+  return {
+    /** Pages the crawl of `body` trained into the rag id's knowledge graph. */
+    async train(owner: Owner, ragId: string, body: TrainWebsiteBody, documentId: string): Promise<number> {
+      const result = await graph.call({
+        what: 'a website training',
+        method: 'POST',
+        path: '/v4/knowledge_graph/website/',
+        query: { rag_id: ragId, source_id: documentId },
+        owner,
+        body,
+        response: graphTraining,
+        on: { 404: (b) => passOnRefusal(b, 404), 422: (b) => passOnRefusal(b, 422) },
+        timeoutMs: deps.timeoutMs,
+        maxResponseBytes: 64 * 1024,
+      });
+      return result.pages_trained;
+    },
+    /** Removes from the graph the pages only these website documents reached; the pages removed. */
+    async deleteDocuments(owner: Owner, ragId: string, documentIds: string[]): Promise<number> {
+      const result = await graph.call({
+        what: 'a pages delete',
+        method: 'DELETE',
+        path: '/v4/knowledge_graph/pages/',
+        query: { rag_id: ragId },
+        owner,
+        body: { source_ids: documentIds },
+        response: graphDeletion,
+        on: { 404: (b) => passOnRefusal(b, 404) },
+        timeoutMs: DELETE_TIMEOUT_MS,
+        maxResponseBytes: 4 * 1024,
+      });
+      return result.deleted;
+    },
+    /** Removes the whole knowledge graph of the rag id; the pages removed. */
+    async reset(owner: Owner, ragId: string): Promise<number> {
+      const result = await graph.call({
+        what: 'a graph reset',
+        method: 'DELETE',
+        path: '/v4/knowledge_graph/graph/',
+        query: { rag_id: ragId },
+        owner,
+        response: graphDeletion,
+        on: { 404: (b) => passOnRefusal(b, 404) },
+        timeoutMs: DELETE_TIMEOUT_MS,
+        maxResponseBytes: 4 * 1024,
+      });
+      return result.deleted;
+    },
+  };
+}
+
+export type GraphTrainClient = ReturnType<typeof createGraphTrainClient>;
