@@ -56,3 +56,17 @@ export function fuseRankings(lists: Ranked[][], opts: FuseOptions = {}): Ranked[
     .map(([id, e]) => ({ id, score: e.score }));
   return opts.limit === undefined ? out : out.slice(0, Math.max(0, opts.limit));
 }
+
+/** The BM25 score whose relevance is 0.5 (`lexicalRelevance`). */
+export const LEXICAL_RELEVANCE_HALF = 1;
+
+/**
+ * A BM25 score as a relevance between 0 and 1, the same for every corpus and query: s / (s + 1). A match on a word
+ * rare in the corpus (BM25 well above 1) comes near 1; a match on common words only stays below 0.5. Rankings are
+ * fused by rank, whose scores mean nothing to a client: this is what an answer's `score` carries (the cosine
+ * similarity of embeddings is one already), so that a client's `score_threshold` (0.4 is common) means the same on
+ * a knowledge base of three documents and of a million, and across several knowledge bases.
+ */
+export function lexicalRelevance(bm25: number): number {
+  return bm25 > 0 ? bm25 / (bm25 + LEXICAL_RELEVANCE_HALF) : 0;
+}

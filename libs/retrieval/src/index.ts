@@ -46,4 +46,4 @@ export {
 } from './vector-store';
 export { createVectorStores, type VectorStores, type VectorStoresOptions } from './vector-stores';
 export { COMPACT_EVERY_WRITES } from './lancedb-store';
-export { fuseRankings, RRF_K, type FuseOptions, type Ranked } from './fusion';
+export { fuseRankings, LEXICAL_RELEVANCE_HALF, lexicalRelevance, RRF_K, type FuseOptions, type Ranked } from './fusion';

@@ -1,4 +1,4 @@
-import { fuseRankings, RRF_K } from '@platform/retrieval';
+import { fuseRankings, LEXICAL_RELEVANCE_HALF, lexicalRelevance, RRF_K } from '@platform/retrieval';
 
 const rrf = (...ranks: number[]) => ranks.reduce((s, r) => s + 1 / (RRF_K + r), 0);
 
@@ -125,4 +125,14 @@ describe('fuseRankings (reciprocal rank fusion)', () => {
     expect(fuseRankings([])).toEqual([]);
     expect(fuseRankings([[], []])).toEqual([]);
   });
+});
+
+it('lexicalRelevance maps BM25 scores into 0–1, in the same order, 0.5 at LEXICAL_RELEVANCE_HALF', () => {
+  const scores = [0, 0.2, 0.67, LEXICAL_RELEVANCE_HALF, 3, 12, 80];
+  const relevance = scores.map(lexicalRelevance);
+  expect(relevance[0]).toBe(0);
+  expect(lexicalRelevance(LEXICAL_RELEVANCE_HALF)).toBe(0.5);
+  expect([...relevance].sort((a, b) => a - b)).toEqual(relevance);
+  for (const r of relevance) expect(r).toBeLessThan(1);
+  expect(lexicalRelevance(-1)).toBe(0);
 });

@@ -294,6 +294,32 @@ describe('embeddings and hybrid ranking', () => {
     expect(found.body.results[0].title).toBe('garage');
   });
 
+  it('scores are relevance 0–1 that a client threshold such as 0.4 can use, the same on any corpus', async () => {
+    const ragId = await k.createRag(k.alice);
+    const trained = await trainText(k.alice, ragId, {
+      data: [
+        { text: 'The lighthouse keeper logs every passing ship in the harbour ledger.', source: 'keeper' },
+        { text: 'Harbour ledger entries are copied to the archive each winter.', source: 'archive' },
+        { text: 'Bread is baked at dawn in the village oven.', source: 'oven' },
+      ],
+    });
+    expect(trained.status).toBe(200);
+    const found = await retrieve(k.alice, ragId, 'lighthouse keeper harbour ledger', 5);
+    const scores = (found.body.results as { title: string; score: number }[]).map((r) => [r.title, r.score] as const);
+    // The best match, on the words only it has, passes a common threshold of 0.4 even in a corpus of three.
+    expect(scores[0]![0]).toBe('keeper');
+    expect(scores[0]![1]).toBeGreaterThan(0.4);
+    for (const [, score] of scores) expect(score).toBeGreaterThan(0);
+    for (const [, score] of scores) expect(score).toBeLessThan(1);
+    // The second document shares only the two commoner words of the four: a weak partial match, below the best.
+    const archive = scores.find(([title]) => title === 'archive')![1];
+    expect(archive).toBeLessThan(scores[0]![1]);
+    // With embeddings, a semantic match without a shared word scores its cosine similarity.
+    const semantic = await retrieve(k.alice, hybridRag, 'automobile', 3);
+    expect(semantic.body.results[0].score).toBeGreaterThan(0.4);
+    expect(semantic.body.results[0].score).toBeLessThanOrEqual(1);
+  });
+
   it('keeps the chunks for lexical search when the embeddings provider fails', async () => {
     const ragId = await k.createRag(k.alice, {
       embedding_credential_id: await k.credential(ALICE, embeddings.baseUrl),

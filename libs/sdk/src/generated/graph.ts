@@ -234,6 +234,7 @@ export interface components {
             text: string;
             url: string;
             title: string;
+            /** @description Relevance 0–1: BM25 blended with the cosine similarity of embeddings, or the BM25 score s alone as s / (s + 1). */
             score: number;
         };
         RetrievedFact: {

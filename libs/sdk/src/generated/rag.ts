@@ -382,6 +382,7 @@ export interface components {
                 text: string;
                 url: string;
                 title: string;
+                /** @description Relevance 0–1: the BM25 score s as s / (s + 1), or the cosine similarity of embeddings when higher. Results are in fused-rank order (documents and the knowledge graph). */
                 score: number;
             }[];
             facts: {

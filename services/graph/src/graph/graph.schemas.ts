@@ -158,7 +158,13 @@ export const retrievedChunk = Joi.object<RetrievedChunk>({
   text: Joi.string().allow('').required(),
   url: Joi.string().allow('').required(),
   title: Joi.string().allow('').required(),
-  score: Joi.number().required(),
+  score: Joi.number()
+    .min(0)
+    .max(1)
+    .required()
+    .description(
+      'Relevance 0–1: BM25 blended with the cosine similarity of embeddings, or the BM25 score s alone as s / (s + 1).',
+    ),
 }).meta({ className: 'RetrievedChunk' });
 
 /** A relation between entities mentioned by the retrieved chunks, as a sentence-like fact. */

@@ -66,6 +66,9 @@ export interface RetrievedChunk {
   text: string;
   url: string;
   title: string;
+  /**
+   * Relevance 0–1: BM25 blended with the cosine similarity of embeddings, or the BM25 score s alone as s / (s + 1).
+   */
   score: number;
 }
 

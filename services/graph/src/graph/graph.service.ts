@@ -1,6 +1,6 @@
 import type { Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
-import type { IndexCache } from '@platform/retrieval';
+import { lexicalRelevance, type IndexCache } from '@platform/retrieval';
 
 import type { Crawl } from '../crawl/crawler';
 import type { Models } from '../providers/models';
@@ -134,8 +134,8 @@ export function createGraphService(deps: GraphServiceDeps) {
     },
     /**
      * The `topK` chunks that best match `query` (BM25; blended with the cosine similarity of embeddings when the
-     * graph has vectors and the configuration's embedding credential embeds the query), with their pages, and the
-     * facts those chunks state.
+     * graph has vectors and the configuration's embedding credential embeds the query), with their pages and their
+     * relevance (0–1), and the facts those chunks state.
      */
     async retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Retrieval> {
       const config = await deps.rag.configOf(owner, ragId);
@@ -167,7 +167,8 @@ export function createGraphService(deps: GraphServiceDeps) {
           text: h.chunk.text,
           url: h.chunk.url,
           title: h.chunk.title,
-          score: Number(h.score.toFixed(6)),
+          // Relevance 0–1: the blend is one already; BM25 alone is mapped (see lexicalRelevance).
+          score: Number((queryVector ? h.score : lexicalRelevance(h.score)).toFixed(6)),
         })),
         facts,
       };

@@ -6,6 +6,7 @@ import {
   chunkTextWithOffsets,
   createIndexCache,
   fuseRankings,
+  lexicalRelevance,
   type VectorStores as AllVectorStores,
   type Embeddings,
 } from '@platform/retrieval';
@@ -92,6 +93,16 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       })),
     maxGraphs: deps.maxCachedIndexes ?? 16,
   });
+  /**
+   * Marks the knowledge base changed (other replicas rebuild their index on their next search) and rebuilds this
+   * replica's index now, in the background, so that the first question after a change does not wait for it.
+   */
+  const changed = async (ragId: string): Promise<void> => {
+    await repo.bump(ragId);
+    void index
+      .get(ragId)
+      .catch((err: unknown) => logger.warn('index warm-up failed', { rag_id: ragId, reason: (err as Error).message }));
+  };
   const storeOf = (config: RagConfig) => deps.vectors?.forProvider(config.vector_store_provider) ?? null;
 
   /** Vectors of the new chunks in the configuration's store; a failure keeps the chunks for BM25 only. */
@@ -152,7 +163,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       );
     await repo.insert(documents, chunks);
     await embed(owner, config, chunks);
-    await repo.bump(config.id);
+    await changed(config.id);
     return {
       message: `${documents.length} document(s) trained`,
       rag_id: config.id,
@@ -211,7 +222,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         });
       }
       await repo.insert(documents, []);
-      await repo.bump(config.id);
+      await changed(config.id);
       return {
         message: 'Website trained successfully',
         rag_id: config.id,
@@ -250,7 +261,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       const found = docs.map((d) => d.id);
       await storeOf(config)?.deleteDocuments(config.id, found);
       const deleted = await repo.remove(config.id, found);
-      await repo.bump(config.id);
+      await changed(config.id);
       return { deleted };
     },
 
@@ -276,7 +287,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         );
       await storeOf(config)?.reset(config.id);
       const deleted = await repo.reset(config.id);
-      await repo.bump(config.id);
+      await changed(config.id);
       return deleted;
     },
 
@@ -306,14 +317,14 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         }
       }
       const fused = fuseRankings(rankings).slice(0, topK);
+      const relevance = relevanceOf(rankings);
       const missing = fused.filter((f) => !byId.has(f.id)).map((f) => f.id);
       for (const c of await repo.chunksByIds(config.id, missing)) byId.set(c.id, { text: c.text, source: c.source });
       return fused.flatMap((f) => {
         const c = byId.get(f.id);
         if (!c) return []; // deleted since the index was read
-        return [
-          { chunk_id: f.id, text: c.text, url: isUrl(c.source) ? c.source : '', title: c.source, score: f.score },
-        ];
+        const score = relevance.get(f.id) ?? 0;
+        return [{ chunk_id: f.id, text: c.text, url: isUrl(c.source) ? c.source : '', title: c.source, score }];
       });
     },
 
@@ -353,9 +364,24 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         docs.value.map((r) => ({ id: r.chunk_id, score: r.score })),
         kg.value.results.map((r) => ({ id: r.chunk_id, score: r.score })),
       ]).slice(0, topK);
-      return { ...kg.value, results: fused.map((f) => ({ ...all.get(f.id)!, score: f.score })) };
+      // Ranked by the fused ranks; each result keeps its own relevance (0–1) as its score.
+      return { ...kg.value, results: fused.map((f) => all.get(f.id)!) };
     },
   };
+}
+
+/**
+ * The relevance (0–1) of each candidate: its BM25 score as `lexicalRelevance`, or the cosine similarity of its
+ * embedding to the question's (negative counted 0), whichever is higher.
+ */
+function relevanceOf(rankings: { id: string; score: number }[][]): Map<string, number> {
+  const [lexical = [], ...vectors] = rankings;
+  const out = new Map<string, number>();
+  const keep = (id: string, v: number) => out.set(id, Math.max(out.get(id) ?? 0, Math.min(1, Math.max(0, v))));
+  for (const h of lexical) keep(h.id, lexicalRelevance(h.score));
+  for (const list of vectors) for (const h of list) keep(h.id, h.score);
+  for (const [id, v] of out) out.set(id, Number(v.toFixed(6)));
+  return out;
 }
 
 export type KnowledgeService = ReturnType<typeof createKnowledgeService>;

@@ -120,7 +120,11 @@ export const retrieval = Joi.object<Retrieval>({
         text: Joi.string().allow('').required(),
         url: Joi.string().allow('').required(),
         title: Joi.string().allow('').required(),
-        score: Joi.number().required(),
+        score: Joi.number()
+          .required()
+          .description(
+            'Relevance 0–1: the BM25 score s as s / (s + 1), or the cosine similarity of embeddings when higher. Results are in fused-rank order (documents and the knowledge graph).',
+          ),
       }),
     )
     .required(),

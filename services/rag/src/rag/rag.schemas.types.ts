@@ -111,6 +111,9 @@ export interface Retrieval {
     text: string;
     url: string;
     title: string;
+    /**
+     * Relevance 0–1: the BM25 score s as s / (s + 1), or the cosine similarity of embeddings when higher. Results are in fused-rank order (documents and the knowledge graph).
+     */
     score: number;
   }[];
   facts: {

@@ -87,7 +87,9 @@ export function knowledgeSection(k: Knowledge): string {
   const lines = [
     'Knowledge base (retrieved for this message). Use it to answer, and cite a source as [n] with its URL:',
   ];
-  k.results.forEach((r, i) => lines.push(`[${i + 1}] ${r.text.replace(/\s+/g, ' ').trim()} (source: ${r.url})`));
+  k.results.forEach((r, i) =>
+    lines.push(`[${i + 1}] ${r.text.replace(/\s+/g, ' ').trim()} (source: ${r.url || r.title})`),
+  );
   if (k.facts.length > 0) {
     lines.push('Facts:');
     for (const f of k.facts)
