@@ -17,6 +17,7 @@ import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from 
 
 import { graphModels } from '../../services/graph/src/graph/graph.model';
 import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
+import { zipfVocabulary } from '../kit/zipf';
 
 const PAGES = Number(process.env.BENCH_GRAPH_PAGES ?? 1_000);
 const CHUNKS = Number(process.env.BENCH_GRAPH_CHUNKS ?? 100_000);
@@ -29,15 +30,7 @@ const SYLLABLES = 'ka lo mi ne ru sa te vi zo pa de fi gu ho ja ke la mo nu pi r
   ' ',
 );
 /** A vocabulary of 20,000 made-up words; chunk text draws from it with Zipf's law (s = 1), as natural text does. */
-const VOCABULARY = Array.from({ length: 20_000 }, (_, i) => {
-  let w = '';
-  for (let n = i + 1; n > 0; n = Math.floor(n / SYLLABLES.length)) w += SYLLABLES[n % SYLLABLES.length];
-  return w.length < 4 ? `${w}ra` : w;
-});
-const CUMULATIVE = (() => {
-  let sum = 0;
-  return VOCABULARY.map((_, r) => (sum += 1 / (r + 1)));
-})();
+const VOCABULARY = zipfVocabulary(20_000, SYLLABLES, 'ra');
 const PEOPLE = [
   'Ada Lovelace',
   'Charles Babbage',
@@ -59,25 +52,12 @@ function random(seed: string): () => number {
   };
 }
 
-/** A word of the vocabulary drawn with Zipf's law. */
-function zipfWord(rand: () => number): string {
-  const x = rand() * CUMULATIVE[CUMULATIVE.length - 1]!;
-  let lo = 0;
-  let hi = CUMULATIVE.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (CUMULATIVE[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return VOCABULARY[lo]!;
-}
-
 /** Deterministic prose for item `i`: sentences naming a person, a company and a place, then Zipf-drawn words. */
 function prose(i: number, sentences: number): string {
   const rand = random(String(i));
   const out: string[] = [];
   for (let s = 0; s < sentences; s++) {
-    const words = Array.from({ length: 12 }, () => zipfWord(rand)).join(' ');
+    const words = Array.from({ length: 12 }, () => VOCABULARY.draw(rand)).join(' ');
     out.push(
       `${PEOPLE[Math.floor(rand() * PEOPLE.length)]} founded Company${Math.floor(rand() * 50)} in ${PLACES[Math.floor(rand() * PLACES.length)]}. The ${words}.`,
     );
@@ -238,7 +218,7 @@ async function main(): Promise<void> {
     await m.Revision.updateOne({ _id: bigId }, { $set: { revision: Date.now() } }, { upsert: true });
     // A question as a user asks it: function words (not indexed), and three content words of middling frequency.
     const qrand = random('queries');
-    const content = () => VOCABULARY[50 + Math.floor(qrand() * 2_000)]!;
+    const content = () => VOCABULARY.words[50 + Math.floor(qrand() * 2_000)]!;
     const queries = Array.from(
       { length: QUERIES + 1 },
       () => `what is the ${content()} of the ${content()} and ${content()}?`,

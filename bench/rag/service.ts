@@ -21,6 +21,7 @@ import {
 
 import { textPdf } from '../../services/ocr/test/support/text-fixtures';
 import { out, percentile } from '../kit/bench-kit';
+import { zipfVocabulary } from '../kit/zipf';
 import { seeded } from './vectors';
 
 const SECRET = 'bench-rag-internal-secret-0123456789abcdef';
@@ -35,32 +36,13 @@ const pageLines = (p: number) => Array.from({ length: 40 }, (_, i) => `${LINE} (
 
 /** Made-up words (a vocabulary of 5,000), drawn with Zipf's law as natural text does. */
 const SYLLABLES = 'ka lo mi ne ru sa te vi zo pa de fi gu ho ja ke la mo nu pi ra se ti vu wa'.split(' ');
-const VOCABULARY = Array.from({ length: 5_000 }, (_, i) => {
-  let w = '';
-  for (let n = i + 1; n > 0; n = Math.floor(n / SYLLABLES.length)) w += SYLLABLES[n % SYLLABLES.length];
-  return w.length < 4 ? `${w}ro` : w;
-});
-const CUMULATIVE = (() => {
-  let sum = 0;
-  return VOCABULARY.map((_, r) => (sum += 1 / (r + 1)));
-})();
-function zipfWord(rand: () => number): string {
-  const x = rand() * CUMULATIVE[CUMULATIVE.length - 1]!;
-  let lo = 0;
-  let hi = CUMULATIVE.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (CUMULATIVE[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return VOCABULARY[lo]!;
-}
+const VOCABULARY = zipfVocabulary(5_000, SYLLABLES, 'ro');
 /** A paragraph of just under CHUNK_SIZE characters: one chunk. */
 function paragraph(rand: () => number): string {
   const words: string[] = [];
   let length = 0;
   while (length < CHUNK_SIZE - 40) {
-    const w = zipfWord(rand);
+    const w = VOCABULARY.draw(rand);
     words.push(w);
     length += w.length + 1;
   }
@@ -201,7 +183,7 @@ export async function serviceBench(opts: {
       `train text: ${items} documents (${opts.chunks} chunks of ~${CHUNK_SIZE} characters) in ${trainTextSecs.toFixed(1)} s = ${(opts.chunks / trainTextSecs).toFixed(0)} chunks/s`,
     );
     const qrand = seeded(7);
-    const content = () => VOCABULARY[50 + Math.floor(qrand() * 2_000)]!;
+    const content = () => VOCABULARY.words[50 + Math.floor(qrand() * 2_000)]!;
     const retrieveUrl = () =>
       `${rag.url}/v3/rag/${bigRag}/retrieve/?top_k=5&query=${encodeURIComponent(`what is the ${content()} of the ${content()} and ${content()}?`)}`;
     const first = (await call(retrieveUrl(), key)).ms;
