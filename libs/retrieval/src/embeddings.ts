@@ -1,7 +1,7 @@
 import type { Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
 
-import { openProviderCall, postProvider, type ProviderCall, type ProviderCallDeps } from './openai-protocol';
+import { openProviderCall, postProvider, type ProviderCall, type ProviderCallDeps } from '@platform/providers';
 
 /** Texts sent in one /embeddings request. */
 export const EMBEDDING_BATCH = 64;

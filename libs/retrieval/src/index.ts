@@ -1,11 +1,17 @@
 export { chunkText, chunkTextWithOffsets, type TextChunk } from './chunker';
+/** Credentials and the OpenAI protocol live in @platform/providers; re-exported for the services that search. */
 export {
+  createCredentialClient,
   DEFAULT_BASE_URL,
+  openedCredential,
   openProviderCall,
   postProvider,
+  type AgentServiceTarget,
+  type CredentialClient,
+  type OpenedCredential,
   type ProviderCall,
   type ProviderCallDeps,
-} from './openai-protocol';
+} from '@platform/providers';
 export {
   createEmbeddings,
   embedTexts,
@@ -15,13 +21,6 @@ export {
   type Embeddings,
   type EmbeddingsDeps,
 } from './embeddings';
-export {
-  createCredentialClient,
-  type AgentServiceTarget,
-  type CredentialClient,
-  type OpenedCredential,
-} from './credential.client';
-export { openedCredential } from './credential.schemas';
 export {
   BM25_WEIGHT,
   buildChunkIndex,

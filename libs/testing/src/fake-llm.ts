@@ -23,6 +23,15 @@ export interface FakeLlm extends LocalServer {
   release(): void;
 }
 
+/** A scripted OpenAI-protocol chat completion answering `content`. */
+export const completion = (content: string): Scripted => ({
+  body: {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  },
+});
+
 const lastUserText = (json: unknown): string => {
   const messages = (json as { messages?: { role: string; content: string }[] } | undefined)?.messages ?? [];
   return messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';

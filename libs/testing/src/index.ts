@@ -89,7 +89,7 @@ export { startLocalServer, type LocalHandler, type LocalServer, type ReceivedReq
 export { privateRedis, type PrivateRedis } from './private-redis';
 export { CHILDREN_DIR_ENV, killRecordedChildren, registerChild, stopChild } from './children';
 export { infraEnv } from './infra-env';
-export { startFakeLlm, type FakeLlm, type Scripted, type ScriptedStream } from './fake-llm';
+export { completion, startFakeLlm, type FakeLlm, type Scripted, type ScriptedStream } from './fake-llm';
 export { startFakeEmbeddings, type FakeEmbeddings } from './fake-embeddings';
 export { startPetStore, type Pet, type PetStore } from './pet-store';
 export {

@@ -3,6 +3,7 @@ import request from 'supertest';
 
 import { listen, type RunningServer } from '@platform/http';
 import {
+  completion,
   startFakeEmbeddings,
   startFakeLlm,
   startLocalServer,
@@ -99,13 +100,6 @@ const retrieve = (ragId: string, query: string) =>
     .get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=${encodeURIComponent(query)}&top_k=3`)
     .set('x-api-key', g.alice);
 const storedChunks = (ragId: string) => g.dbs.conn.collection('graph_chunks').find({ rag_id: ragId }).toArray();
-const completion = (content: string) => ({
-  body: {
-    id: 'c1',
-    object: 'chat.completion',
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-  },
-});
 const ANSWER = {
   entities: [
     { name: 'Ada Lovelace', type: 'person' },

@@ -1,17 +1,13 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { checkedStringEnv, commonEnv, Joi, type CommonConfig } from '@platform/config';
-import { parseAllowHosts } from '@platform/outbound';
+import { commonEnv, Joi, type CommonConfig } from '@platform/config';
+import { providerCallerEnv, type ProviderCallerConfig } from '@platform/providers';
 
 /** Every environment variable the rag service reads. */
 export const configSchema = Joi.object<RagServiceConfig>({
   PORT: Joi.number().port().default(3003).description('HTTP port.'),
   MONGODB_DB: Joi.string().default('rag').description("The rag service's own database."),
-  AGENT_URL: Joi.string()
-    .uri({ scheme: ['http', 'https'] })
-    .default('http://127.0.0.1:3002')
-    .description('Base URL of the agent service, asked whether a credential id of ours belongs to the caller.'),
   INTERNAL_SERVICE_SECRET: Joi.string()
     .allow('')
     .min(32)
@@ -63,25 +59,18 @@ export const configSchema = Joi.object<RagServiceConfig>({
   UPLOAD_DIR: Joi.string()
     .default(join(tmpdir(), 'rag-uploads'))
     .description('Where uploaded files are kept while they are read; each is removed when its request ends.'),
-  AGENT_TIMEOUT_MS: Joi.number()
-    .integer()
-    .min(100)
-    .max(30000)
-    .default(5000)
-    .description('Time limit of one call to the agent service.'),
-  OUTBOUND_ALLOW_HOSTS: checkedStringEnv(
-    parseAllowHosts,
-    "Comma-separated hosts or host:port pairs that outbound calls may reach although private. AGENT_URL's host is always allowed (and so are GRAPH_URL's and OCR_URL's). Embedding providers on private addresses must be listed here.",
-  ),
+  ...providerCallerEnv({
+    agent: 'asked whether a credential id of ours belongs to the caller, and which opens embedding credentials',
+    allowHosts:
+      "AGENT_URL's host is always allowed (and so are GRAPH_URL's and OCR_URL's). Embedding providers on private addresses must be listed here.",
+  }),
   ...commonEnv,
 });
 
-export interface RagServiceConfig extends CommonConfig {
+export interface RagServiceConfig extends CommonConfig, ProviderCallerConfig {
   PORT: number;
   MONGODB_DB: string;
-  AGENT_URL: string;
   INTERNAL_SERVICE_SECRET?: string;
-  AGENT_TIMEOUT_MS: number;
   GRAPH_URL: string;
   GRAPH_TIMEOUT_MS: number;
   GRAPH_TRAIN_TIMEOUT_MS: number;
@@ -90,5 +79,4 @@ export interface RagServiceConfig extends CommonConfig {
   VECTOR_STORE_URI: string;
   EMBEDDING_TIMEOUT_MS: number;
   UPLOAD_DIR: string;
-  OUTBOUND_ALLOW_HOSTS: string;
 }
