@@ -31,6 +31,14 @@ export function policyFor(check: EvalCheck): PolicyRules {
       types: Object.fromEntries(PII_TYPES.map((t) => [t, 'redact'])) as PolicyRules['pii_detection']['types'],
       custom_pii: [],
     },
+    llm_judge: {
+      enabled: false,
+      credential_id: null,
+      model: null,
+      checks: ['prompt_injection', 'toxicity', 'topics'],
+      timeout_ms: 3000,
+      on_error: 'allow',
+    },
   };
 }
 
@@ -55,7 +63,7 @@ function found(check: EvalCheck, text: string, rules: PolicyRules): string[] {
 
 const FILLER = ' The team met to review the roadmap and agreed to revisit the open items after the release.';
 /** The example grown to about 2 KB with neutral text, as the latency target is stated for a 2 KB text. */
-const twoKb = (text: string) =>
+export const twoKb = (text: string) =>
   (text + FILLER.repeat(Math.ceil((2048 - text.length) / FILLER.length))).slice(0, Math.max(2048, text.length));
 
 const TIMING_REPEATS = 5;

@@ -3,6 +3,7 @@ import request from 'supertest';
 
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
+import { createOutboundClient } from '@platform/outbound';
 import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
 
 import { createApp } from '../src/app';
@@ -19,14 +20,28 @@ export interface RaiTestApp {
 }
 
 /** The real rai app on a fresh database of the real server. */
-export async function startRaiApp(opts: { internalSecret?: string | null } = {}): Promise<RaiTestApp> {
+export async function startRaiApp(
+  opts: {
+    internalSecret?: string | null;
+    /** The agent service that opens LLM judge credentials (with `internalSecret`); none by default. */
+    agentUrl?: string;
+    /** Private hosts the LLM judge may reach (a local stand-in provider). */
+    allowHosts?: string;
+  } = {},
+): Promise<RaiTestApp> {
   const dbs = await createTestDatabases('rai');
   const { logger, lines } = captureLogger('rai');
+  const outbound = createOutboundClient({
+    allowHosts: [opts.allowHosts, opts.agentUrl && new URL(opts.agentUrl).host].filter(Boolean).join(','),
+  });
+  const secret = opts.internalSecret ?? null;
   const app = createApp({
     logger,
     db: dbs.conn,
     auth: createApiKeyAuth({ keys: createApiKeyRepository(dbs.authConn), cacheTtlMs: 30_000 }),
-    internalSecret: opts.internalSecret ?? null,
+    internalSecret: secret,
+    outbound,
+    agent: opts.agentUrl && secret ? { baseUrl: opts.agentUrl, secret, timeoutMs: 2_000 } : null,
     readiness: { mongodb: () => pingMongo(dbs.conn) },
   });
   await syncIndexes(dbs.conn);
@@ -44,7 +59,10 @@ export async function startRaiApp(opts: { internalSecret?: string | null } = {})
     },
     check: (key, policyId, text, direction = 'input') =>
       request(app).post('/v1/rai/inference').set('x-api-key', key).send({ policy_id: policyId, text, direction }),
-    close: () => dbs.cleanup(),
+    close: async () => {
+      outbound.close();
+      await dbs.cleanup();
+    },
   };
 }
 

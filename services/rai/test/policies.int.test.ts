@@ -51,6 +51,14 @@ describe('POST /v1/rai/policies', () => {
         },
         custom_pii: [],
       },
+      llm_judge: {
+        enabled: false,
+        credential_id: null,
+        model: null,
+        checks: ['prompt_injection', 'toxicity', 'topics'],
+        timeout_ms: 3000,
+        on_error: 'allow',
+      },
       created_at: expect.stringMatching(/Z$/),
       updated_at: res.body.created_at,
     });

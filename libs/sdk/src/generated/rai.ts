@@ -186,6 +186,24 @@ export interface components {
                     action?: "block" | "redact";
                 })[];
             };
+            llm_judge?: {
+                /** @default false */
+                enabled?: boolean;
+                /** @description One of the owner's LLM credentials (agent service), opened for each review; required when enabled. */
+                credential_id?: string | null;
+                /** @description The chat model asked (OpenAI protocol); required when enabled. */
+                model?: string | null;
+                /** @description Which of the policy's enabled checks get a second opinion. */
+                checks?: ("prompt_injection" | "toxicity" | "topics")[];
+                /** @default 3000 */
+                timeout_ms?: number;
+                /**
+                 * @description When the judge fails or times out: allow keeps the local verdict (fail open), block blocks.
+                 * @default allow
+                 * @enum {string}
+                 */
+                on_error?: "allow" | "block";
+            };
         };
         PolicyUpdate: {
             name?: string;
@@ -299,6 +317,24 @@ export interface components {
                      */
                     action?: "block" | "redact";
                 })[];
+            };
+            llm_judge?: {
+                /** @default false */
+                enabled?: boolean;
+                /** @description One of the owner's LLM credentials (agent service), opened for each review; required when enabled. */
+                credential_id?: string | null;
+                /** @description The chat model asked (OpenAI protocol); required when enabled. */
+                model?: string | null;
+                /** @description Which of the policy's enabled checks get a second opinion. */
+                checks?: ("prompt_injection" | "toxicity" | "topics")[];
+                /** @default 3000 */
+                timeout_ms?: number;
+                /**
+                 * @description When the judge fails or times out: allow keeps the local verdict (fail open), block blocks.
+                 * @default allow
+                 * @enum {string}
+                 */
+                on_error?: "allow" | "block";
             };
         };
         InferenceBody: {
@@ -491,6 +527,45 @@ export interface components {
                      */
                     action?: "block" | "redact";
                 })[];
+            };
+            /**
+             * @default {
+             *       "enabled": false,
+             *       "credential_id": null,
+             *       "model": null,
+             *       "checks": [
+             *         "prompt_injection",
+             *         "toxicity",
+             *         "topics"
+             *       ],
+             *       "timeout_ms": 3000,
+             *       "on_error": "allow"
+             *     }
+             */
+            llm_judge?: {
+                /** @default false */
+                enabled?: boolean;
+                /** @description One of the owner's LLM credentials (agent service), opened for each review; required when enabled. */
+                credential_id?: string | null;
+                /** @description The chat model asked (OpenAI protocol); required when enabled. */
+                model?: string | null;
+                /**
+                 * @description Which of the policy's enabled checks get a second opinion.
+                 * @default [
+                 *       "prompt_injection",
+                 *       "toxicity",
+                 *       "topics"
+                 *     ]
+                 */
+                checks?: ("prompt_injection" | "toxicity" | "topics")[];
+                /** @default 3000 */
+                timeout_ms?: number;
+                /**
+                 * @description When the judge fails or times out: allow keeps the local verdict (fail open), block blocks.
+                 * @default allow
+                 * @enum {string}
+                 */
+                on_error?: "allow" | "block";
             };
             /** Format: date-time */
             created_at: string;

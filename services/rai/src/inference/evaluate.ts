@@ -65,7 +65,11 @@ export function redact(text: string, spans: Span[]): string {
  * returned text has every redaction applied (also when blocked, so a caller may log it).
  */
 export function evaluate(rules: PolicyRules, text: string): Evaluation {
-  const findings = findingsFor(rules, text);
+  return verdict(text, findingsFor(rules, text));
+}
+
+/** The verdict of a text from all findings (the local checks' and, when asked, the LLM judge's). */
+export function verdict(text: string, findings: Finding[]): Evaluation {
   const spans = findings.flatMap((f) => f.spans ?? []);
   const action = findings.some((f) => f.action === 'block') ? 'block' : findings.length > 0 ? 'redact' : 'allow';
   const violations: Violation[] = findings.map((f) => ({

@@ -1,6 +1,7 @@
 import { findPage, fromJsonText, isObjectIdHex, ownerFilter, type Connection, type Page } from '@platform/db';
 
 import { policyModel, type PolicyDoc } from './policy.model';
+import { defaultRules } from './policy.schemas';
 import type { Owner, PolicyInput, PolicyRecord, PolicyRules } from './policy.types';
 
 function toRecord(d: PolicyDoc): PolicyRecord {
@@ -10,6 +11,8 @@ function toRecord(d: PolicyDoc): PolicyRecord {
     org_id: d.org_id,
     name: d.name,
     description: d.description ?? '',
+    // Sections added since the policy was stored read as their defaults.
+    ...(defaultRules as unknown as PolicyRules),
     ...(fromJsonText(d.rules_json) as PolicyRules),
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at.toISOString(),

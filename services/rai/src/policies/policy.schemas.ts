@@ -54,6 +54,39 @@ const piiTypes = Joi.object(
   Object.fromEntries(PII_TYPES.map((t) => [t, Joi.string().valid('disabled', 'redact', 'block').default('disabled')])),
 );
 
+/** Longest time a policy may give its LLM judge (an inference waits for it). */
+export const MAX_JUDGE_TIMEOUT_MS = 10_000;
+
+/**
+ * A second opinion by an LLM on prompt injection, toxicity and topics, with one of the owner's credentials: off by
+ * default; when enabled, `credential_id` and `model` are required (checked at save, with the credential).
+ */
+const llmJudge = Joi.object({
+  enabled,
+  credential_id: Joi.string()
+    .pattern(/^[0-9a-f]{24}$/)
+    .allow(null)
+    .default(null)
+    .description("One of the owner's LLM credentials (agent service), opened for each review; required when enabled."),
+  model: Joi.string()
+    .trim()
+    .min(1)
+    .max(200)
+    .allow(null)
+    .default(null)
+    .description('The chat model asked (OpenAI protocol); required when enabled.'),
+  checks: Joi.array()
+    .items(Joi.string().valid('prompt_injection', 'toxicity', 'topics'))
+    .unique()
+    .default(['prompt_injection', 'toxicity', 'topics'])
+    .description("Which of the policy's enabled checks get a second opinion."),
+  timeout_ms: Joi.number().integer().min(100).max(MAX_JUDGE_TIMEOUT_MS).default(3000),
+  on_error: Joi.string()
+    .valid('allow', 'block')
+    .default('allow')
+    .description('When the judge fails or times out: allow keeps the local verdict (fail open), block blocks.'),
+});
+
 /**
  * The rule sections; each may be left out (its defaults apply) or given in part. A topic is read as a string or
  * `{name}` (`topic`) and shown as the string it is stored as (`label`).
@@ -70,12 +103,17 @@ const sectionsOf = (topicItem: Joi.Schema) => ({
     types: filled(piiTypes),
     custom_pii: Joi.array().items(term('redact')).max(POLICY_LIMITS.terms).default([]),
   }),
+  llm_judge: llmJudge,
 });
 const sections = sectionsOf(topic);
 const defaulted = (keys: Record<string, Joi.ObjectSchema>) =>
   Object.fromEntries(Object.entries(keys).map(([k, s]) => [k, filled(s)]));
 
 const withDefaults = defaulted(sections);
+/** Every rule section at its defaults: what a policy stored before a section existed reads as. */
+export const defaultRules = Object.fromEntries(
+  Object.entries(withDefaults).map(([k, schema]) => [k, schema.validate(undefined).value as unknown]),
+);
 const name = Joi.string().trim().min(1).max(POLICY_LIMITS.name);
 const description = Joi.string().max(POLICY_LIMITS.description).allow('', null).empty(null);
 

@@ -66,6 +66,26 @@ export interface PolicyBody {
         }
     )[];
   };
+  llm_judge: {
+    enabled: boolean;
+    /**
+     * One of the owner's LLM credentials (agent service), opened for each review; required when enabled.
+     */
+    credential_id: string | null;
+    /**
+     * The chat model asked (OpenAI protocol); required when enabled.
+     */
+    model: string | null;
+    /**
+     * Which of the policy's enabled checks get a second opinion.
+     */
+    checks: ('prompt_injection' | 'toxicity' | 'topics')[];
+    timeout_ms: number;
+    /**
+     * When the judge fails or times out: allow keeps the local verdict (fail open), block blocks.
+     */
+    on_error: 'allow' | 'block';
+  };
 }
 
 export interface Evaluation {
@@ -167,6 +187,26 @@ export interface Policy {
         }
     )[];
   };
+  llm_judge: {
+    enabled: boolean;
+    /**
+     * One of the owner's LLM credentials (agent service), opened for each review; required when enabled.
+     */
+    credential_id: string | null;
+    /**
+     * The chat model asked (OpenAI protocol); required when enabled.
+     */
+    model: string | null;
+    /**
+     * Which of the policy's enabled checks get a second opinion.
+     */
+    checks: ('prompt_injection' | 'toxicity' | 'topics')[];
+    timeout_ms: number;
+    /**
+     * When the judge fails or times out: allow keeps the local verdict (fail open), block blocks.
+     */
+    on_error: 'allow' | 'block';
+  };
   created_at: string;
   updated_at: string;
 }
@@ -236,5 +276,25 @@ export interface PolicyUpdate {
           action: 'block' | 'redact';
         }
     )[];
+  };
+  llm_judge?: {
+    enabled: boolean;
+    /**
+     * One of the owner's LLM credentials (agent service), opened for each review; required when enabled.
+     */
+    credential_id: string | null;
+    /**
+     * The chat model asked (OpenAI protocol); required when enabled.
+     */
+    model: string | null;
+    /**
+     * Which of the policy's enabled checks get a second opinion.
+     */
+    checks: ('prompt_injection' | 'toxicity' | 'topics')[];
+    timeout_ms: number;
+    /**
+     * When the judge fails or times out: allow keeps the local verdict (fail open), block blocks.
+     */
+    on_error: 'allow' | 'block';
   };
 }

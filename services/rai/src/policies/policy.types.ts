@@ -18,6 +18,7 @@ export type PolicyRules = Pick<
   | 'prompt_injection'
   | 'secrets_detection'
   | 'pii_detection'
+  | 'llm_judge'
 >;
 
 /** A policy update: any of the fields; each section given replaces that section. */
