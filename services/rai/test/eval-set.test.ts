@@ -6,7 +6,9 @@ import { buildEvalSet, CHECKS } from '../bench/eval-set';
 
 const set = buildEvalSet();
 
-describe('the RAI evaluation set', () => {
+// The template set is written beside the checks: a regression test of the forms it lists, not a measure of quality
+// (that is `pnpm bench:rai` on public held-out and cross-dataset splits, bench/datasets/SOURCES.md).
+describe('the RAI template regression set', () => {
   it('has at least 200 distinct labelled examples per check, positives and negatives, matching the committed data files', () => {
     for (const check of CHECKS) {
       const examples = set[check];
@@ -22,13 +24,13 @@ describe('the RAI evaluation set', () => {
     }
   });
 
-  // The issue's targets for the local checks alone (latency is measured by `pnpm bench:rai`, not asserted here).
+  // The forms the templates list keep being recognised (a regression floor, not a quality claim).
   it.each([
     ['pii', { f1: 0.95 }],
     ['secrets', { f1: 0.95 }],
     ['prompt_injection', { recall: 0.85, precision: 0.9 }],
     ['toxicity', { f1: 0.8 }],
-  ] as const)('%s meets its target', (check, target) => {
+  ] as const)('%s keeps its regression floor', (check, target) => {
     const report = scoreCheck(check, set[check], false);
     for (const [metric, min] of Object.entries(target))
       expect({ metric, value: report[metric as 'f1'] >= min }).toEqual({ metric, value: true });
