@@ -70,7 +70,7 @@ function trimUrl(s: PiiSpan, text: string): PiiSpan {
 /** The pattern-based detectors: cheap, always run, so overlaps resolve the same whichever types are enabled. */
 export function patternSpans(text: string): PiiSpan[] {
   return [
-    ...spansOf(text, CARD, 'CREDIT_CARD', (m) => luhnValid(m[0].replace(/\D/g, ''))),
+    ...spansOf(text, CARD, 'CREDIT_CARD', (m) => !m[0].startsWith('0') && luhnValid(m[0].replace(/\D/g, ''))),
     ...spansOf(text, EMAIL, 'EMAIL_ADDRESS'),
     ...spansOf(text, SSN, 'US_SSN', ssnValid),
     ...spansOf(text, IPV4, 'IP_ADDRESS'),
