@@ -1,7 +1,17 @@
 import { englishDataset, englishRecommendedTransformers, RegExpMatcher } from 'obscenity';
 
-import { combine, type Finding } from './check.types';
+import { combine, roundScore, type Finding } from './check.types';
 import { plainFold } from './fold';
+import { loadModel, windowedProbability } from './linear-model';
+import weights from './models/toxicity.json';
+import { isMildExpletive, modelInput } from './toxicity/expletives';
+
+/**
+ * The shipped linear model (word and character n-grams; NB-SVM: logistic regression on naive-Bayes-scaled features),
+ * trained by scripts/train-toxicity.sh on public data only (see bench/datasets/toxicity.ts): tweets labelled offensive
+ * or hateful, Stormfront sentences, ToxiGen statements, ConvAbuse messages to chatbots.
+ */
+const model = loadModel(weights);
 
 /** Profanity, with obscenity's transformers for obfuscated spellings (b1tch, fuuuck) and its whitelist (Scunthorpe). */
 const profanity = new RegExpMatcher({ ...englishDataset.build(), ...englishRecommendedTransformers });
@@ -12,7 +22,13 @@ const SIGNALS: { weight: number; pattern: RegExp }[] = [
   {
     weight: 0.9,
     pattern:
-      /\b(?:i(?:'ll| will| am going to|'m going to|m gonna)|we(?:'ll| will)|gonna)\s+(?:kill|murder|hurt|shoot|stab|beat|destroy|rape|find)\s+(?:you|u|ya|them|him|her|your)\b/,
+      /\b(?:i(?:'ll| will| am going to|'m going to|m gonna)|we(?:'ll| will| are going to|'re going to)|gonna)\s+(?:kill|murder|hurt|shoot|stab|beat|destroy|rape|find)\s+(?:you|u|ya|them|him|her|your)\b/,
+  },
+  // The same with a few words between ("I will find where you live and hurt you"), or knowing where the reader lives.
+  {
+    weight: 0.85,
+    pattern:
+      /\b(?:i(?:'ll| will| am going to|'m going to|m gonna)|we(?:'ll| will))\s+(?:(?!(?:not|never|let|anyone|anybody|nobody|no\s+one)\b)[\w']+\s+){1,6}?(?:kill|murder|hurt|shoot|stab|rape|strangle|choke)\s+(?:you|u|ya|your\s+\w+)\b|\b(?:i|we)\s+know\s+where\s+(?:you|u)\s+live\b/,
   },
   {
     weight: 0.85,
@@ -28,7 +44,7 @@ const SIGNALS: { weight: number; pattern: RegExp }[] = [
   {
     weight: 0.7,
     pattern:
-      /\b(?:shut\s+(?:the\s+\w+\s+)?up|screw\s+you|go\s+to\s+hell|get\s+lost\s+\w*|nobody\s+likes\s+you|drop\s+dead)\b/,
+      /\b(?:shut\s+(?:the\s+\w+\s+)?up|(?:screw|fuck|f\*+k|f\*+)\s+(?:you|u|ya|off|yourself)|go\s+to\s+hell|get\s+lost\s+\w*|nobody\s+likes\s+you|drop\s+dead)\b/,
   },
   // Demeaning words used on their own.
   {
@@ -43,10 +59,20 @@ const SIGNALS: { weight: number; pattern: RegExp }[] = [
   },
 ];
 
+/** Abusive words (slurs, sexual insults) on their own; mild expletives on their own count for nothing here. */
 const PROFANITY_WEIGHT = 0.35;
 /** Profanity aimed at the reader ("you absolute ...", "ur a ..."). */
 const DIRECTED_PROFANITY_WEIGHT = 0.75;
 const SECOND_PERSON = /\b(?:you|ur|u|your|youre)\b/gi;
+
+/** The whole word around a match (obscenity matches stems: "fuck" in "fucking"). */
+function wordAt(text: string, start: number, end: number): string {
+  let a = start;
+  let b = end + 1;
+  while (a > 0 && /[\p{L}*]/u.test(text[a - 1]!)) a--;
+  while (b < text.length && /[\p{L}*]/u.test(text[b]!)) b++;
+  return text.slice(a, b);
+}
 
 /** Whether a profane match starts within a few words after "you"/"ur" (both lists in text order: one pass). */
 function directedAt(text: string, starts: number[]): boolean {
@@ -59,14 +85,39 @@ function directedAt(text: string, starts: number[]): boolean {
   return false;
 }
 
-/** A toxicity score in [0, 1]: profanity and phrase signals combined; a score above the threshold violates. */
-export function toxicityScore(text: string): number {
+/** The rules' score in [0, 1]: profanity and phrase signals combined. */
+export function ruleScore(text: string): number {
   const folded = plainFold(text);
   const weights = SIGNALS.filter((s) => s.pattern.test(folded)).map((s) => s.weight);
-  const starts = [...new Set(profanity.getAllMatches(text).map((m) => m.startIndex))];
-  for (let i = 0; i < Math.min(starts.length, 3); i++) weights.push(PROFANITY_WEIGHT);
+  const matches = profanity.getAllMatches(text);
+  const starts = [...new Set(matches.map((m) => m.startIndex))];
+  const abusive = new Set(
+    matches.filter((m) => !isMildExpletive(wordAt(text, m.startIndex, m.endIndex))).map((m) => m.startIndex),
+  );
+  for (let i = 0; i < Math.min(abusive.size, 3); i++) weights.push(PROFANITY_WEIGHT);
   if (directedAt(text, starts)) weights.push(DIRECTED_PROFANITY_WEIGHT);
   return combine(weights);
+}
+
+/**
+ * The model's probability mapped to a score, piecewise linear and increasing, so that the contract's default
+ * threshold (0.4) sits at the probability chosen on the training data's dev part (best F1 there): p = MODEL_AT_DEFAULT
+ * scores exactly DEFAULT_THRESHOLD. The mapping only rises, so a policy's threshold keeps its meaning (lower flags more).
+ */
+export const MODEL_AT_DEFAULT = 0.5;
+const DEFAULT_THRESHOLD = 0.4;
+export function modelScore(text: string): number {
+  const p = windowedProbability(model, modelInput(text));
+  const s =
+    p <= MODEL_AT_DEFAULT
+      ? (p / MODEL_AT_DEFAULT) * DEFAULT_THRESHOLD
+      : DEFAULT_THRESHOLD + ((p - MODEL_AT_DEFAULT) / (1 - MODEL_AT_DEFAULT)) * (1 - DEFAULT_THRESHOLD);
+  return roundScore(s);
+}
+
+/** A toxicity score in [0, 1]: the higher of the rules' and the model's; a score above the threshold violates. */
+export function toxicityScore(text: string): number {
+  return Math.max(ruleScore(text), modelScore(text));
 }
 
 export function toxicityFindings(text: string, threshold: number): Finding[] {
