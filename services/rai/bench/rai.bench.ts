@@ -4,6 +4,9 @@
  * bench/rai/run.sh from RAI_DATASETS_DIR). Those are the figures that stand for quality. The template set written
  * beside the detectors (bench/eval-*.ts) follows as a regression check only.
  */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { evaluate } from '../src/inference/evaluate';
 import { readSplit, scoreSplit, type SplitReport } from './datasets/score';
 import { evalDir, type Family, type Split } from './datasets/source';
@@ -11,7 +14,17 @@ import { policyFor, scoreCheck, twoKb } from './eval-metrics';
 import { buildEvalSet, CHECKS } from './eval-set';
 
 const FAMILIES: Family[] = ['prompt_injection', 'toxicity', 'secrets', 'pii'];
-const SPLITS: Split[] = ['heldout', 'cross'];
+/** heldout and cross, then any further cross-dataset split a family prepares (cross2, cross-hatecheck, ...). */
+function splitsOf(family: Family): Split[] {
+  const dir = join(evalDir(), family);
+  const extra = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.startsWith('cross') && f !== 'cross.jsonl' && f.endsWith('.jsonl'))
+        .map((f) => f.slice(0, -'.jsonl'.length) as Split)
+        .sort()
+    : [];
+  return ['heldout', 'cross', ...extra];
+}
 
 const out: string[] = [
   `Public data (${evalDir()}): held-out and cross-dataset splits, one check family enabled at the default thresholds.`,
@@ -22,7 +35,7 @@ const out: string[] = [
 const reports: SplitReport[] = [];
 const missing: string[] = [];
 for (const family of FAMILIES)
-  for (const split of SPLITS) {
+  for (const split of splitsOf(family)) {
     const examples = readSplit(family, split);
     if (!examples) {
       missing.push(`${family}/${split}`);

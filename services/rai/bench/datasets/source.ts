@@ -62,7 +62,7 @@ export function readSource(repo: string, commit: string, path: string): string {
 }
 
 /** Writes a prepared split as JSON lines: `<evalDir>/<family>/<split>.jsonl`. */
-export function writeSplit(family: Family, split: Split, examples: LabelledExample[]): string {
+export function writeSplit(family: Family, split: Split | 'cross2', examples: LabelledExample[]): string {
   const dir = join(evalDir(), family);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${split}.jsonl`);
