@@ -10,8 +10,9 @@ cd "$(dirname "$0")/../.."
 pnpm --silent --filter @platform/rai-service exec tsc -p tsconfig.bench.json
 dist=services/rai/dist/bench/bench
 if [ -n "${RAI_DATASETS_DIR:-}" ]; then
-  for family in prompt_injection toxicity secrets pii; do
-    node "$dist/datasets/$family.js" >&2
+  # cross2 is deduplicated against the other prompt-injection splits, so it is prepared after them.
+  for script in prompt_injection prompt_injection_cross2 toxicity secrets pii; do
+    node "$dist/datasets/$script.js" >&2
   done
 fi
 node "$dist/rai.bench.js"
