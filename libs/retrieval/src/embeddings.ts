@@ -1,6 +1,5 @@
 import type { Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
-
 import { openProviderCall, postProvider, type ProviderCall, type ProviderCallDeps } from '@platform/providers';
 
 /** Texts sent in one /embeddings request. */

@@ -1,5 +1,5 @@
-import { features, loadModel, probability, windowedProbability, type LinearModel } from '../src/checks/linear-model';
 import { train } from '../scripts/train-linear';
+import { features, loadModel, probability, windowedProbability, type LinearModel } from '../src/checks/linear-model';
 
 // The shipped linear model's machinery on a toy task: hashing, training (deterministic) and scoring.
 const ROWS = [
