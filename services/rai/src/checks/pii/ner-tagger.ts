@@ -3,7 +3,7 @@ import type { PiiSpan } from '../pii-patterns';
 
 /**
  * A token tagger (O / PERSON / LOCATION) with an averaged perceptron over word, shape, affix, word-list and context
- * features, greedy left to right with the previous tag as a feature. Trained by `train-ner.ts` on the train split of
+ * features, greedy left to right with the previous tag as a feature. Trained by `scripts/train-ner.ts` on the train split of
  * the PII evaluation set (WNUT-17 train share only); weights in `ner-weights.ts`.
  */
 export const LABELS = ['O', 'PERSON', 'LOCATION'] as const;

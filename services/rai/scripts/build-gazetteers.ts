@@ -75,6 +75,6 @@ export const MAJOR_PLACES = ${JSON.stringify(list(major))};
 // prettier-ignore
 export const COMMON_WORDS = ${JSON.stringify([...common].sort().join('|'))};
 `;
-writeFileSync(join(__dirname, 'gazetteer-data.ts'), out);
+writeFileSync(join(__dirname, '..', 'src', 'checks', 'pii', 'gazetteer-data.ts'), out);
 // eslint-disable-next-line no-console
 console.log(`first ${first.size}, last ${last.size}, places ${places.size}, common ${common.size}`);
