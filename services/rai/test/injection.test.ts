@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { normalise } from '../bench/datasets/prompt_injection';
+import { normalise } from '../bench/datasets/near_duplicates';
 import { injectionFindings, injectionScore, modelScore, ruleScore } from '../src/checks/injection.check';
 import { windowedProbabilityFast } from '../src/checks/injection/fast-model';
 import { hasPadding } from '../src/checks/injection/rules';

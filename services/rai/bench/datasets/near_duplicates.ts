@@ -1,11 +1,17 @@
 /**
  * Near-duplicate filtering shared by prepare scripts: a text sharing at least half of its word 4-grams with one text
- * of a reference set is a near duplicate (same rule as the prompt-injection prepare script).
+ * of a reference set is a near duplicate (the prompt-injection prepare scripts use it).
  */
-import { normalise } from './prompt_injection';
 import type { LabelledExample } from './source';
 
-export { normalise };
+/** The dedupe key: folded, letters and digits only, single spaces. */
+export const normalise = (text: string): string =>
+  text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 export const shingles = (text: string): string[] => {
   const w = normalise(text).split(' ');

@@ -14,6 +14,7 @@
  *
  * Run: `RAI_DATASETS_DIR=<folder of snapshots> npx ts-node --transpile-only bench/datasets/pii.ts`.
  */
+import { seeded } from '../eval-kit';
 import { inTestShare, readSource, writeSplit, type LabelledExample, type Split } from './source';
 
 export const WNUT = {
@@ -92,16 +93,7 @@ function toSentence(tokens: string[], tags: string[]): Sentence {
 
 // ---------------------------------------------------------------- seeded randomness
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = seeded;
 type Rand = () => number;
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 const int = (r: Rand, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));

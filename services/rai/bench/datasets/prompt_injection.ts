@@ -22,6 +22,7 @@
  *
  * Run: `RAI_DATASETS_DIR=<folder of snapshots> npx ts-node --transpile-only bench/datasets/prompt_injection.ts`.
  */
+import { dedupe, dropNearDuplicates, normalise } from './near_duplicates';
 import { inTestShare, parseCsv, readSource, writeSplit, type LabelledExample } from './source';
 
 export const SOURCES = {
@@ -58,15 +59,6 @@ const SENTENCES_PER_TEMPLATE = 8;
 /** Words that injection rules key on: benign sentences holding them are the hard negatives. */
 const TRIGGER =
   /\b(?:ignore|ignoring|disregard|forget|instructions?|system|prompt|rules?|pretend|act as|mode|override|bypass|reveal|password|secret|previous|jailbreak|command|developer|restrictions?|unfiltered|obey|roleplay|character)\b/i;
-
-/** The dedupe key: folded, letters and digits only, single spaces. */
-export const normalise = (text: string): string =>
-  text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
 
 const ex = (text: string, label: boolean, source: string): LabelledExample => ({ text: text.trim(), label, source });
 
@@ -281,43 +273,6 @@ function benignB(): LabelledExample[] {
 }
 
 // ---------------------------------------------------------------- splits
-
-function dedupe(examples: LabelledExample[], seen: Set<string>): LabelledExample[] {
-  const out: LabelledExample[] = [];
-  for (const e of examples) {
-    const key = normalise(e.text);
-    if (key.length < 3 || seen.has(key)) continue;
-    seen.add(key);
-    out.push(e);
-  }
-  return out;
-}
-
-const shingles = (text: string): string[] => {
-  const w = normalise(text).split(' ');
-  const out: string[] = [];
-  for (let i = 0; i + 4 <= w.length; i++) out.push(w.slice(i, i + 4).join(' '));
-  return [...new Set(out)];
-};
-
-/** Drops texts that share at least half their word 4-grams with one text of `reference` (a near duplicate). */
-function dropNearDuplicates(examples: LabelledExample[], reference: LabelledExample[]): LabelledExample[] {
-  const index = new Map<string, number[]>();
-  reference.forEach((r, i) => {
-    for (const s of shingles(r.text)) {
-      const list = index.get(s);
-      if (list) list.push(i);
-      else index.set(s, [i]);
-    }
-  });
-  return examples.filter((e) => {
-    const sh = shingles(e.text);
-    if (sh.length < 6) return true;
-    const counts = new Map<number, number>();
-    for (const s of sh) for (const i of index.get(s) ?? []) counts.set(i, (counts.get(i) ?? 0) + 1);
-    return ![...counts.values()].some((c) => c >= sh.length / 2);
-  });
-}
 
 export function prepare(): Record<'train' | 'heldout' | 'cross', LabelledExample[]> {
   const a = [...tensorTrust(), ...gptFuzz(), ...gsm8k(), ...selfInstruct(), ...mifeval(), ...wnut(), ...tweeteval()];
