@@ -92,7 +92,8 @@ describe('RAI feature', () => {
         direction: 'input',
         policy_id: expect.any(String),
         action: 'block',
-        violations: [expect.objectContaining({ check: 'prompt_injection' })],
+        // The injection is what blocks; which other checks also score it is the rai service's business.
+        violations: expect.arrayContaining([expect.objectContaining({ check: 'prompt_injection' })]),
       },
     ]);
   });

@@ -20,6 +20,12 @@ import weights from './models/prompt_injection.json';
 const MODEL = loadModel(weights);
 const P_AT_DEFAULT = weights.calibration.p;
 const DEFAULT_THRESHOLD = 0.3;
+/**
+ * Texts of fewer words than this are scored by the rules alone: with so few n-grams the model's probability rests on
+ * one or two of them ("Hello", "Say something." scored above 0.9).
+ */
+export const MIN_MODEL_WORDS = 5;
+const WORDS = /[\p{L}\p{N}]+/gu;
 
 /** The model's probability on a monotone scale where `P_AT_DEFAULT` lands on the default threshold. */
 export function modelScore(p: number): number {
@@ -38,6 +44,7 @@ export function ruleScore(text: string): number {
 export function injectionScore(text: string): number {
   const rules = ruleScore(text);
   if (rules >= 1) return 1;
+  if ((text.match(WORDS)?.length ?? 0) < MIN_MODEL_WORDS) return rules;
   const p = windowedProbabilityFast(MODEL, setAsideQuoted(text));
   // A one-line question to no one is left to the rules: the model knows the words, not the intent.
   const model = isPlainQuestion(text) ? Math.min(modelScore(p), DEFAULT_THRESHOLD) : modelScore(p);
