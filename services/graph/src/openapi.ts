@@ -61,15 +61,28 @@ const unsupported = {
 
 const train = (operationId: string) => ({
   summary: 'Crawl a website and train the knowledge graph of a RAG configuration',
+  description:
+    'At most `max_crawl_pages` pages are fetched (robots.txt aside). A training that trains no page answers 422 ' +
+    'with one entry per start URL naming it and why (refused by the outbound rules, forbidden by robots.txt, ' +
+    'failed to fetch); with `async=true` the task ends `failed` with the same text in `error`.',
   operationId,
   parameters: parametersOf(trainQuery, 'query'),
   requestBody: { required: true, ...json(ref(trainBody)) },
-  responses: responses({
-    '200': { description: 'Trained', ...json(ref(trainResult)) },
-    '202': { description: 'Queued (async=true)', ...json(ref(taskQueued)) },
-    ...notFound,
-    ...unsupported,
-  }),
+  responses: {
+    ...responses({
+      '200': { description: 'Trained', ...json(ref(trainResult)) },
+      '202': { description: 'Queued (async=true)', ...json(ref(taskQueued)) },
+      ...notFound,
+      ...unsupported,
+    }),
+    '422': {
+      description:
+        'Invalid request, or no page trained: each start URL with its reason, e.g. `{"loc":["body","urls",0],' +
+        '"msg":"http://169.254.169.254/latest/meta-data/: refused by the outbound guard (link-local address)",' +
+        '"type":"url_not_crawled"}`',
+      ...json({ $ref: '#/components/schemas/ValidationError' }),
+    },
+  },
 });
 
 const trainingTask = (operationId: string) => ({

@@ -148,11 +148,27 @@ describe('crawl limits', () => {
     expect(one.body.pages_trained).toBe(1);
   });
 
-  it('trains nothing from a start URL on a private address the guard does not allow', async () => {
+  it('fetches at most max_crawl_pages pages although several fetches run at once (robots.txt aside)', async () => {
+    // Each page links to ten others and the stack crawls three pages at once: without a cap on fetches, the
+    // links found on the first page would all start.
+    expect(g.deps.limits.concurrency).toBeGreaterThan(1);
+    const ragId = await g.createRag(g.alice);
+    s.site.requests.length = 0;
+    const res = await train(g.alice, ragId, { urls: [`${s.site.url}/wide/0`], max_crawl_pages: 2, max_crawl_depth: 3 });
+    expect(res.status).toBe(200);
+    expect(res.body.pages_trained).toBe(2);
+    const fetched = paths().filter((p) => p !== '/robots.txt');
+    expect(fetched).toHaveLength(2);
+    expect(fetched[0]).toBe('/wide/0');
+  });
+
+  it('refuses a start URL on a private address the guard does not allow (422), connecting to nothing', async () => {
     const ragId = await g.createRag(g.alice);
     const res = await train(g.alice, ragId, { urls: [`${s.trap.url}/`] });
-    expect(res.status).toBe(200);
-    expect(res.body.pages_trained).toBe(0);
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'urls', 0], msg: expect.stringContaining(`${s.trap.url}/: refused`) }),
+    ]);
     expect(s.trap.connections).toBe(0);
   });
 });

@@ -104,15 +104,29 @@ export async function startTestSite(opts: { hugeBytes: number; slowMs?: number }
           page('External script', `<p>The Harbor lantern is sold in Oslo.</p><script src="${src}"></script>`),
         );
       }
+      case '/broken':
+        return html(res, page('Broken', '<p>Internal error.</p>'), 500);
+      case '/data.json':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end('{"lantern":"Glowmaster"}');
       case '/private/secret':
         return html(res, page('Secret', '<p>Robots must never read this.</p>'));
       default:
+        if (path.startsWith('/wide/')) {
+          // Every page links to ten others: a crawl whose cap is lower than the links found must stop fetching.
+          const n = Number(path.slice('/wide/'.length));
+          const next = Array.from({ length: 10 }, (_, i) => `/wide/${n * 10 + i + 1}`);
+          return html(res, page(`Wide ${n}`, `<p>Wide page number ${n} describes the Fennel lantern.</p>`, next));
+        }
         if (path.startsWith('/slow/')) {
+          // A tree of slow pages (each links to two more) without the navigation link home: every page a crawl
+          // of it fetches is trained, so a crawl capped at 12 trains 12.
           const n = Number(path.slice('/slow/'.length));
-          const next = n < 11 ? [`/slow/${n + 1}`] : [];
+          const next = n < 50 ? `<a href="/slow/${2 * n + 1}">left</a> <a href="/slow/${2 * n + 2}">right</a>` : '';
           return html(
             res,
-            page(`Slow ${n}`, `<p>Slow page number ${n} describes the Tundra lantern model ${n}.</p>`, next),
+            `<!doctype html><html><head><title>Slow ${n}</title></head><body><main>` +
+              `<p>Slow page number ${n} describes the Tundra lantern model ${n}.</p>${next}</main></body></html>`,
           );
         }
         return html(res, page('Missing', '<p>Not here.</p>'), 404);

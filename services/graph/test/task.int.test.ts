@@ -59,7 +59,7 @@ describe('?async=true', () => {
         expect.objectContaining({ url: `${s.site.url}/huge` }),
         expect.objectContaining({
           url: `${s.site.url}/go-private`,
-          reason: expect.stringContaining('refused to connect'),
+          reason: expect.stringContaining('refused by the outbound guard (loopback address)'),
         }),
       ]),
     );

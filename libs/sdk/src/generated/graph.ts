@@ -13,7 +13,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Crawl a website and train the knowledge graph of a RAG configuration */
+        /**
+         * Crawl a website and train the knowledge graph of a RAG configuration
+         * @description At most `max_crawl_pages` pages are fetched (robots.txt aside). A training that trains no page answers 422 with one entry per start URL naming it and why (refused by the outbound rules, forbidden by robots.txt, failed to fetch); with `async=true` the task ends `failed` with the same text in `error`.
+         */
         post: operations["trainWebsite"];
         delete?: never;
         options?: never;
@@ -30,7 +33,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Crawl a website and train the knowledge graph of a RAG configuration */
+        /**
+         * Crawl a website and train the knowledge graph of a RAG configuration
+         * @description At most `max_crawl_pages` pages are fetched (robots.txt aside). A training that trains no page answers 422 with one entry per start URL naming it and why (refused by the outbound rules, forbidden by robots.txt, failed to fetch); with `async=true` the task ends `failed` with the same text in `error`.
+         */
         post: operations["trainWebsiteAlias"];
         delete?: never;
         options?: never;
@@ -180,6 +186,8 @@ export interface components {
             message: string;
             rag_id: string;
             pages_trained: number;
+            /** @description Only when some start URLs gave no page while others were trained: each of those, with why. */
+            errors?: components["schemas"]["CrawlError"][];
         };
         GraphDeleted: {
             deleted: number;
@@ -324,7 +332,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation error */
+            /** @description Invalid request, or no page trained: each start URL with its reason, e.g. `{"loc":["body","urls",0],"msg":"http://169.254.169.254/latest/meta-data/: refused by the outbound guard (link-local address)","type":"url_not_crawled"}` */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -409,7 +417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation error */
+            /** @description Invalid request, or no page trained: each start URL with its reason, e.g. `{"loc":["body","urls",0],"msg":"http://169.254.169.254/latest/meta-data/: refused by the outbound guard (link-local address)","type":"url_not_crawled"}` */
             422: {
                 headers: {
                     [name: string]: unknown;

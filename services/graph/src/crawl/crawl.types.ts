@@ -25,7 +25,11 @@ export interface CrawledPage {
 
 /** The end of a crawl. */
 export interface CrawlSummary {
+  /** Pages handed to the page sink (trained). */
   pagesCrawled: number;
+  /** Page requests made (at most `maxPages`; robots.txt not counted, a retry of the same URL counted once). */
+  pagesFetched: number;
+  /** The first 100 errors, and every start URL's (`startFailures` in `refusals.ts` reads those). */
   errors: CrawlError[];
   /** True when the crawl was stopped before it ran out of pages. */
   aborted: boolean;

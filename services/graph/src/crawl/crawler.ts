@@ -1,11 +1,13 @@
 import { BasicCrawler, Configuration, log, type BasicCrawlingContext } from '@crawlee/basic';
 
+import { ServiceUnavailableError } from '@platform/errors';
 import type { OutboundClient } from '@platform/outbound';
 
 import { extractContent } from '../pipeline/main-text';
 import type { BrowserRenderer } from './browser-renderer';
 import type { CrawledPage, CrawlError, CrawlLimits, CrawlOptions, CrawlSummary } from './crawl.types';
 import { createPageFetcher } from './page-fetcher';
+import { startFailures, startUrlsRefused } from './refusals';
 import { createRobotsRules } from './robots';
 import { canonicalUrl, sameSite } from './url';
 
@@ -35,8 +37,16 @@ interface Depth {
 
 /**
  * Crawls websites with crawlee's BasicCrawler (its queue, concurrency and retries, in-memory storage only), every
- * request made by our guarded client: same site as the start URLs, robots.txt obeyed, `maxPages` pages and
+ * request made by our guarded client: same site as the start URLs, robots.txt obeyed, `maxPages` page fetches and
  * `maxDepth` link levels at most, canonical URLs crawled once.
+ *
+ * The cap bounds what the site sees: a URL takes one of the `maxPages` fetches before its request is made, and keeps
+ * it whatever comes back (an error status, not HTML, too big, a page whose canonical URL was already trained); a
+ * retry of the same URL uses the fetch it already holds. URLs refused before any request (another site, robots.txt)
+ * take none; robots.txt itself is not counted.
+ *
+ * A crawl that trains no page rejects: with a 422 naming each start URL and why it gave nothing (refused by the
+ * outbound guard, robots.txt, a failed fetch, the cap), or with the training's own error when storing failed.
  */
 export function createCrawler(deps: CrawlerDeps) {
   const { limits } = deps;
@@ -48,18 +58,19 @@ export function createCrawler(deps: CrawlerDeps) {
       timeoutMs: limits.pageTimeoutMs,
     });
     const starts = opts.urls.map((u) => canonicalUrl(u)).filter((u): u is string => u !== null);
+    const isStart = new Set(starts);
     const onSite = (url: string) => starts.some((s) => sameSite(url, s));
     const errors: CrawlError[] = [];
     const fail = (url: string, reason: string) => {
       const e = { url, reason: reason.slice(0, 300) };
-      if (errors.length < 100) errors.push(e);
+      // A start URL's error is always kept: the training's answer names every start URL that gave no page.
+      if (errors.length < 100 || isStart.has(url)) errors.push(e);
       onError?.(e);
     };
     /** Why a URL may not be fetched, or null. */
     const refusal = async (url: string): Promise<string | null> => {
       if (!onSite(url)) return 'another site';
-      if (!(await robots.allowed(url))) return 'disallowed by robots.txt';
-      return null;
+      return robots.refusal(url);
     };
     const fetchPage = createPageFetcher({
       outbound: deps.outbound,
@@ -72,17 +83,56 @@ export function createCrawler(deps: CrawlerDeps) {
     const enqueueCap = opts.maxPages * 4 + 10;
     let enqueued = 0;
     let pages = 0;
+    /** URLs holding one of the `maxPages` fetches (taken synchronously, so concurrent handlers cannot overrun it). */
+    const fetches = new Set<string>();
+    const capReached = (url: string) => !fetches.has(url) && fetches.size >= opts.maxPages;
+    /** The last error of rendering or training a fetched page (browser, storage): the service's, not the site's. */
+    let internalError = null as Error | null;
+    /** A URL the cap leaves unfetched: silent, except for a start URL, whose answer must say why it gave nothing. */
+    const skip = (url: string) => {
+      if (isStart.has(url)) fail(url, `not fetched: max_crawl_pages (${opts.maxPages}) reached`);
+    };
+    /** Takes a fetch for `url` (it keeps the one it holds), or skips it when all are taken. */
+    const takeFetch = (url: string): boolean => {
+      if (capReached(url)) {
+        skip(url);
+        return false;
+      }
+      fetches.add(url);
+      return true;
+    };
+    /** The links of a page not seen yet, on the site and within the queue's cap, marked seen, at `depth`. */
+    const newLinks = (hrefs: string[], base: string, depth: number) => {
+      const next = [];
+      for (const href of hrefs) {
+        const link = canonicalUrl(href, base);
+        if (!link || seen.has(link) || !onSite(link) || enqueued >= enqueueCap) continue;
+        seen.add(link);
+        enqueued++;
+        next.push({ url: link, uniqueKey: link, userData: { depth } satisfies Depth });
+      }
+      return next;
+    };
 
     const handle = async ({ request, addRequests }: BasicCrawlingContext) => {
-      if (pages >= opts.maxPages || signal?.aborted) return;
+      if (signal?.aborted) return;
+      if (capReached(request.url)) return skip(request.url);
       const { depth } = request.userData as Depth;
       const why = await refusal(request.url);
       if (why) return fail(request.url, why);
+      if (!takeFetch(request.url)) return;
       const got = await fetchPage(request.url);
       if (!got.ok) return fail(request.url, got.reason);
       let html = got.html;
       if (opts.crawlerType === 'playwright:chromium')
-        html = await deps.browser().render(got.url, got.html, opts.dynamicWaitSecs);
+        html = await deps
+          .browser()
+          .render(got.url, got.html, opts.dynamicWaitSecs)
+          .catch((err: Error) => {
+            // The browser is ours (not installed, crashed): the service is unavailable, the site is not at fault.
+            internalError = new ServiceUnavailableError(err);
+            throw err;
+          });
       const content = extractContent(html);
       const finalUrl = canonicalUrl(got.url) ?? request.url;
       const declared = content.canonical ? canonicalUrl(content.canonical, finalUrl) : null;
@@ -94,20 +144,14 @@ export function createCrawler(deps: CrawlerDeps) {
       try {
         await onPage({ url, title: content.title, text: content.text, depth });
       } catch (err) {
-        // Not trained: give its place back, so the retry crawlee makes can take it.
+        // Not trained: give its place back, so the retry crawlee makes can take it (with the fetch it holds).
         pages--;
         if (url !== request.url) seen.delete(url);
+        internalError = err as Error;
         throw err;
       }
       if (depth >= opts.maxDepth) return;
-      const next = [];
-      for (const href of content.links) {
-        const link = canonicalUrl(href, got.url);
-        if (!link || seen.has(link) || !onSite(link) || enqueued >= enqueueCap) continue;
-        seen.add(link);
-        enqueued++;
-        next.push({ url: link, uniqueKey: link, userData: { depth: depth + 1 } satisfies Depth });
-      }
+      const next = newLinks(content.links, got.url, depth + 1);
       if (next.length > 0) await addRequests(next);
     };
 
@@ -134,7 +178,14 @@ export function createCrawler(deps: CrawlerDeps) {
     await crawler.run(starts.map((url) => ({ url, uniqueKey: url, userData: { depth: 0 } satisfies Depth })));
     signal?.removeEventListener('abort', stop);
     await crawler.teardown().catch(() => undefined);
-    return { pagesCrawled: pages, errors, aborted: signal?.aborted ?? false };
+    const aborted = signal?.aborted ?? false;
+    if (pages === 0 && !aborted) {
+      // Nothing trained: the caller is told why, never "trained successfully" with 0 pages (contract §6).
+      if (internalError) throw internalError;
+      const failed = startFailures(opts.urls, errors);
+      if (failed.length > 0) throw startUrlsRefused(failed);
+    }
+    return { pagesCrawled: pages, pagesFetched: fetches.size, errors, aborted };
   };
 }
 

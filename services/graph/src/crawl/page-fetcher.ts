@@ -1,4 +1,6 @@
-import { OutboundTooLargeError, type OutboundClient } from '@platform/outbound';
+import { OutboundBlockedError, OutboundTooLargeError, type OutboundClient } from '@platform/outbound';
+
+import { guardReason } from './refusals';
 
 /** A page's HTML as fetched, or why it was not. */
 export type FetchResult = { ok: true; url: string; html: string } | { ok: false; reason: string };
@@ -33,6 +35,7 @@ export function createPageFetcher(deps: PageFetcherDeps) {
     } catch (err) {
       if (err instanceof OutboundTooLargeError)
         return { ok: false, reason: `page larger than ${deps.pageMaxBytes} bytes` };
+      if (err instanceof OutboundBlockedError) return { ok: false, reason: guardReason(err, url) };
       return { ok: false, reason: (err as Error).message };
     }
     if (res.url !== url) {

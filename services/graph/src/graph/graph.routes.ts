@@ -4,6 +4,7 @@ import { principalOf } from '@platform/auth';
 import type { Owner } from '@platform/db';
 import { validate } from '@platform/http';
 
+import { startFailures } from '../crawl/refusals';
 import { deleteSourcesBody, graphQuery, ragQuery, retrieveQuery, trainBody, trainQuery } from './graph.schemas';
 import type { GraphDeleted, TaskQueued, TrainResult } from './graph.schemas.types';
 import type { GraphService } from './graph.service';
@@ -29,10 +30,13 @@ export function createGraphRoutes(graph: GraphService, queue: TrainingQueue): Ro
       return;
     }
     const result = await graph.train(owner, query.rag_id, input, {}, query.source_id);
+    // Nothing trained answers 422 (the crawl rejects); some start URLs failing beside trained ones are listed here.
+    const failed = startFailures(input.urls, result.errors).map((f) => ({ url: f.url, reason: f.reason }));
     const answer: TrainResult = {
       message: 'Website trained successfully',
       rag_id: query.rag_id,
       pages_trained: result.pages_trained,
+      ...(failed.length > 0 ? { errors: failed } : {}),
     };
     res.json(answer);
   });

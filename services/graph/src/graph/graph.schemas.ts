@@ -5,6 +5,7 @@
  */
 import Joi from 'joi';
 
+import { crawlError } from '../crawl/crawl.schemas';
 import type {
   DeleteSourcesBody,
   Graph,
@@ -118,6 +119,9 @@ export const trainResult = Joi.object<TrainResult>({
   message: Joi.string().required(),
   rag_id: Joi.string().required(),
   pages_trained: Joi.number().integer().min(0).required(),
+  errors: Joi.array()
+    .items(crawlError)
+    .description('Only when some start URLs gave no page while others were trained: each of those, with why.'),
 }).meta({ className: 'TrainResult' });
 
 /** An asynchronous training's answer (202): the task to poll at `/v4/knowledge_graph/task/{task_id}`. */

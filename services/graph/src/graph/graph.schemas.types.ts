@@ -1,5 +1,7 @@
 // Generated from graph.schemas.ts by `pnpm schemas:types` (scripts/schema-types.cjs): edit the schemas, not this file.
 
+import type { CrawlError } from '../crawl/crawl.schemas.types';
+
 export interface DeleteSourcesBody {
   source_ids: string[];
 }
@@ -126,4 +128,8 @@ export interface TrainResult {
   message: string;
   rag_id: string;
   pages_trained: number;
+  /**
+   * Only when some start URLs gave no page while others were trained: each of those, with why.
+   */
+  errors?: CrawlError[];
 }

@@ -1,5 +1,5 @@
 import type { Owner } from '@platform/db';
-import { AppError, NotFoundError, ServiceUnavailableError } from '@platform/errors';
+import { AppError, NotFoundError, ServiceUnavailableError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 
 import type { CrawlError } from '../crawl/crawl.types';
@@ -19,6 +19,12 @@ export interface TaskServiceDeps {
 }
 
 const MAX_ERRORS = 100;
+
+/** A failed task's `error`: the refusal's entries (e.g. each start URL and why it gave no page), else its detail. */
+const failureOf = (err: unknown): string => {
+  if (err instanceof ValidationError) return err.errors.map((e) => e.msg).join('; ');
+  return err instanceof AppError ? err.message : 'Training failed';
+};
 
 const view = (t: TaskRecord): TaskView => ({
   task_id: t.id,
@@ -90,7 +96,7 @@ export function createTaskService(deps: TaskServiceDeps) {
         );
         return 'finished';
       } catch (err) {
-        const message = err instanceof AppError ? err.message : 'Training failed';
+        const message = failureOf(err);
         if (!(err instanceof AppError))
           deps.logger.error('crawl task failed', { task_id: taskId, err: (err as Error).message });
         await repo.update(taskId, { status: 'failed', error: message, errors }, clock());

@@ -9,11 +9,26 @@ import { passOnRefusal } from './refusals';
 
 /**
  * Website training through the graph service's crawl (`POST /v4/knowledge_graph/website/`), synchronous, on behalf
- * of the owner: its refusals (422) are passed on with their detail, a missing configuration (404) as ours. The pages
+ * of the owner: its refusals (422: invalid fields, or a start URL that gave no page, refused by the outbound rules or
+ * robots.txt or not fetched) are passed on with their detail, a missing configuration (404) as ours. The pages
  * are recorded under the knowledge-base document they fill, so that deleting it removes them from the graph.
  */
 /** Time limit of one delete at the graph service. */
 const DELETE_TIMEOUT_MS = 30_000;
+
+/**
+ * The graph service's 422 with each `["body", "urls", i]` entry as `["body", "urls"]`: each of its calls is given one
+ * of our start URLs, so its index is not the URL's place in our request (the entry's `msg` names the URL).
+ */
+function withoutUrlIndex(body: unknown): unknown {
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  if (!Array.isArray(detail)) return body;
+  return {
+    detail: detail.map((e: { loc?: unknown }) =>
+      Array.isArray(e?.loc) && e.loc[0] === 'body' && e.loc[1] === 'urls' ? { ...e, loc: ['body', 'urls'] } : e,
+    ),
+  };
+}
 
 export function createGraphTrainClient(deps: {
   outbound: OutboundClient;
@@ -34,7 +49,7 @@ export function createGraphTrainClient(deps: {
         owner,
         body,
         response: graphTraining,
-        on: { 404: (b) => passOnRefusal(b, 404), 422: (b) => passOnRefusal(b, 422) },
+        on: { 404: (b) => passOnRefusal(b, 404), 422: (b) => passOnRefusal(withoutUrlIndex(b), 422) },
         timeoutMs: deps.timeoutMs,
         maxResponseBytes: 64 * 1024,
       });
