@@ -23,14 +23,38 @@ export {
 } from './embeddings';
 export {
   BM25_WEIGHT,
-  buildChunkIndex,
-  createIndexCache,
-  type ChunkHit,
-  type ChunkIndex,
-  type ChunkRecord,
-  type IndexCache,
-  type IndexCacheDeps,
-} from './chunk-index';
+  createLexicalIndex,
+  loadLexicalIndex,
+  queryTerms,
+  type IndexedChunk,
+  type LexicalHit,
+  type LexicalIndex,
+} from './lexical-index';
+export {
+  createLiveIndexes,
+  type IndexChange,
+  type IndexHead,
+  type LiveHit,
+  type LiveIndexes,
+  type LiveIndexesDeps,
+  type LiveIndexStats,
+  type LiveIndexStore,
+  type SnapshotRef,
+} from './live-index';
+export {
+  CHANGE_BYTES,
+  CHANGES_KEPT_BEHIND_SNAPSHOT,
+  createIndexLog,
+  indexLogModels,
+  SNAPSHOT_PART_BYTES,
+  type IndexChangeDoc,
+  type IndexHeadDoc,
+  type IndexLog,
+  type IndexLogNames,
+  type IndexLogStore,
+  type IndexPartDoc,
+} from './index-log';
+export type { ChunkRecord } from './chunk-index';
 export {
   checkRagId,
   checkVector,

@@ -5,7 +5,13 @@ import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createCredentialClient, createIndexCache, type AgentServiceTarget } from '@platform/retrieval';
+import { localChangeBusOf, type ChangeBus } from '@platform/queue';
+import {
+  createCredentialClient,
+  createLiveIndexes,
+  type AgentServiceTarget,
+  type LiveIndexStats,
+} from '@platform/retrieval';
 
 import { createBrowserRenderer, type BrowserRenderer } from './crawl/browser-renderer';
 import type { CrawlLimits } from './crawl/crawl.types';
@@ -44,6 +50,10 @@ export interface AppDeps {
   enqueue(taskId: string): Promise<void>;
   /** Retrieval indexes kept in memory (default 32). */
   indexCacheGraphs?: number;
+  /** Announces index changes to every replica (Redis pub/sub in main.ts); default: this process only. */
+  changes?: ChangeBus;
+  /** Counts what the search indexes did (loads, builds, snapshots); tests read it. */
+  indexStats?: LiveIndexStats;
   readiness: Record<string, ReadinessCheck>;
   clock?: () => Date;
   jsonLimit?: string;
@@ -61,6 +71,14 @@ export interface GraphParts {
 export function createGraphParts(deps: AppDeps): GraphParts {
   const clock = deps.clock ?? (() => new Date());
   const repo = createGraphRepository(deps.db);
+  const changes = deps.changes ?? localChangeBusOf(deps);
+  const indexes = createLiveIndexes({
+    store: repo.indexStore,
+    maxIndexes: deps.indexCacheGraphs ?? 32,
+    stats: deps.indexStats,
+    onError: (err, ragId) => deps.logger.warn('search index update failed', { rag_id: ragId, err: err.message }),
+  });
+  changes.onChange((ragId) => indexes.changed(ragId));
   let renderer: BrowserRenderer | null = null;
   const browser = () =>
     (renderer ??= createBrowserRenderer({
@@ -85,11 +103,8 @@ export function createGraphParts(deps: AppDeps): GraphParts {
       timeoutMs: deps.providerTimeoutMs ?? 30_000,
       logger: deps.logger,
     }),
-    indexes: createIndexCache({
-      revision: (id) => repo.revision(id),
-      chunks: (id) => repo.chunks(id, true),
-      maxGraphs: deps.indexCacheGraphs ?? 32,
-    }),
+    indexes,
+    changes,
     clock,
     logger: deps.logger,
   });

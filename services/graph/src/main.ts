@@ -1,7 +1,7 @@
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
-import { addWithin, createQueue, disconnectRedis, workerConnection } from '@platform/queue';
+import { addWithin, createQueue, disconnectRedis, openRedisChangeBus, workerConnection } from '@platform/queue';
 import { openInfra, runService, startMain } from '@platform/service';
 
 import { createApp, createGraphParts } from './app';
@@ -26,8 +26,17 @@ async function main(): Promise<void> {
   const serviceOutbound = createOutboundClient({
     allowHosts: [new URL(config.RAG_URL).host, new URL(config.AGENT_URL).host].join(','),
   });
+  // Training on one replica reaches every replica's search index at once through Redis pub/sub (and, should a
+  // message be lost, on its next search, which reads the graph's head first).
+  const changes = openRedisChangeBus({
+    url: config.REDIS_URL,
+    publisher: infra.redis!,
+    channel: `${config.QUEUE_PREFIX}:graph-index-changed`,
+    onError: (err) => logger.warn('graph index change not announced', { err: err.message }),
+  });
   const deps = {
     logger,
+    changes,
     db: infra.db,
     auth: infra.auth,
     crawlOutbound,
@@ -71,6 +80,7 @@ async function main(): Promise<void> {
         stop: () => (crawlOutbound.close(), providerOutbound.close(), serviceOutbound.close()),
       }),
       () => ({ name: 'crawl queue', stop: () => queue.close() }),
+      () => ({ name: 'index changes', stop: () => changes.close() }),
       () => ({ name: 'browser', stop: () => parts.close() }),
       () => ({ name: 'consumer connection', stop: () => disconnectRedis(consumerConnection) }),
       () =>

@@ -61,7 +61,7 @@ it('deleting a document removes the pages only it reached, with their chunks; a 
   expect(res.status).toBe(200);
   expect(res.body).toEqual({ deleted: before.length - 1 });
   expect(await pageUrls(ragId)).toEqual(['/about']);
-  // Retrieval sees the change at once (the graph's revision moved): only /about's chunks are left.
+  // Retrieval sees the change at once (the graph's head moved): only /about's chunks are left.
   expect(await retrieved(ragId, 'about company team products')).toEqual(['/about']);
 
   // The last document that reached /about goes: the graph is empty.

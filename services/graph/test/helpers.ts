@@ -5,7 +5,15 @@ import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { listen, type RunningServer } from '@platform/http';
 import { createOutboundClient, type OutboundClient } from '@platform/outbound';
-import { createQueue, disconnectRedis, workerConnection, type IORedis, type Queue } from '@platform/queue';
+import {
+  createQueue,
+  disconnectRedis,
+  workerConnection,
+  type ChangeBus,
+  type IORedis,
+  type Queue,
+} from '@platform/queue';
+import type { LiveIndexStats } from '@platform/retrieval';
 import type { Unit } from '@platform/service';
 import { captureLogger, createTestDatabases, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
 
@@ -20,6 +28,8 @@ export const BOB = { user_id: 'bob', org_id: 'globex' };
 
 export interface GraphStack {
   app: Express;
+  /** What the app was built from (another replica of it shares its database and services). */
+  deps: AppDeps;
   /** Every log line of both apps. */
   lines: string[];
   parts: GraphParts;
@@ -48,6 +58,9 @@ export async function startGraphStack(opts: {
   pageTimeoutMs?: number;
   /** A real agent service both apps ask (credential checks, credential opens); default none reachable. */
   agentUrl?: string;
+  /** Index changes announced to other replicas (default: this app only). */
+  changes?: ChangeBus;
+  indexStats?: LiveIndexStats;
 }): Promise<GraphStack> {
   const dbs = await createTestDatabases('graph');
   const ragDbs = await createTestDatabases('graphrag');
@@ -99,6 +112,8 @@ export async function startGraphStack(opts: {
       await queue.add('crawl', { task_id: taskId }, { jobId: taskId });
     },
     readiness: { mongodb: () => pingMongo(dbs.conn) },
+    changes: opts.changes,
+    indexStats: opts.indexStats,
   };
   const parts = createGraphParts(deps);
   const app = createApp(deps, parts);
@@ -109,6 +124,7 @@ export async function startGraphStack(opts: {
   const consumers: { unit: Unit; conn: IORedis }[] = [];
   return {
     app,
+    deps,
     lines,
     parts,
     graphUrl: graphTarget.baseUrl,

@@ -50,12 +50,6 @@ export interface RelationDoc {
   chunk_ids: string[];
 }
 
-/** Bumped on every change of a graph, so that retrieval indexes built from an older state are rebuilt. */
-export interface RevisionDoc {
-  _id: string;
-  revision: number;
-}
-
 const pageSchema = new mongoose.Schema<PageDoc>(
   {
     rag_id: { type: String, required: true },
@@ -109,15 +103,17 @@ const relationSchema = new mongoose.Schema<RelationDoc>(
 relationSchema.index({ rag_id: 1 });
 relationSchema.index({ rag_id: 1, url: 1 });
 
-const revisionSchema = new mongoose.Schema<RevisionDoc>(
-  { _id: { type: String, required: true }, revision: { type: Number, required: true } },
-  { versionKey: false },
-);
+/** Where the graph's search index keeps its change log, head and snapshots (libs/retrieval's index log). */
+export const GRAPH_INDEX_LOG = {
+  heads: 'graph_revisions',
+  changes: 'graph_index_changes',
+  parts: 'graph_index_parts',
+  models: 'Graph',
+};
 
 export const graphModels = (conn: Connection) => ({
   Page: modelFor(conn, 'GraphPage', pageSchema, 'graph_pages') as Model<PageDoc>,
   Chunk: modelFor(conn, 'GraphChunk', chunkSchema, 'graph_chunks') as Model<ChunkDoc>,
   Entity: modelFor(conn, 'GraphEntity', entitySchema, 'graph_entities') as Model<EntityDoc>,
   Relation: modelFor(conn, 'GraphRelation', relationSchema, 'graph_relations') as Model<RelationDoc>,
-  Revision: modelFor(conn, 'GraphRevision', revisionSchema, 'graph_revisions') as Model<RevisionDoc>,
 });

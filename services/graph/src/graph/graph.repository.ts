@@ -1,7 +1,14 @@
-import type { Connection, Owner } from '@platform/db';
-import type { ChunkRecord } from '@platform/retrieval';
+import { isDuplicateKeyError, type Connection, type Owner } from '@platform/db';
+import { createIndexLog, type ChunkRecord, type LiveIndexStore } from '@platform/retrieval';
 
-import { graphModels, type ChunkDoc, type EntityDoc, type PageDoc, type RelationDoc } from './graph.model';
+import {
+  GRAPH_INDEX_LOG,
+  graphModels,
+  type ChunkDoc,
+  type EntityDoc,
+  type PageDoc,
+  type RelationDoc,
+} from './graph.model';
 import type { EntityRecord, RelationRecord, TrainedPage } from './graph.types';
 
 const chunkRecord = (d: ChunkDoc): ChunkRecord => ({
@@ -47,60 +54,99 @@ const sumRelations = (rows: RelationDoc[]): RelationRecord[] =>
     (d) => ({ source: d.source, target: d.target, type: d.type, weight: 0, chunk_ids: [], urls: [] }),
   );
 
-/** The graphs, one per rag_id: pages, chunks, entities and relations. */
+/** The graphs, one per rag_id: pages, chunks, entities and relations, and the change log of their search indexes. */
 export function createGraphRepository(conn: Connection) {
   const m = graphModels(conn);
-  const byPage = (ragId: string, url: string) => ({ rag_id: ragId, url });
-  return {
+
+  const log = createIndexLog(conn, GRAPH_INDEX_LOG);
+
+  /** The search index's storage (libs/retrieval's live indexes read and write it). */
+  const indexStore: LiveIndexStore = {
+    ...log.store,
+    async allChunks(ragId) {
+      return repo.chunks(ragId, true);
+    },
+    async texts(_ragId, ids) {
+      const docs = await Promise.all(ids.map((id) => m.Chunk.findOne({ _id: id }, { text: 1 }).lean()));
+      return new Map(docs.filter((d) => d !== null).map((d) => [d._id, d.text]));
+    },
+  };
+
+  const repo = {
+    indexStore,
     /**
-     * Replaces everything a page contributed to the graph with `page` (so training the same URL again changes
-     * nothing but the training time) and marks the graph changed.
+     * Replaces everything these pages contributed to the graph (so training the same URL again changes nothing but
+     * the training time) and writes one change of the search index for them. A batch costs a few commands whatever
+     * its size: pages seen before are looked up at once and only theirs are deleted; chunks, entities, relations
+     * and new pages are inserted by one command each.
      */
-    async replacePage(owner: Owner, ragId: string, page: TrainedPage, now: Date, sourceId?: string): Promise<void> {
-      const where = byPage(ragId, page.url);
-      await Promise.all([m.Chunk.deleteMany(where), m.Entity.deleteMany(where), m.Relation.deleteMany(where)]);
-      if (page.chunks.length > 0) {
-        await m.Chunk.insertMany(
-          page.chunks.map((c) => ({
-            _id: c.id,
-            ...where,
-            title: page.title,
-            ordinal: c.ordinal,
-            text: c.text,
-            embedding: c.embedding,
-          })),
-        );
+    async replacePages(owner: Owner, ragId: string, pages: TrainedPage[], now: Date, sourceId?: string): Promise<void> {
+      if (pages.length === 0) return;
+      const urls = pages.map((p) => p.url);
+      const known = await m.Page.find({ rag_id: ragId, url: { $in: urls } }, { url: 1 }).lean<Pick<PageDoc, 'url'>[]>();
+      const old = new Set(known.map((p) => p.url));
+      if (old.size > 0) {
+        const where = { rag_id: ragId, url: { $in: [...old] } };
+        await Promise.all([m.Chunk.deleteMany(where), m.Entity.deleteMany(where), m.Relation.deleteMany(where)]);
       }
-      if (page.entities.length > 0) await m.Entity.insertMany(page.entities.map((e) => ({ ...where, ...e })));
-      if (page.relations.length > 0) await m.Relation.insertMany(page.relations.map((r) => ({ ...where, ...r })));
-      await m.Page.updateOne(
-        where,
-        {
-          $set: {
-            ...where,
-            user_id: owner.user_id,
-            org_id: owner.org_id,
-            title: page.title,
-            chunk_count: page.chunks.length,
-            trained_at: now,
-          },
-          ...(sourceId ? { $addToSet: { source_ids: sourceId } } : {}),
-        },
-        { upsert: true },
+      const chunks = pages.flatMap((page) =>
+        page.chunks.map((c) => ({
+          _id: c.id,
+          rag_id: ragId,
+          url: page.url,
+          title: page.title,
+          ordinal: c.ordinal,
+          text: c.text,
+          embedding: c.embedding,
+        })),
       );
-      await this.touch(ragId);
-    },
-    /** A new revision token for the graph (a token, not a counter: concurrent writers never share one). */
-    async touch(ragId: string): Promise<void> {
-      await m.Revision.updateOne(
-        { _id: ragId },
-        { $set: { revision: Date.now() * 1000 + Math.floor(Math.random() * 1000) } },
-        { upsert: true },
+      const entities = pages.flatMap((page) => page.entities.map((e) => ({ rag_id: ragId, url: page.url, ...e })));
+      const relations = pages.flatMap((page) => page.relations.map((r) => ({ rag_id: ragId, url: page.url, ...r })));
+      await Promise.all([
+        chunks.length > 0 ? m.Chunk.insertMany(chunks, { lean: true }) : null,
+        entities.length > 0 ? m.Entity.insertMany(entities, { lean: true }) : null,
+        relations.length > 0 ? m.Relation.insertMany(relations, { lean: true }) : null,
+      ]);
+      const pageFields = (page: TrainedPage) => ({
+        rag_id: ragId,
+        url: page.url,
+        user_id: owner.user_id,
+        org_id: owner.org_id,
+        title: page.title,
+        chunk_count: page.chunks.length,
+        trained_at: now,
+      });
+      const fresh = pages.filter((p) => !old.has(p.url));
+      const update = (page: TrainedPage) =>
+        m.Page.updateOne(
+          { rag_id: ragId, url: page.url },
+          { $set: pageFields(page), ...(sourceId ? { $addToSet: { source_ids: sourceId } } : {}) },
+          { upsert: true },
+        );
+      if (fresh.length > 0) {
+        try {
+          await m.Page.insertMany(
+            fresh.map((p) => ({ ...pageFields(p), ...(sourceId ? { source_ids: [sourceId] } : {}) })),
+            { lean: true },
+          );
+        } catch (err) {
+          // Another training stored one of them meanwhile: each is upserted instead.
+          if (!isDuplicateKeyError(err)) throw err;
+          for (const p of fresh) await update(p);
+        }
+      }
+      for (const p of pages.filter((x) => old.has(x.url))) await update(p);
+      const added = pages.flatMap((page) =>
+        page.chunks.map((c) => ({
+          id: c.id,
+          url: page.url,
+          title: page.title,
+          ordinal: c.ordinal,
+          text: c.text,
+          embedding: c.embedding,
+        })),
       );
-    },
-    async revision(ragId: string): Promise<number> {
-      const d = await m.Revision.findOne({ _id: ragId }).lean();
-      return d?.revision ?? 0;
+      await log.append(ragId, { removeUrls: urls, add: added });
     },
     async countPages(ragId: string): Promise<number> {
       return m.Page.countDocuments({ rag_id: ragId });
@@ -139,7 +185,7 @@ export function createGraphRepository(conn: Connection) {
         m.Entity.deleteMany(where),
         m.Relation.deleteMany(where),
       ]);
-      await this.touch(ragId);
+      await log.append(ragId, { reset: true, removeUrls: [], add: [] });
       return pages.deletedCount;
     },
     /**
@@ -166,10 +212,11 @@ export function createGraphRepository(conn: Connection) {
       // $pullAll, not $pull with an $in condition: FerretDB 1.24 leaves the array as it was for the latter.
       if (kept.length > 0)
         await m.Page.updateMany({ rag_id: ragId, url: { $in: kept } }, { $pullAll: { source_ids: sourceIds } });
-      await this.touch(ragId);
+      if (gone.length > 0) await log.append(ragId, { removeUrls: gone, add: [] });
       return gone.length;
     },
   };
+  return repo;
 }
 
 export type GraphRepository = ReturnType<typeof createGraphRepository>;

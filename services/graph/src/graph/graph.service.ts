@@ -1,6 +1,7 @@
 import type { Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
-import { lexicalRelevance, type IndexCache } from '@platform/retrieval';
+import type { ChangeBus } from '@platform/queue';
+import { lexicalRelevance, type LiveIndexes } from '@platform/retrieval';
 
 import type { Crawl } from '../crawl/crawler';
 import type { Models } from '../providers/models';
@@ -8,6 +9,7 @@ import type { RagClient } from '../rag/rag.client';
 import type { GraphRepository } from './graph.repository';
 import type { Graph, GraphEdge, GraphNode, Retrieval, RetrievedFact } from './graph.schemas.types';
 import { trainPage } from './page-trainer';
+import { createPageWriter } from './page-writer';
 import type { TrainInput, TrainOutcome, TrainProgress } from './train.types';
 
 export interface GraphServiceDeps {
@@ -16,7 +18,10 @@ export interface GraphServiceDeps {
   crawl: Crawl;
   /** What the pipeline and retrieval use per RAG configuration: its LLM and embedding credentials, or local. */
   models: Models;
-  indexes: IndexCache;
+  /** The search indexes, kept up to date from the change log the repository writes. */
+  indexes: LiveIndexes;
+  /** Tells every replica (this one too) that a graph's index changed. */
+  changes: ChangeBus;
   clock: () => Date;
   logger: Logger;
 }
@@ -29,6 +34,16 @@ const pageId = (url: string) => `page:${url}`;
 /** Knowledge graphs per RAG configuration: training from websites, reading, retrieval. Owner checked by the rag service. */
 export function createGraphService(deps: GraphServiceDeps) {
   const { repo } = deps;
+  const persistIndex = (ragId: string) =>
+    deps.indexes
+      .persist(ragId)
+      .catch((err: unknown) =>
+        deps.logger.warn('index snapshot not written', { rag_id: ragId, err: (err as Error).message }),
+      );
+  const changed = (ragId: string) => {
+    deps.changes.publish(ragId);
+    void persistIndex(ragId);
+  };
 
   /** Crawls and trains; every page is stored as soon as it is read, so a stopped run keeps what it did. */
   async function train(
@@ -41,6 +56,18 @@ export function createGraphService(deps: GraphServiceDeps) {
     const config = await deps.rag.configOf(owner, ragId);
     const models = await deps.models.forTraining(owner, config);
     let trained = 0;
+    // This replica holds the graph's index while it trains it: each batch is applied as it is stored, and the
+    // snapshot at the end is of that index (a new graph starts empty; nothing is rebuilt).
+    void deps.indexes.size(ragId).catch(() => undefined);
+    // Pages are stored in batches while the crawl goes on; progress is reported as each batch is stored.
+    const writer = createPageWriter({
+      write: (pages) => repo.replacePages(owner, ragId, pages, deps.clock(), sourceId),
+      onWritten: async (pages) => {
+        trained += pages.length;
+        deps.changes.publish(ragId);
+        await progress.onPage?.(trained, pages[pages.length - 1]!.url);
+      },
+    });
     const summary = await deps.crawl(
       {
         urls: input.urls,
@@ -62,14 +89,11 @@ export function createGraphService(deps: GraphServiceDeps) {
             extractor: models.extractor,
             embed: models.embed,
           });
-          await repo.replacePage(owner, ragId, result, deps.clock(), sourceId);
-          trained++;
-          await progress.onPage?.(trained, page.url);
+          await writer.write(result);
         },
       },
     );
-    // The graph changed: rebuild its search index now, in the background, so the first question after a training
-    // does not wait for it (other replicas rebuild on their next search: the revision changed).
+    await writer.close();
     if (models.stats.fallbacks > 0 || models.embeddingFailures > 0) {
       deps.logger.warn('training used the local fallback for some chunks', {
         rag_id: ragId,
@@ -78,12 +102,8 @@ export function createGraphService(deps: GraphServiceDeps) {
         embedding_failures: models.embeddingFailures,
       });
     }
-    if (trained > 0)
-      void deps.indexes
-        .get(ragId)
-        .catch((err: unknown) =>
-          deps.logger.warn('index warm-up failed', { rag_id: ragId, err: (err as Error).message }),
-        );
+    // A snapshot of the index as trained, so that a new replica loads it rather than what led to it.
+    if (trained > 0) void persistIndex(ragId);
     return { pages_trained: trained, errors: summary.errors, aborted: summary.aborted };
   }
 
@@ -96,12 +116,16 @@ export function createGraphService(deps: GraphServiceDeps) {
     /** Removes the pages that only these knowledge-base documents reached (their chunks, entities, relations). */
     async deleteSources(owner: Owner, ragId: string, sourceIds: string[]): Promise<{ deleted: number }> {
       await deps.rag.configOf(owner, ragId);
-      return { deleted: await repo.deleteSources(ragId, sourceIds) };
+      const deleted = await repo.deleteSources(ragId, sourceIds);
+      if (deleted > 0) changed(ragId);
+      return { deleted };
     },
     /** Removes the whole graph of a configuration. */
     async reset(owner: Owner, ragId: string): Promise<{ deleted: number }> {
       await deps.rag.configOf(owner, ragId);
-      return { deleted: await repo.dropGraph(ragId) };
+      const deleted = await repo.dropGraph(ragId);
+      changed(ragId);
+      return { deleted };
     },
     /** The graph: the `limit` heaviest entities, the pages that mention them, their relations and mentions. */
     async graph(owner: Owner, ragId: string, limit: number): Promise<Graph> {
@@ -139,12 +163,15 @@ export function createGraphService(deps: GraphServiceDeps) {
      */
     async retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Retrieval> {
       const config = await deps.rag.configOf(owner, ragId);
-      const index = await deps.indexes.get(ragId);
-      const queryVector = index.vectors > 0 ? await deps.models.embedQuery(owner, config, query) : null;
-      const hits = index.search(query, topK, queryVector);
+      let embedded = false;
+      const hits = await deps.indexes.search(ragId, query, topK, async () => {
+        const v = await deps.models.embedQuery(owner, config, query);
+        embedded = v !== null;
+        return v;
+      });
       const relations = await repo.relationsOfChunks(
         ragId,
-        hits.map((h) => h.chunk.id),
+        hits.map((h) => h.id),
       );
       const chosen = relations
         .sort(
@@ -163,12 +190,12 @@ export function createGraphService(deps: GraphServiceDeps) {
         rag_id: ragId,
         query,
         results: hits.map((h) => ({
-          chunk_id: h.chunk.id,
-          text: h.chunk.text,
-          url: h.chunk.url,
-          title: h.chunk.title,
+          chunk_id: h.id,
+          text: h.text,
+          url: h.url,
+          title: h.title,
           // Relevance 0–1: the blend is one already; BM25 alone is mapped (see lexicalRelevance).
-          score: Number((queryVector ? h.score : lexicalRelevance(h.score)).toFixed(6)),
+          score: Number((embedded ? h.score : lexicalRelevance(h.score)).toFixed(6)),
         })),
         facts,
       };
