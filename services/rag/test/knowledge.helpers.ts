@@ -7,7 +7,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
-import { pingMongo, syncIndexes } from '@platform/db';
+import { pingMongo, syncIndexes, type Connection } from '@platform/db';
 import { listen, type RunningServer } from '@platform/http';
 import { createOutboundClient } from '@platform/outbound';
 import { createVectorStores } from '@platform/retrieval';
@@ -23,6 +23,8 @@ export const BOB = { user_id: 'kb-bob', org_id: 'kb-globex' };
 
 export interface KnowledgeTestApp {
   app: Express;
+  /** Another replica of the rag service: same services, its own memory (and, given one, its own connection). */
+  replica(db?: Connection): Express;
   dbs: TestDatabases;
   lines: string[];
   alice: string;
@@ -59,7 +61,7 @@ export async function startKnowledgeApp(opts: KnowledgeTestOptions = {}): Promis
   const graphUrl = opts.graphUrl ?? CLOSED_URL;
   hosts.push(new URL(graphUrl).host);
   const outbound = createOutboundClient({ allowHosts: hosts.join(',') });
-  const app = createApp({
+  const deps = {
     logger,
     db: dbs.conn,
     auth: createApiKeyAuth({ keys: createApiKeyRepository(dbs.authConn), cacheTtlMs: 30_000 }),
@@ -72,11 +74,13 @@ export async function startKnowledgeApp(opts: KnowledgeTestOptions = {}): Promis
     embeddingTimeoutMs: 5_000,
     uploadDir,
     readiness: { mongodb: () => pingMongo(dbs.conn) },
-  });
+  };
+  const app = createApp(deps);
   await syncIndexes(dbs.conn);
   const agentKeys = new Map<string, string>();
   return {
     app,
+    replica: (db = dbs.conn) => createApp({ ...deps, db }),
     dbs,
     lines,
     vectors,

@@ -30,12 +30,6 @@ export interface ChunkDoc {
   source: string;
 }
 
-/** Per rag id: the revision bumped by every training and delete (search indexes of every replica follow it). */
-export interface StateDoc {
-  _id: string;
-  revision: number;
-}
-
 const documentSchema = new mongoose.Schema<DocumentDoc>(
   {
     _id: { type: String, required: true },
@@ -68,23 +62,16 @@ const chunkSchema = new mongoose.Schema<ChunkDoc>(
 );
 chunkSchema.index({ rag_id: 1, document_id: 1 });
 
-const stateSchema = new mongoose.Schema<StateDoc>(
-  { _id: { type: String, required: true }, revision: { type: Number, required: true } },
-  { versionKey: false },
-);
-
 /**
- * The knowledge base's three collections: one set for every rag id (never a collection per rag id). Compiled when
+ * The knowledge base's collections: one set for every rag id (never a collection per rag id). Compiled when
  * the app is made, so that `syncIndexes` creates them at startup, before any request.
  */
 export function knowledgeModels(conn: Connection): {
   Document: Model<DocumentDoc>;
   Chunk: Model<ChunkDoc>;
-  State: Model<StateDoc>;
 } {
   return {
     Document: modelFor(conn, 'KnowledgeDocument', documentSchema, 'knowledge_documents'),
     Chunk: modelFor(conn, 'KnowledgeChunk', chunkSchema, 'knowledge_chunks'),
-    State: modelFor(conn, 'KnowledgeState', stateSchema, 'knowledge_states'),
   };
 }

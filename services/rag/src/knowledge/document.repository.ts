@@ -1,4 +1,5 @@
-import { atomicUpdateOne, findPage, fromJsonText, toJsonText, type Connection, type Page } from '@platform/db';
+import { findPage, fromJsonText, toJsonText, type Connection, type Page } from '@platform/db';
+import { createIndexLog, type IndexedChunk, type LiveIndexStore } from '@platform/retrieval';
 
 import { knowledgeModels, type ChunkDoc, type DocumentDoc } from './document.model';
 import type { DocumentKind } from './knowledge.types';
@@ -60,10 +61,42 @@ function batches<T>(items: T[]): T[][] {
   return out;
 }
 
-/** Documents, chunks and the per-rag-id revision; every read and write is scoped to one rag id. */
+/** Where the knowledge bases' search indexes keep their change log, heads and snapshots. */
+export const KNOWLEDGE_INDEX_LOG = {
+  heads: 'knowledge_index_heads',
+  changes: 'knowledge_index_changes',
+  parts: 'knowledge_index_parts',
+  models: 'Knowledge',
+};
+
+/** A chunk as the search index takes it: its document is its "page" (removed together), its source the title. */
+const indexed = (c: ChunkRecord): IndexedChunk => ({
+  id: c.id,
+  url: c.document_id,
+  title: c.source,
+  ordinal: c.ordinal,
+  text: c.text,
+  embedding: null,
+});
+
+/**
+ * Documents and chunks; every read and write is scoped to one rag id. Each write also appends to the rag id's
+ * index log, from which every replica keeps its search index up to date (libs/retrieval's live indexes).
+ */
 export function createDocumentRepository(conn: Connection) {
-  const { Document, Chunk, State } = knowledgeModels(conn);
+  const { Document, Chunk } = knowledgeModels(conn);
+  const log = createIndexLog(conn, KNOWLEDGE_INDEX_LOG);
+  const indexStore: LiveIndexStore = {
+    ...log.store,
+    allChunks: async (ragId) =>
+      (await Chunk.find({ rag_id: ragId }).lean<ChunkDoc[]>()).map((c) => indexed(toChunk(c))),
+    async texts(_ragId, ids) {
+      const docs = await Promise.all(ids.map((id) => Chunk.findOne({ _id: id }, { text: 1 }).lean<ChunkDoc>()));
+      return new Map(docs.filter((d) => d !== null).map((d) => [d._id, d.text]));
+    },
+  };
   return {
+    indexStore,
     /** Stores documents with their chunks (chunks first: a document is listed only once its chunks are stored). */
     async insert(documents: DocumentRecord[], chunks: ChunkRecord[]): Promise<void> {
       try {
@@ -82,6 +115,8 @@ export function createDocumentRepository(conn: Connection) {
             })),
             { ordered: true },
           );
+        if (chunks.length > 0)
+          await log.append(documents[0]?.rag_id ?? chunks[0]!.rag_id, { removeUrls: [], add: chunks.map(indexed) });
       } catch (err) {
         // Leaves nothing half-written behind (best effort: the same store just failed).
         const ids = documents.map((d) => d.id);
@@ -114,12 +149,15 @@ export function createDocumentRepository(conn: Connection) {
         await Chunk.deleteMany({ rag_id: ragId, document_id: { $in: batch } });
         deleted += (await Document.deleteMany({ rag_id: ragId, _id: { $in: batch } })).deletedCount;
       }
+      if (ids.length > 0) await log.append(ragId, { removeUrls: ids, add: [] });
       return deleted;
     },
     /** Removes every document and chunk of the rag id; how many documents were removed. */
     async reset(ragId: string): Promise<number> {
       await Chunk.deleteMany({ rag_id: ragId });
-      return (await Document.deleteMany({ rag_id: ragId })).deletedCount;
+      const deleted = (await Document.deleteMany({ rag_id: ragId })).deletedCount;
+      await log.append(ragId, { reset: true, removeUrls: [], add: [] });
+      return deleted;
     },
     async chunks(ragId: string): Promise<ChunkRecord[]> {
       return (await Chunk.find({ rag_id: ragId }).lean<ChunkDoc[]>()).map(toChunk);
@@ -129,13 +167,6 @@ export function createDocumentRepository(conn: Connection) {
       for (const batch of batches(ids))
         out.push(...(await Chunk.find({ rag_id: ragId, _id: { $in: batch } }).lean<ChunkDoc[]>()).map(toChunk));
       return out;
-    },
-    async revision(ragId: string): Promise<number> {
-      return (await State.findById(ragId).lean<{ revision: number }>())?.revision ?? 0;
-    },
-    /** Marks the rag id's knowledge as changed (every replica's search index is rebuilt on its next read). */
-    async bump(ragId: string): Promise<void> {
-      await atomicUpdateOne(State, { _id: ragId }, { $inc: { revision: 1 } }, { upsert: true });
     },
   };
 }

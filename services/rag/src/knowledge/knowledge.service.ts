@@ -4,7 +4,7 @@ import type { UploadedFile } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import {
   chunkTextWithOffsets,
-  createIndexCache,
+  createLiveIndexes,
   fuseRankings,
   lexicalRelevance,
   type VectorStores as AllVectorStores,
@@ -79,29 +79,21 @@ function metadataOf(extraInfo: string | undefined, parse: (value: unknown) => Re
  */
 export function createKnowledgeService(deps: KnowledgeServiceDeps) {
   const { repo, logger } = deps;
-  const index = createIndexCache({
-    revision: (ragId) => repo.revision(ragId),
-    chunks: async (ragId) =>
-      (await repo.chunks(ragId)).map((c) => ({
-        id: c.id,
-        rag_id: c.rag_id,
-        url: isUrl(c.source) ? c.source : '',
-        title: c.source,
-        ordinal: c.ordinal,
-        text: c.text,
-        embedding: null,
-      })),
-    maxGraphs: deps.maxCachedIndexes ?? 16,
+  const index = createLiveIndexes({
+    store: repo.indexStore,
+    maxIndexes: deps.maxCachedIndexes ?? 16,
+    onError: (err, ragId) => logger.warn('search index update failed', { rag_id: ragId, reason: err.message }),
   });
   /**
-   * Marks the knowledge base changed (other replicas rebuild their index on their next search) and rebuilds this
-   * replica's index now, in the background, so that the first question after a change does not wait for it.
+   * The knowledge base changed (the repository logged it): this replica applies it now and snapshots its index in
+   * the background; other replicas apply it before their next search, which reads the rag id's head first.
    */
-  const changed = async (ragId: string): Promise<void> => {
-    await repo.bump(ragId);
+  const changed = (ragId: string): void => {
     void index
-      .get(ragId)
-      .catch((err: unknown) => logger.warn('index warm-up failed', { rag_id: ragId, reason: (err as Error).message }));
+      .persist(ragId)
+      .catch((err: unknown) =>
+        logger.warn('search index snapshot not written', { rag_id: ragId, reason: (err as Error).message }),
+      );
   };
   const storeOf = (config: RagConfig) => deps.vectors?.forProvider(config.vector_store_provider) ?? null;
 
@@ -163,7 +155,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       );
     await repo.insert(documents, chunks);
     await embed(owner, config, chunks);
-    await changed(config.id);
+    changed(config.id);
     return {
       message: `${documents.length} document(s) trained`,
       rag_id: config.id,
@@ -222,7 +214,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         });
       }
       await repo.insert(documents, []);
-      await changed(config.id);
+      changed(config.id);
       return {
         message: 'Website trained successfully',
         rag_id: config.id,
@@ -261,7 +253,7 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       const found = docs.map((d) => d.id);
       await storeOf(config)?.deleteDocuments(config.id, found);
       const deleted = await repo.remove(config.id, found);
-      await changed(config.id);
+      changed(config.id);
       return { deleted };
     },
 
@@ -287,18 +279,16 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
         );
       await storeOf(config)?.reset(config.id);
       const deleted = await repo.reset(config.id);
-      await changed(config.id);
+      changed(config.id);
       return deleted;
     },
 
     /** The best chunks of the trained documents: BM25 and vector rankings fused. */
     async search(owner: Owner, config: RagConfig, query: string, topK: number): Promise<RetrievedChunk[]> {
-      const idx = await index.get(config.id);
-      if (idx.size === 0) return [];
       const k = topK * CANDIDATES_PER_RESULT;
-      const lexical = idx.search(query, k);
-      const byId = new Map(lexical.map((h) => [h.chunk.id, { text: h.chunk.text, source: h.chunk.title }]));
-      const rankings = [lexical.map((h) => ({ id: h.chunk.id, score: h.score }))];
+      const lexical = await index.rank(config.id, query, k);
+      if (lexical.length === 0 && (await index.size(config.id)).chunks === 0) return [];
+      const rankings = [lexical.map((h) => ({ id: h.id, score: h.score }))];
       const store = storeOf(config);
       if (deps.embeddings && store) {
         const vector = await deps.embeddings.embedQuery(
@@ -318,13 +308,20 @@ export function createKnowledgeService(deps: KnowledgeServiceDeps) {
       }
       const fused = fuseRankings(rankings).slice(0, topK);
       const relevance = relevanceOf(rankings);
-      const missing = fused.filter((f) => !byId.has(f.id)).map((f) => f.id);
-      for (const c of await repo.chunksByIds(config.id, missing)) byId.set(c.id, { text: c.text, source: c.source });
+      // Texts of the answers only; sources of lexical hits are in the index, of vector-only hits in the chunks.
+      const texts = await index.texts(
+        config.id,
+        fused.map((f) => f.id),
+      );
+      const sources = new Map(lexical.map((h) => [h.id, h.title]));
+      const unsourced = fused.filter((f) => !sources.has(f.id)).map((f) => f.id);
+      for (const c of await repo.chunksByIds(config.id, unsourced)) sources.set(c.id, c.source);
       return fused.flatMap((f) => {
-        const c = byId.get(f.id);
-        if (!c) return []; // deleted since the index was read
+        const text = texts.get(f.id);
+        const source = sources.get(f.id);
+        if (text === undefined || source === undefined) return []; // deleted since the index was read
         const score = relevance.get(f.id) ?? 0;
-        return [{ chunk_id: f.id, text: c.text, url: isUrl(c.source) ? c.source : '', title: c.source, score }];
+        return [{ chunk_id: f.id, text, url: isUrl(source) ? source : '', title: source, score }];
       });
     },
 
