@@ -9,7 +9,6 @@
  *    question from the snapshot (timed), and BENCH_GRAPH_QUERIES (1,000) sequential `GET /v4/knowledge_graph/retrieve/`
  *    calls to it give p50/p99 beside the same process's `/healthz` (the HTTP floor).
  */
-import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
@@ -21,7 +20,7 @@ import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from 
 
 import { GRAPH_INDEX_LOG, graphModels } from '../../services/graph/src/graph/graph.model';
 import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
-import { zipfVocabulary } from '../kit/zipf';
+import { prose, random, VOCABULARY } from './prose';
 
 const PAGES = Number(process.env.BENCH_GRAPH_PAGES ?? 1_000);
 const CHUNKS = Number(process.env.BENCH_GRAPH_CHUNKS ?? 100_000);
@@ -29,45 +28,6 @@ const QUERIES = Number(process.env.BENCH_GRAPH_QUERIES ?? 1_000);
 const CONCURRENCY = 4;
 const SECRET = 'bench-graph-internal-secret-0123456789abcdef';
 const DIST = resolve(__dirname, '../../../../services'); // from bench/dist/bench/graph
-
-const SYLLABLES = 'ka lo mi ne ru sa te vi zo pa de fi gu ho ja ke la mo nu pi ra se ti vu wa xe yo zu ba ce'.split(
-  ' ',
-);
-/** A vocabulary of 20,000 made-up words; chunk text draws from it with Zipf's law (s = 1), as natural text does. */
-const VOCABULARY = zipfVocabulary(20_000, SYLLABLES, 'ra');
-const PEOPLE = [
-  'Ada Lovelace',
-  'Charles Babbage',
-  'Grace Hopper',
-  'Alan Turing',
-  'Katherine Johnson',
-  'Edsger Dijkstra',
-];
-const PLACES = ['Paris', 'Lisbon', 'Oslo', 'Reykjavik', 'Madrid', 'Vienna'];
-
-/** A deterministic random source per item (mulberry32 over a hash of the seed). */
-function random(seed: string): () => number {
-  let a = createHash('md5').update(seed).digest().readUInt32LE(0);
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Deterministic prose for item `i`: sentences naming a person, a company and a place, then Zipf-drawn words. */
-function prose(i: number, sentences: number): string {
-  const rand = random(String(i));
-  const out: string[] = [];
-  for (let s = 0; s < sentences; s++) {
-    const words = Array.from({ length: 12 }, () => VOCABULARY.draw(rand)).join(' ');
-    out.push(
-      `${PEOPLE[Math.floor(rand() * PEOPLE.length)]} founded Company${Math.floor(rand() * 50)} in ${PLACES[Math.floor(rand() * PLACES.length)]}. The ${words}.`,
-    );
-  }
-  return out.join(' ');
-}
 
 function startSite(): Promise<Server> {
   const server = createServer((req, res) => {

