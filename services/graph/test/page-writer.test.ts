@@ -1,5 +1,5 @@
 import type { TrainedPage } from '../src/graph/graph.types';
-import { createPageWriter, MAX_BATCH_PAGES, MAX_PENDING_PAGES } from '../src/graph/page-writer';
+import { createPageWriter, MAX_BATCH_PAGES, MAX_BATCHES_IN_FLIGHT, MAX_PENDING_PAGES } from '../src/graph/page-writer';
 
 const page = (i: number): TrainedPage => ({
   url: `https://x/${i}`,
@@ -11,23 +11,26 @@ const page = (i: number): TrainedPage => ({
 
 describe('page writer', () => {
   it('writes pages in batches while more arrive, in order, and reports each batch once stored', async () => {
+    expect(MAX_BATCHES_IN_FLIGHT).toBe(1);
     const batches: string[][] = [];
     const reported: number[] = [];
-    let release: () => void = () => undefined;
+    const releases: (() => void)[] = [];
     const w = createPageWriter({
       write: async (pages) => {
         batches.push(pages.map((p) => p.url));
-        await new Promise<void>((r) => (release = r));
+        await new Promise<void>((r) => releases.push(r));
       },
       onWritten: (pages) => (reported.push(pages.length), Promise.resolve()),
     });
-    await w.write(page(0)); // the first batch starts at once, with one page
-    for (let i = 1; i < 10; i++) await w.write(page(i)); // these wait for the next batch
-    expect(batches).toHaveLength(1);
-    release();
+    await w.write(page(0)); // a batch starts at once, with one page
+    for (let i = 1; i < 10; i++) await w.write(page(i)); // these wait for it to end
+    expect(batches).toEqual([['https://x/0']]);
+    releases.shift()!();
     const closing = w.close();
-    await new Promise((r) => setTimeout(r, 0));
-    release();
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 0));
+      while (releases.length > 0) releases.shift()!();
+    }
     await closing;
     expect(batches).toEqual([['https://x/0'], Array.from({ length: 9 }, (_, i) => `https://x/${i + 1}`)]);
     expect(reported).toEqual([1, 9]);

@@ -26,7 +26,7 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: s
     if (done(v)) return v;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`timed out waiting for ${what}`);
+  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await read())}`);
 }
 
 describe('?async=true', () => {

@@ -77,14 +77,21 @@ export function createGraphRepository(conn: Connection) {
     /**
      * Replaces everything these pages contributed to the graph (so training the same URL again changes nothing but
      * the training time) and writes one change of the search index for them. A batch costs a few commands whatever
-     * its size: pages seen before are looked up at once and only theirs are deleted; chunks, entities, relations
-     * and new pages are inserted by one command each.
+     * its size: only the rows of pages the graph had (`known`) are deleted; chunks, entities, relations and new
+     * pages are inserted by one command each, at once with the index change.
      */
-    async replacePages(owner: Owner, ragId: string, pages: TrainedPage[], now: Date, sourceId?: string): Promise<void> {
+    async replacePages(
+      owner: Owner,
+      ragId: string,
+      pages: TrainedPage[],
+      now: Date,
+      sourceId: string | undefined,
+      known: Set<string>,
+    ): Promise<void> {
       if (pages.length === 0) return;
       const urls = pages.map((p) => p.url);
-      const known = await m.Page.find({ rag_id: ragId, url: { $in: urls } }, { url: 1 }).lean<Pick<PageDoc, 'url'>[]>();
-      const old = new Set(known.map((p) => p.url));
+      const old = new Set(urls.filter((u) => known.has(u)));
+      for (const u of urls) known.add(u);
       if (old.size > 0) {
         const where = { rag_id: ragId, url: { $in: [...old] } };
         await Promise.all([m.Chunk.deleteMany(where), m.Entity.deleteMany(where), m.Relation.deleteMany(where)]);
@@ -102,11 +109,6 @@ export function createGraphRepository(conn: Connection) {
       );
       const entities = pages.flatMap((page) => page.entities.map((e) => ({ rag_id: ragId, url: page.url, ...e })));
       const relations = pages.flatMap((page) => page.relations.map((r) => ({ rag_id: ragId, url: page.url, ...r })));
-      await Promise.all([
-        chunks.length > 0 ? m.Chunk.insertMany(chunks, { lean: true }) : null,
-        entities.length > 0 ? m.Entity.insertMany(entities, { lean: true }) : null,
-        relations.length > 0 ? m.Relation.insertMany(relations, { lean: true }) : null,
-      ]);
       const pageFields = (page: TrainedPage) => ({
         rag_id: ragId,
         url: page.url,
@@ -123,19 +125,21 @@ export function createGraphRepository(conn: Connection) {
           { $set: pageFields(page), ...(sourceId ? { $addToSet: { source_ids: sourceId } } : {}) },
           { upsert: true },
         );
-      if (fresh.length > 0) {
-        try {
-          await m.Page.insertMany(
-            fresh.map((p) => ({ ...pageFields(p), ...(sourceId ? { source_ids: [sourceId] } : {}) })),
-            { lean: true },
-          );
-        } catch (err) {
-          // Another training stored one of them meanwhile: each is upserted instead.
-          if (!isDuplicateKeyError(err)) throw err;
-          for (const p of fresh) await update(p);
+      const writePages = async () => {
+        if (fresh.length > 0) {
+          try {
+            await m.Page.insertMany(
+              fresh.map((p) => ({ ...pageFields(p), ...(sourceId ? { source_ids: [sourceId] } : {}) })),
+              { lean: true },
+            );
+          } catch (err) {
+            // Another training stored one of them meanwhile: each is upserted instead.
+            if (!isDuplicateKeyError(err)) throw err;
+            for (const p of fresh) await update(p);
+          }
         }
-      }
-      for (const p of pages.filter((x) => old.has(x.url))) await update(p);
+        for (const p of pages.filter((x) => old.has(x.url))) await update(p);
+      };
       const added = pages.flatMap((page) =>
         page.chunks.map((c) => ({
           id: c.id,
@@ -146,7 +150,38 @@ export function createGraphRepository(conn: Connection) {
           embedding: c.embedding,
         })),
       );
-      await log.append(ragId, { removeUrls: urls, add: added });
+      // Independent writes, at once: the index change carries the chunks itself.
+      const rows = () =>
+        Promise.all([
+          chunks.length > 0 ? m.Chunk.insertMany(chunks, { lean: true }) : null,
+          entities.length > 0 ? m.Entity.insertMany(entities, { lean: true }) : null,
+          relations.length > 0 ? m.Relation.insertMany(relations, { lean: true }) : null,
+        ]);
+      const [stored] = await Promise.allSettled([
+        rows(),
+        writePages(),
+        log.append(ragId, { removeUrls: urls, add: added }),
+      ]).then((all) => {
+        const failed = all.slice(1).find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
+        return all;
+      });
+      if (stored.status === 'rejected') {
+        // A page stored meanwhile by another training of the graph (an interrupted run still finishing, another
+        // replica): what those pages have is replaced, so that each ends with one copy of its rows.
+        if (!isDuplicateKeyError(stored.reason)) throw stored.reason;
+        const where = { rag_id: ragId, url: { $in: urls } };
+        await Promise.all([m.Chunk.deleteMany(where), m.Entity.deleteMany(where), m.Relation.deleteMany(where)]);
+        await rows();
+      }
+    },
+    /**
+     * The URLs of the graph's pages, read once when a training starts: `replacePages` deletes the old rows of those
+     * only (and adds what it writes), instead of looking each batch up.
+     */
+    async knownUrls(ragId: string): Promise<Set<string>> {
+      const rows = await m.Page.find({ rag_id: ragId }, { url: 1 }).lean<Pick<PageDoc, 'url'>[]>();
+      return new Set(rows.map((r) => r.url));
     },
     async countPages(ragId: string): Promise<number> {
       return m.Page.countDocuments({ rag_id: ragId });

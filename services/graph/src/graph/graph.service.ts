@@ -60,8 +60,9 @@ export function createGraphService(deps: GraphServiceDeps) {
     // snapshot at the end is of that index (a new graph starts empty; nothing is rebuilt).
     void deps.indexes.size(ragId).catch(() => undefined);
     // Pages are stored in batches while the crawl goes on; progress is reported as each batch is stored.
+    const known = await repo.knownUrls(ragId);
     const writer = createPageWriter({
-      write: (pages) => repo.replacePages(owner, ragId, pages, deps.clock(), sourceId),
+      write: (pages) => repo.replacePages(owner, ragId, pages, deps.clock(), sourceId, known),
       onWritten: async (pages) => {
         trained += pages.length;
         deps.changes.publish(ragId);

@@ -4,6 +4,11 @@ import type { TrainedPage } from './graph.types';
 export const MAX_PENDING_PAGES = 64;
 /** Pages written by one batch at most. */
 export const MAX_BATCH_PAGES = 32;
+/**
+ * Batches being written at once (a crawl's pages are distinct, so batches do not depend on each other). One: on
+ * FerretDB two at once contend for the same index entries and train fewer pages per second, not more.
+ */
+export const MAX_BATCHES_IN_FLIGHT = 1;
 
 export interface PageWriterDeps {
   /** Writes a batch of trained pages (their chunks, entities, relations, pages and one index change). */
@@ -14,34 +19,37 @@ export interface PageWriterDeps {
 
 /**
  * Group commit of trained pages: a page is taken at once and written with the others that arrived while the
- * previous batch was being written, so that a crawl of many pages costs a few database commands per batch rather
- * than ten per page. The crawl runs at most `MAX_PENDING_PAGES` ahead of the database. A failed write fails the
+ * previous batch was being written, so that a crawl of many pages costs a few database commands
+ * per batch rather than ten per page. The crawl runs at most `MAX_PENDING_PAGES` ahead of the database. A failed write fails the
  * pages after it (`write` and `close` throw it): nothing is reported trained that was not stored.
  */
 export function createPageWriter(deps: PageWriterDeps) {
   const pending: TrainedPage[] = [];
-  let flushing: Promise<void> | null = null;
+  const flushing = new Set<Promise<void>>();
   let failure: Error | null = null;
   const failed = (): boolean => failure !== null;
   const rethrow = (): void => {
     if (failure) throw failure;
   };
 
+  /** Starts a writer loop if fewer than MAX_BATCHES_IN_FLIGHT run; resolves when one of them ends. */
   function kick(): Promise<void> {
-    flushing ??= (async () => {
-      try {
-        while (pending.length > 0 && !failure) {
-          const batch = pending.splice(0, MAX_BATCH_PAGES);
-          await deps.write(batch);
-          await deps.onWritten(batch);
+    if (flushing.size < MAX_BATCHES_IN_FLIGHT && pending.length > 0) {
+      const run = async () => {
+        try {
+          while (pending.length > 0 && !failure) {
+            const batch = pending.splice(0, MAX_BATCH_PAGES);
+            await deps.write(batch);
+            await deps.onWritten(batch);
+          }
+        } catch (err) {
+          failure ??= err as Error;
         }
-      } catch (err) {
-        failure = err as Error;
-      } finally {
-        flushing = null;
-      }
-    })();
-    return flushing;
+      };
+      const loop: Promise<void> = run().finally(() => flushing.delete(loop));
+      flushing.add(loop);
+    }
+    return flushing.size > 0 ? Promise.race(flushing) : Promise.resolve();
   }
 
   return {
@@ -55,7 +63,7 @@ export function createPageWriter(deps: PageWriterDeps) {
     },
     /** Writes what is pending; throws the first write failure. */
     async close(): Promise<void> {
-      while ((pending.length > 0 || flushing) && !failed()) await kick();
+      while ((pending.length > 0 || flushing.size > 0) && !failed()) await kick();
       rethrow();
     },
   };
