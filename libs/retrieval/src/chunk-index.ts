@@ -1,10 +1,6 @@
-/** A stored chunk of a rag id (a crawled page's, or a knowledge base document's), as the index reads it. */
-export interface ChunkRecord {
-  id: string;
+import type { IndexedChunk } from './lexical-index';
+
+/** A stored chunk of a rag id (a crawled page's, or a knowledge base document's): what the index takes, and its rag id. */
+export interface ChunkRecord extends IndexedChunk {
   rag_id: string;
-  url: string;
-  title: string;
-  ordinal: number;
-  text: string;
-  embedding: number[] | null;
 }

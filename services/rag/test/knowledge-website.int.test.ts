@@ -24,6 +24,7 @@ const trainWebsite = (key: string, ragId: string, body: unknown) =>
     .post(`/v3/train/website/?rag_id=${ragId}`)
     .set('x-api-key', key)
     .send(body as object);
+const METADATA = 'http://169.254.169.254/latest/meta-data/';
 
 describe('POST /v3/train/website/', () => {
   it('crawls each start URL into the knowledge graph and records it as a document', async () => {
@@ -109,6 +110,26 @@ describe('POST /v3/train/website/', () => {
     const badUrl = await trainWebsite(g.alice, ragId, { urls: ['ftp://example.org/'] });
     expect(badUrl.status).toBe(422);
     expect((await trainWebsite(g.bob, ragId, { urls: [`${s.site.url}/`] })).status).toBe(404);
+    const listed = await request(g.ragApp).get(`/v3/rag/documents/${ragId}/`).set('x-api-key', g.alice);
+    expect(listed.body.total).toBe(0);
+  });
+});
+
+// A start URL the graph service's crawl refuses (outbound rules, robots.txt) or cannot fetch answers the rag
+// caller 422 with the graph service's reason, not a 5xx, and records no document.
+describe('POST /v3/train/website/ with a start URL that gives no page', () => {
+  it.each([
+    ['the metadata address', () => METADATA, 'refused by the outbound guard (link-local address)'],
+    ['a loopback address not allowed', () => `${s.trap.url}/`, 'refused by the outbound guard (loopback address)'],
+    ['a page robots.txt disallows', () => `${s.site.url}/private/secret`, 'disallowed by robots.txt'],
+    ['a page answering 500', () => `${s.site.url}/broken`, 'HTTP 500'],
+  ])('%s → 422 with the URL and the reason, no document recorded', async (_name, url, reason) => {
+    const ragId = await g.createRag(g.alice);
+    const res = await trainWebsite(g.alice, ragId, { urls: [url()] });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      detail: [{ loc: ['body', 'urls'], msg: `${url()}: ${reason}`, type: 'url_not_crawled' }],
+    });
     const listed = await request(g.ragApp).get(`/v3/rag/documents/${ragId}/`).set('x-api-key', g.alice);
     expect(listed.body.total).toBe(0);
   });
