@@ -1,5 +1,6 @@
 import request from 'supertest';
 
+import { factsId, graphModels } from '../src/graph/graph.model';
 import { startGraphStack, type GraphStack } from './helpers';
 import { startTestSite, type TestSite } from './site';
 
@@ -136,6 +137,38 @@ describe('POST /v4/knowledge_graph/neo4j/website/ (cheerio)', () => {
       .get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=Glowmaster`)
       .set('x-api-key', g.alice);
     expect(glow.body.results[0].url).toBe(`${s.site.url}/products`);
+  });
+});
+
+describe('facts of a graph trained before page facts documents (one row per entity and relation)', () => {
+  it('are read the same by retrieval and the graph, and replaced by a facts document when the page is retrained', async () => {
+    const ragId = await g.createRag(g.alice);
+    const url = `${s.site.url}/about`;
+    expect((await train(g.alice, ragId, { urls: [url] })).body.pages_trained).toBe(1);
+    const query = () =>
+      request(g.app)
+        .get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=${encodeURIComponent('Qorvian Institute Lisbon')}`)
+        .set('x-api-key', g.alice);
+    const before = { retrieved: (await query()).body, graph: (await graphOf(g.alice, ragId)).body };
+    expect(before.retrieved.facts).toEqual(
+      expect.arrayContaining([expect.objectContaining({ source: 'Qorvian Institute', target: 'Lisbon' })]),
+    );
+    // The page's facts as the earlier layout stored them.
+    const m = graphModels(g.deps.db);
+    const doc = await m.Facts.findOne({ _id: factsId(ragId, url) }).lean();
+    expect(doc?.relations.length).toBeGreaterThan(0);
+    await m.Facts.deleteMany({ rag_id: ragId });
+    await m.Entity.insertMany(doc!.entities.map((e) => ({ ...e, rag_id: ragId, url })));
+    await m.Relation.insertMany(doc!.relations.map((r) => ({ ...r, rag_id: ragId, url })));
+    expect((await query()).body).toEqual(before.retrieved);
+    expect((await graphOf(g.alice, ragId)).body).toEqual(before.graph);
+    // Retrained: one facts document again, no legacy rows left, the same answers.
+    expect((await train(g.alice, ragId, { urls: [url] })).body.pages_trained).toBe(1);
+    expect(await m.Entity.countDocuments({ rag_id: ragId })).toBe(0);
+    expect(await m.Relation.countDocuments({ rag_id: ragId })).toBe(0);
+    expect(await m.Facts.countDocuments({ rag_id: ragId })).toBe(1);
+    expect((await query()).body).toEqual(before.retrieved);
+    expect((await graphOf(g.alice, ragId)).body).toEqual(before.graph);
   });
 });
 

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
 
 /** A page trained into a graph; one per (rag_id, url). */
@@ -26,7 +28,45 @@ export interface ChunkDoc {
   embedding: number[] | null;
 }
 
-/** An entity as one page mentions it; the graph's entity is the sum over pages (retraining a page replaces its rows). */
+/** An entity as one page mentions it. */
+export interface PageEntity {
+  key: string;
+  name: string;
+  type: string;
+  weight: number;
+  chunk_ids: string[];
+}
+
+/** A relation as one page states it. */
+export interface PageRelation {
+  source: string;
+  target: string;
+  type: string;
+  weight: number;
+  chunk_ids: string[];
+}
+
+/**
+ * What one page contributes to a graph's entities and relations, in one document (the graph's entity or relation is
+ * the sum over pages; retraining a page replaces its document). `_id` is `factsId(rag_id, url)`, so a search reads
+ * the facts of its hits' pages by `_id`.
+ */
+export interface PageFactsDoc {
+  _id: string;
+  rag_id: string;
+  url: string;
+  entities: PageEntity[];
+  relations: PageRelation[];
+}
+
+/** The `_id` of a page's facts document. */
+export const factsId = (ragId: string, url: string) =>
+  createHash('sha256').update(`${ragId}\u0000${url}`).digest('hex').slice(0, 32);
+
+/**
+ * Before page facts documents: one row per entity and page (an `EntityDoc`) and per relation and page. Read and
+ * deleted still (a graph trained before keeps its facts until its pages are trained again); never written.
+ */
 export interface EntityDoc {
   _id: mongoose.Types.ObjectId;
   rag_id: string;
@@ -38,7 +78,7 @@ export interface EntityDoc {
   chunk_ids: string[];
 }
 
-/** A relation as one page states it (same rule as entities). */
+/** A relation row of a graph trained before page facts documents (see `EntityDoc`). */
 export interface RelationDoc {
   _id: mongoose.Types.ObjectId;
   rag_id: string;
@@ -103,6 +143,19 @@ const relationSchema = new mongoose.Schema<RelationDoc>(
 relationSchema.index({ rag_id: 1 });
 relationSchema.index({ rag_id: 1, url: 1 });
 
+const pageFactsSchema = new mongoose.Schema<PageFactsDoc>(
+  {
+    _id: { type: String, required: true },
+    rag_id: { type: String, required: true },
+    url: { type: String, required: true },
+    // Written and read lean (never cast per element): a page has tens of each.
+    entities: { type: mongoose.Schema.Types.Mixed, default: [] },
+    relations: { type: mongoose.Schema.Types.Mixed, default: [] },
+  },
+  { versionKey: false },
+);
+pageFactsSchema.index({ rag_id: 1 });
+
 /** Where the graph's search index keeps its change log, head and snapshots (libs/retrieval's index log). */
 export const GRAPH_INDEX_LOG = {
   heads: 'graph_revisions',
@@ -116,4 +169,5 @@ export const graphModels = (conn: Connection) => ({
   Chunk: modelFor(conn, 'GraphChunk', chunkSchema, 'graph_chunks') as Model<ChunkDoc>,
   Entity: modelFor(conn, 'GraphEntity', entitySchema, 'graph_entities') as Model<EntityDoc>,
   Relation: modelFor(conn, 'GraphRelation', relationSchema, 'graph_relations') as Model<RelationDoc>,
+  Facts: modelFor(conn, 'GraphPageFacts', pageFactsSchema, 'graph_page_facts') as Model<PageFactsDoc>,
 });

@@ -2,11 +2,15 @@ import { isDuplicateKeyError, type Connection, type Owner } from '@platform/db';
 import { createIndexLog, type ChunkRecord, type LiveIndexStore } from '@platform/retrieval';
 
 import {
+  factsId,
   GRAPH_INDEX_LOG,
   graphModels,
   type ChunkDoc,
   type EntityDoc,
   type PageDoc,
+  type PageEntity,
+  type PageFactsDoc,
+  type PageRelation,
   type RelationDoc,
 } from './graph.model';
 import type { EntityRecord, RelationRecord, TrainedPage } from './graph.types';
@@ -41,18 +45,24 @@ function sumRows<
   return [...out.values()];
 }
 
-const sumEntities = (rows: EntityDoc[]): EntityRecord[] =>
+type Rows<T> = (T & { url: string })[];
+
+const sumEntities = (rows: Rows<PageEntity>): EntityRecord[] =>
   sumRows(
     rows,
     (d) => d.key,
     (d) => ({ key: d.key, name: d.name, type: d.type, weight: 0, chunk_ids: [], urls: [] }),
   );
-const sumRelations = (rows: RelationDoc[]): RelationRecord[] =>
+const sumRelations = (rows: Rows<PageRelation>): RelationRecord[] =>
   sumRows(
     rows,
     (d) => `${d.source}\u0000${d.type}\u0000${d.target}`,
     (d) => ({ source: d.source, target: d.target, type: d.type, weight: 0, chunk_ids: [], urls: [] }),
   );
+
+/** A facts document's rows, each with its page's URL. */
+const entityRows = (d: PageFactsDoc): Rows<PageEntity> => d.entities.map((e) => ({ ...e, url: d.url }));
+const relationRows = (d: PageFactsDoc): Rows<PageRelation> => d.relations.map((r) => ({ ...r, url: d.url }));
 
 /** The graphs, one per rag_id: pages, chunks, entities and relations, and the change log of their search indexes. */
 export function createGraphRepository(conn: Connection) {
@@ -72,13 +82,24 @@ export function createGraphRepository(conn: Connection) {
     },
   };
 
+  /** Deletes what the matching pages contributed: chunks, facts and legacy entity and relation rows. */
+  const deleteRows = async (where: { rag_id: string; url?: { $in: string[] } }) => {
+    await Promise.all([
+      m.Chunk.deleteMany(where),
+      m.Facts.deleteMany(where),
+      m.Entity.deleteMany(where),
+      m.Relation.deleteMany(where),
+    ]);
+  };
+
   const repo = {
     indexStore,
     /**
      * Replaces everything these pages contributed to the graph (so training the same URL again changes nothing but
      * the training time) and writes one change of the search index for them. A batch costs a few commands whatever
-     * its size: only the rows of pages the graph had (`known`) are deleted; chunks, entities, relations and new
-     * pages are inserted by one command each, at once with the index change.
+     * its size: only the rows of pages the graph had (`known`) are deleted; chunks, the pages' facts (one document
+     * per page for its entities and relations) and new pages are inserted by one command each, at once with the
+     * index change.
      */
     async replacePages(
       owner: Owner,
@@ -92,10 +113,7 @@ export function createGraphRepository(conn: Connection) {
       const urls = pages.map((p) => p.url);
       const old = new Set(urls.filter((u) => known.has(u)));
       for (const u of urls) known.add(u);
-      if (old.size > 0) {
-        const where = { rag_id: ragId, url: { $in: [...old] } };
-        await Promise.all([m.Chunk.deleteMany(where), m.Entity.deleteMany(where), m.Relation.deleteMany(where)]);
-      }
+      if (old.size > 0) await deleteRows({ rag_id: ragId, url: { $in: [...old] } });
       const chunks = pages.flatMap((page) =>
         page.chunks.map((c) => ({
           _id: c.id,
@@ -107,8 +125,13 @@ export function createGraphRepository(conn: Connection) {
           embedding: c.embedding,
         })),
       );
-      const entities = pages.flatMap((page) => page.entities.map((e) => ({ rag_id: ragId, url: page.url, ...e })));
-      const relations = pages.flatMap((page) => page.relations.map((r) => ({ rag_id: ragId, url: page.url, ...r })));
+      const facts: PageFactsDoc[] = pages.map((page) => ({
+        _id: factsId(ragId, page.url),
+        rag_id: ragId,
+        url: page.url,
+        entities: page.entities,
+        relations: page.relations,
+      }));
       const pageFields = (page: TrainedPage) => ({
         rag_id: ragId,
         url: page.url,
@@ -154,8 +177,7 @@ export function createGraphRepository(conn: Connection) {
       const rows = () =>
         Promise.all([
           chunks.length > 0 ? m.Chunk.insertMany(chunks, { lean: true }) : null,
-          entities.length > 0 ? m.Entity.insertMany(entities, { lean: true }) : null,
-          relations.length > 0 ? m.Relation.insertMany(relations, { lean: true }) : null,
+          m.Facts.insertMany(facts, { lean: true }),
         ]);
       const [stored] = await Promise.allSettled([
         rows(),
@@ -170,8 +192,7 @@ export function createGraphRepository(conn: Connection) {
         // A page stored meanwhile by another training of the graph (an interrupted run still finishing, another
         // replica): what those pages have is replaced, so that each ends with one copy of its rows.
         if (!isDuplicateKeyError(stored.reason)) throw stored.reason;
-        const where = { rag_id: ragId, url: { $in: urls } };
-        await Promise.all([m.Chunk.deleteMany(where), m.Entity.deleteMany(where), m.Relation.deleteMany(where)]);
+        await deleteRows({ rag_id: ragId, url: { $in: urls } });
         await rows();
       }
     },
@@ -195,31 +216,57 @@ export function createGraphRepository(conn: Connection) {
       const rows = await m.Chunk.find({ rag_id: ragId }, withEmbeddings ? {} : { embedding: 0 }).lean<ChunkDoc[]>();
       return rows.map(chunkRecord);
     },
-    async entities(ragId: string): Promise<EntityRecord[]> {
-      return sumEntities(await m.Entity.find({ rag_id: ragId }).lean<EntityDoc[]>());
+    /** The graph's entities and relations, each summed over the pages (and legacy rows) that state it. */
+    async facts(ragId: string): Promise<{ entities: EntityRecord[]; relations: RelationRecord[] }> {
+      const where = { rag_id: ragId };
+      const [docs, legacyEntities, legacyRelations] = await Promise.all([
+        m.Facts.find(where).lean<PageFactsDoc[]>(),
+        m.Entity.find(where).lean<EntityDoc[]>(),
+        m.Relation.find(where).lean<RelationDoc[]>(),
+      ]);
+      return {
+        entities: sumEntities([...docs.flatMap(entityRows), ...legacyEntities]),
+        relations: sumRelations([...docs.flatMap(relationRows), ...legacyRelations]),
+      };
     },
-    async relations(ragId: string): Promise<RelationRecord[]> {
-      return sumRelations(await m.Relation.find({ rag_id: ragId }).lean<RelationDoc[]>());
-    },
-    /** Relations stated by any of the chunks. */
-    async relationsOfChunks(ragId: string, chunkIds: string[]): Promise<RelationRecord[]> {
-      if (chunkIds.length === 0) return [];
-      return sumRelations(await m.Relation.find({ rag_id: ragId, chunk_ids: { $in: chunkIds } }).lean<RelationDoc[]>());
-    },
-    async entityNames(ragId: string, keys: string[]): Promise<Map<string, string>> {
-      if (keys.length === 0) return new Map();
-      const rows = await m.Entity.find({ rag_id: ragId, key: { $in: keys } }, { key: 1, name: 1 }).lean<EntityDoc[]>();
-      return new Map(rows.map((r) => [r.key, r.name]));
+    /**
+     * The relations stated by the chunks of a search's hits (summed over those pages), with the names of their
+     * entities: one read by `_id` per page of the hits (at most top_k), and for pages trained before facts
+     * documents, their legacy rows.
+     */
+    async factsOfChunks(
+      ragId: string,
+      hits: { id: string; url: string }[],
+    ): Promise<{ relations: RelationRecord[]; names: Map<string, string> }> {
+      const ids = new Set(hits.map((h) => h.id));
+      const urls = [...new Set(hits.map((h) => h.url))];
+      const docs = await Promise.all(urls.map((u) => m.Facts.findOne({ _id: factsId(ragId, u) }).lean<PageFactsDoc>()));
+      const stated = (r: { chunk_ids: string[] }) => r.chunk_ids.some((c) => ids.has(c));
+      const found = docs.filter((d) => d !== null);
+      const rows = found.flatMap((d) => relationRows(d).filter(stated));
+      const names = new Map(found.flatMap((d) => d.entities.map((e) => [e.key, e.name] as const)));
+      const missing = urls.filter((u) => !found.some((d) => d.url === u));
+      if (missing.length > 0) {
+        const legacy = await m.Relation.find({
+          rag_id: ragId,
+          url: { $in: missing },
+          chunk_ids: { $in: [...ids] },
+        }).lean<RelationDoc[]>();
+        rows.push(...legacy);
+        const keys = [...new Set(legacy.flatMap((r) => [r.source, r.target]))].filter((k) => !names.has(k));
+        if (keys.length > 0) {
+          const entities = await m.Entity.find({ rag_id: ragId, key: { $in: keys } }, { key: 1, name: 1 }).lean<
+            EntityDoc[]
+          >();
+          for (const e of entities) names.set(e.key, e.name);
+        }
+      }
+      return { relations: sumRelations(rows), names };
     },
     /** Removes a whole graph (a knowledge base's reset, deletion of a RAG configuration); the pages it had. */
     async dropGraph(ragId: string): Promise<number> {
       const where = { rag_id: ragId };
-      const [pages] = await Promise.all([
-        m.Page.deleteMany(where),
-        m.Chunk.deleteMany(where),
-        m.Entity.deleteMany(where),
-        m.Relation.deleteMany(where),
-      ]);
+      const [pages] = await Promise.all([m.Page.deleteMany(where), deleteRows(where)]);
       await log.append(ragId, { reset: true, removeUrls: [], add: [] });
       return pages.deletedCount;
     },
@@ -237,13 +284,7 @@ export function createGraphRepository(conn: Connection) {
       const gone = pages.filter(onlyThese).map((p) => p.url);
       const kept = pages.filter((p) => !onlyThese(p)).map((p) => p.url);
       const where = { rag_id: ragId, url: { $in: gone } };
-      if (gone.length > 0)
-        await Promise.all([
-          m.Chunk.deleteMany(where),
-          m.Entity.deleteMany(where),
-          m.Relation.deleteMany(where),
-          m.Page.deleteMany(where),
-        ]);
+      if (gone.length > 0) await Promise.all([deleteRows(where), m.Page.deleteMany(where)]);
       // $pullAll, not $pull with an $in condition: FerretDB 1.24 leaves the array as it was for the latter.
       if (kept.length > 0)
         await m.Page.updateMany({ rag_id: ragId, url: { $in: kept } }, { $pullAll: { source_ids: sourceIds } });

@@ -131,7 +131,7 @@ export function createGraphService(deps: GraphServiceDeps) {
     /** The graph: the `limit` heaviest entities, the pages that mention them, their relations and mentions. */
     async graph(owner: Owner, ragId: string, limit: number): Promise<Graph> {
       await deps.rag.configOf(owner, ragId);
-      const [entities, relations] = await Promise.all([repo.entities(ragId), repo.relations(ragId)]);
+      const { entities, relations } = await repo.facts(ragId);
       const top = entities.sort((a, b) => b.weight - a.weight || cmp(a.key, b.key)).slice(0, limit);
       const keys = new Set(top.map((e) => e.key));
       const nodes: GraphNode[] = top.map((e) => ({
@@ -170,16 +170,12 @@ export function createGraphService(deps: GraphServiceDeps) {
         embedded = v !== null;
         return v;
       });
-      const relations = await repo.relationsOfChunks(
-        ragId,
-        hits.map((h) => h.id),
-      );
+      const { relations, names } = await repo.factsOfChunks(ragId, hits);
       const chosen = relations
         .sort(
           (a, b) => Number(a.type === 'MENTIONED_WITH') - Number(b.type === 'MENTIONED_WITH') || b.weight - a.weight,
         )
         .slice(0, MAX_FACTS);
-      const names = await repo.entityNames(ragId, [...new Set(chosen.flatMap((r) => [r.source, r.target]))]);
       const facts: RetrievedFact[] = chosen.map((r) => ({
         source: names.get(r.source) ?? r.source,
         relation: r.type,
