@@ -82,6 +82,22 @@ export function createGraphRepository(conn: Connection) {
     },
   };
 
+  /**
+   * Whether a graph may still have legacy entity and relation rows (read once per graph and process: nothing writes
+   * them any more, so a graph without them never gets any). Spares a search of a graph trained since page facts
+   * documents the legacy read.
+   */
+  const legacyOf = new Map<string, Promise<boolean>>();
+  const mayHaveLegacy = (ragId: string) => {
+    let p = legacyOf.get(ragId);
+    if (!p) {
+      p = m.Relation.exists({ rag_id: ragId }).then((r) => r !== null);
+      p.catch(() => legacyOf.delete(ragId));
+      legacyOf.set(ragId, p);
+    }
+    return p;
+  };
+
   /** Deletes what the matching pages contributed: chunks, facts and legacy entity and relation rows. */
   const deleteRows = async (where: { rag_id: string; url?: { $in: string[] } }) => {
     await Promise.all([
@@ -246,7 +262,7 @@ export function createGraphRepository(conn: Connection) {
       const rows = found.flatMap((d) => relationRows(d).filter(stated));
       const names = new Map(found.flatMap((d) => d.entities.map((e) => [e.key, e.name] as const)));
       const missing = urls.filter((u) => !found.some((d) => d.url === u));
-      if (missing.length > 0) {
+      if (missing.length > 0 && (await mayHaveLegacy(ragId))) {
         const legacy = await m.Relation.find({
           rag_id: ragId,
           url: { $in: missing },

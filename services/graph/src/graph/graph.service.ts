@@ -165,12 +165,20 @@ export function createGraphService(deps: GraphServiceDeps) {
     async retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Retrieval> {
       const config = await deps.rag.configOf(owner, ragId);
       let embedded = false;
-      const hits = await deps.indexes.search(ragId, query, topK, async () => {
+      const ranked = await deps.indexes.rank(ragId, query, topK, async () => {
         const v = await deps.models.embedQuery(owner, config, query);
         embedded = v !== null;
         return v;
       });
-      const { relations, names } = await repo.factsOfChunks(ragId, hits);
+      // The hits' texts (those not at hand) and the facts of their pages, read at once.
+      const [texts, { relations, names }] = await Promise.all([
+        deps.indexes.texts(
+          ragId,
+          ranked.map((h) => h.id),
+        ),
+        repo.factsOfChunks(ragId, ranked),
+      ]);
+      const hits = ranked.map((h) => ({ ...h, text: texts.get(h.id) ?? '' }));
       const chosen = relations
         .sort(
           (a, b) => Number(a.type === 'MENTIONED_WITH') - Number(b.type === 'MENTIONED_WITH') || b.weight - a.weight,
