@@ -225,3 +225,17 @@ export function openRedisChangeBus(opts: {
   };
 }
 export { createReadCache, type ReadCache, type ReadCacheOptions } from './read-cache';
+export {
+  createConcurrencyGate,
+  LIMIT_REPUBLISH_MS,
+  limitKeys,
+  limitPublisher,
+  republishLimits,
+  startLimitRepublisher,
+  type ConcurrencyGate,
+  type ConcurrencyGateOptions,
+  type GateAnswer,
+  type GateSlot,
+  type LimitPublisher,
+  type LimitRepublisherOptions,
+} from './concurrency-gate';
