@@ -44,3 +44,4 @@ export {
   type Side,
 } from './schema-docs';
 export { uploadedFile, uploadMiddleware, type UploadedFile, type UploadOptions } from './upload';
+export { MAX_CONCURRENCY, maxConcurrencyField } from './fields';

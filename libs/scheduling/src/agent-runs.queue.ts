@@ -18,7 +18,8 @@ export interface RunQueues {
 
 /**
  * Puts an execution on `agent-runs`. The job id is the execution id, so adding the same execution twice (a sweeper
- * racing a slow add) yields one job; the payload is the id alone.
+ * racing a slow add) yields one job; the payload is ids alone, and the trigger time that orders runs waiting for a
+ * concurrency limit.
  */
 export function enqueueAgentRun(
   queue: Queue<AgentRunJob>,
@@ -30,7 +31,13 @@ export function enqueueAgentRun(
     queue,
     opts.timeoutMs,
     'run',
-    { execution_id: exec.id, ...(exec.batch ? { batch: exec.batch } : {}) },
+    {
+      execution_id: exec.id,
+      ...(exec.batch ? { batch: exec.batch } : {}),
+      ...(exec.agent_id ? { agent_id: exec.agent_id } : {}),
+      ...(exec.webhook_id ? { webhook_id: exec.webhook_id } : {}),
+      triggered_ms: Date.parse(exec.triggered_at),
+    },
     {
       jobId,
       attempts: Math.max(1, exec.max_attempts),

@@ -26,6 +26,8 @@ export interface ExecutionDoc {
   response_status: number | null;
   response_output: string | null;
   error_message: string | null;
+  /** The execution this one replays; absent in older documents. */
+  replay_of?: string | null;
   fire_key: string;
   retry_delay_ms: number | null;
   /** Times the run was put back on its queue under a new job (run-recovery.ts); absent in older documents. */
@@ -41,7 +43,12 @@ export interface ExecutionDoc {
   ib?: string;
   /** Set on tombstones only (a position filled so that no late insert can take it, or a deleted run). */
   tomb?: string;
+  /** UTC hour of `triggered_at` (retentionHourOf): what the retention sweep looks runs up by; absent in older documents. */
+  hour?: number;
 }
+
+/** The retention sweep's key of a run: the UTC hour it was triggered in, as hours since the epoch (execution.retention.ts). */
+export const retentionHourOf = (at: Date): number => Math.floor(at.getTime() / 3_600_000);
 
 const { Mixed } = mongoose.Schema.Types;
 const str = { type: String, default: null };
@@ -71,6 +78,7 @@ const schema = new mongoose.Schema<ExecutionDoc>(
     response_status: num,
     response_output: str,
     error_message: str,
+    replay_of: str,
     // Unique per run: "<schedule id>:<fire time ms>" for a cron fire, the execution's own id otherwise. A second
     // run of the same fire is a duplicate-key error, whichever replica tries it (FerretDB has no partial indexes,
     // so this is one always-present field rather than a unique (schedule_id, scheduled_for) pair).
@@ -83,6 +91,7 @@ const schema = new mongoose.Schema<ExecutionDoc>(
     bucket: { type: String, required: true },
     day_keys: { type: [String], default: [] },
     ib: { type: String },
+    hour: { type: Number },
   },
   { versionKey: false, minimize: false },
 );
@@ -101,6 +110,8 @@ schema.index({ tomb: 1 });
 schema.index({ day_keys: 1, triggered_at: -1 });
 schema.index({ status: 1, triggered_at: 1 });
 schema.index({ schedule_id: 1, status: 1 });
+// The retention sweep reads old runs one hour at a time (one equality each; execution.retention.ts).
+schema.index({ hour: 1 });
 
 export function executionModel(conn: Connection): Model<ExecutionDoc> {
   return modelFor(conn, 'Execution', schema, 'executions');

@@ -97,6 +97,8 @@ export function createSeriesReader(deps: {
     if (!tombs && root?.tombs) tombs = findTombs();
     const filled = root?.filled ?? 0;
     const depth = root?.depth ?? 0;
+    // Buckets below the base were removed by the retention sweep: empty, and their summaries (if still there) unused.
+    const base = Math.min(root?.base ?? 0, filled);
     const [top, tombList] = await Promise.all([live, tombs ?? []]);
     const tombsIn = new Map<number, number>();
     for (const t of tombList) tombsIn.set(bucketIndexOf(t.seq), (tombsIn.get(bucketIndexOf(t.seq)) ?? 0) + 1);
@@ -151,6 +153,7 @@ export function createSeriesReader(deps: {
     };
     const [jFrom, jTo] = await Promise.all([f.from ? firstReaching(f.from) : 0, f.to ? firstReaching(f.to) : filled]);
     const classOf = (m: number): 'in' | 'out' | 'edge' => {
+      if (m < base) return 'out';
       if (m < jFrom || (f.to && m > jTo + depth)) return 'out';
       if ((f.from && m <= jFrom + depth) || (f.to && m >= jTo)) return 'edge';
       return 'in';
@@ -170,7 +173,16 @@ export function createSeriesReader(deps: {
     for (const c of counts) total += c;
     if (skip >= total) return { items: [], total };
     const items = await pageOfWindow(
-      { top, filled, depth, counts, read, matches, summary, readBuckets: (ks) => readBuckets(series, ks, read) },
+      {
+        top,
+        filled,
+        depth,
+        counts,
+        read,
+        matches,
+        summary: (k) => (k < base ? Promise.resolve(null) : summary(k)),
+        readBuckets: (ks) => readBuckets(series, ks, read),
+      },
       skip,
       Math.min(skip + limit, total),
     );

@@ -22,7 +22,7 @@ import {
 
 import { runQueueOf } from './agent-runs.queue';
 import { fillerFor } from './execution.filler';
-import { executionModel, type ExecutionDoc } from './execution.model';
+import { executionModel, retentionHourOf, type ExecutionDoc } from './execution.model';
 import { createSeriesReader } from './execution.pages';
 import { dayKeysOf, readRecent } from './execution.recent';
 import { BUCKET_SIZE, bucketIndexOf, bucketKey, positionAllocatorFor, seriesKeyOf, slotKey } from './execution.series';
@@ -61,6 +61,7 @@ function toRecord(d: ExecutionDoc): ExecutionRecord {
     response_status: d.response_status ?? null,
     response_output: d.response_output ?? null,
     error_message: d.error_message ?? null,
+    replay_of: d.replay_of ?? null,
     fire_key: d.fire_key ?? d._id.toHexString(),
     retry_delay_ms: d.retry_delay_ms ?? null,
     ...(d.ib ? { batch: d.ib } : {}),
@@ -266,11 +267,11 @@ export function createExecutionRepository(conn: Connection) {
    * took that position, so the next one is tried; one on `fire_key` means the fire already ran.
    */
   async function create(input: NewExecution, now: Date, gather = false): Promise<ExecutionRecord> {
-    const id = newObjectId();
+    const id = input.id !== undefined && isObjectIdHex(input.id) ? input.id : newObjectId();
     const skipped = input.status === 'skipped';
     const status = input.status ?? 'queued';
     const series = seriesKeyOf(input, input.webhook_id ?? input.schedule_id ?? id);
-    const { payload, ...fields } = input;
+    const { payload, id: _given, ...fields } = input;
     for (let attempt = 0; ; attempt++) {
       const seq = await positions.take(series);
       // Cast and defaulted by the schema here; written by the group commit, with the others that arrive meanwhile.
@@ -290,6 +291,7 @@ export function createExecutionRepository(conn: Connection) {
         slot: slotKey(series, seq),
         bucket: bucketKey(series, bucketIndexOf(seq)),
         day_keys: dayKeysOf(input, input.kind, input.agent_id, now),
+        hour: retentionHourOf(now),
       }).toObject<ExecutionDoc>();
       try {
         await (gather ? inserts.gathered : inserts.now).add(doc);

@@ -39,4 +39,5 @@ export const execution = Joi.object<Execution>({
   response_status: nullable(Joi.number().integer()),
   response_output: nullable(Joi.string().allow('').description('At most 64 KiB')),
   error_message: nullable(Joi.string().allow('')),
+  replay_of: nullable(Joi.string().description('The execution this one replays; null for a trigger or a fire')),
 }).meta({ className: 'Execution' });

@@ -27,4 +27,8 @@ export interface Execution {
    */
   response_output: string | null;
   error_message: string | null;
+  /**
+   * The execution this one replays; null for a trigger or a fire
+   */
+  replay_of: string | null;
 }

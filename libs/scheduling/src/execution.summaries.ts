@@ -13,6 +13,11 @@ export interface SeriesRootDoc {
   depth: number;
   /** Set before the first tombstone of the series is written: until then lists need not look for any. */
   tombs?: boolean;
+  /**
+   * Buckets below `base` (≤ filled) were removed whole by the retention sweep (execution.retention.ts): lists count
+   * them as empty and read neither them nor their summaries. Absent: 0.
+   */
+  base?: number;
 }
 
 /**
@@ -35,7 +40,13 @@ export interface BucketSummaryDoc {
 }
 
 const rootSchema = new mongoose.Schema<SeriesRootDoc>(
-  { _id: String, filled: { type: Number, required: true }, depth: { type: Number, required: true }, tombs: Boolean },
+  {
+    _id: String,
+    filled: { type: Number, required: true },
+    depth: { type: Number, required: true },
+    tombs: Boolean,
+    base: Number,
+  },
   { versionKey: false },
 );
 

@@ -35,6 +35,10 @@ export interface NewExecution {
   /** `skipped` records a fire that did not run (overlap policy); default `queued`. */
   status?: 'queued' | 'skipped';
   error_message?: string | null;
+  /** The id to store it under (a replay claims its idempotency key with it first); default a new one. */
+  id?: string;
+  /** The execution a replay re-runs. */
+  replay_of?: string | null;
 }
 
 /** The outcome of one attempt. */
@@ -50,6 +54,11 @@ export interface AgentRunJob {
   execution_id: string;
   /** The execution's insert batch: claims of runs stored together read and write that batch alone. */
   batch?: string;
+  /** The run's agent and webhook, whose concurrency limits the worker applies (absent: none). */
+  agent_id?: string;
+  webhook_id?: string;
+  /** When the run was triggered (ms): runs waiting for a concurrency limit start in this order. */
+  triggered_ms?: number;
 }
 
 /** The key that makes a cron fire unique. */

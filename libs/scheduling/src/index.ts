@@ -1,6 +1,13 @@
 export * from './execution.types';
 export { execution as executionSchema } from './execution.schemas';
-export { executionModel, type ExecutionDoc } from './execution.model';
+export { executionModel, retentionHourOf, type ExecutionDoc } from './execution.model';
+export {
+  createExecutionRetention,
+  startExecutionRetention,
+  type ExecutionRetention,
+  type ExecutionRetentionDeps,
+  type RetentionReport,
+} from './execution.retention';
 export { BUCKET_SIZE, bucketIndexOf, bucketKey, seriesKeyOf, slotKey } from './execution.series';
 export { dayKeysOf } from './execution.recent';
 export { bucketSummaryModel, seriesRootModel } from './execution.summaries';
@@ -57,3 +64,14 @@ export {
 export { createReconciler, type ReconcileDeps, type ReconcileReport } from './reconcile';
 export { FIRE_GROUP_BUCKETS, fireGroupOf } from './schedule.fire-group';
 export { FIRE_READ_TTL_MS, createFireReader, type FireReader, type FireReaderDeps } from './schedule.fire-reader';
+export {
+  attemptCallback,
+  CALLBACK_ATTEMPTS,
+  CALLBACK_DELAYS_MS,
+  CALLBACK_EVENT,
+  callbackMessageId,
+  newCallbackSecret,
+  signCallback,
+  type CallbackAttempt,
+  type CallbackDelivery,
+} from './callback';

@@ -54,6 +54,7 @@ test('a new execution is queued, with a session of its own', async () => {
       'response_status',
       'response_output',
       'error_message',
+      'replay_of',
     ].sort(),
   );
 });

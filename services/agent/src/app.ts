@@ -5,7 +5,7 @@ import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createReadCache, localChangeBusOf, type ChangeBus } from '@platform/queue';
+import { createReadCache, localChangeBusOf, type ChangeBus, type LimitPublisher } from '@platform/queue';
 import type { SecretBox } from '@platform/secrets';
 
 import { withAgentCache } from './agents/agent.cache';
@@ -73,6 +73,8 @@ export interface AppDeps {
   taskQueue?: TaskQueue;
   /** Announces agent and credential edits to every replica (their run caches drop the object); in-process by default. */
   changes?: ChangeBus;
+  /** Publishes agents' `max_concurrency` for the worker (contract §8); unset: not published. */
+  agentLimits?: LimitPublisher;
   /** How long a replica uses a cached agent or credential if a change message is lost (default 5000 ms; 0: no cache). */
   cacheTtlMs?: number;
   clock?: () => Date;
@@ -124,7 +126,7 @@ export function createApp(deps: AppDeps): Express {
   const clock = deps.clock ?? (() => new Date());
   const repos = runCachedRepositories(deps);
   const knowledge = createKnowledgeClient({ outbound: deps.outbound, target: deps.knowledge, logger: deps.logger });
-  const agents = createAgentService({ repo: repos.agents, knowledgeBases: knowledge, clock });
+  const agents = createAgentService({ repo: repos.agents, knowledgeBases: knowledge, clock, limits: deps.agentLimits });
   const credentials = createCredentialService({ repo: repos.credentials, box: deps.box, clock });
   const memory = createMemoryRepository(deps.db);
   const tools = toolServiceFor(deps, clock);

@@ -2,10 +2,18 @@ import type { InferenceTaskJob } from '@platform/agent-client';
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
-import { createQueue, openRedisChangeBus, QUEUE_NAMES } from '@platform/queue';
+import {
+  createConcurrencyGate,
+  createQueue,
+  limitPublisher,
+  openRedisChangeBus,
+  QUEUE_NAMES,
+  republishLimits,
+} from '@platform/queue';
 import { createSecretBox, parseKey } from '@platform/secrets';
 import { openInfra, runService, startMain } from '@platform/service';
 
+import { createAgentRepository } from './agents/agent.repository';
 import { createApp } from './app';
 import { configSchema, type AgentServiceConfig } from './config';
 import { bullTaskQueue } from './tasks/task.queue';
@@ -28,6 +36,9 @@ async function main(): Promise<void> {
         err: err.message,
       }),
   });
+  // Agents' max_concurrency, for the worker: under the queue prefix, so every process of the deployment agrees.
+  // Only setLimit is used here (lease and wait times are the worker's).
+  const gate = createConcurrencyGate({ redis: infra.redis!, prefix: config.QUEUE_PREFIX, leaseMs: 1, waitTtlMs: 1 });
   const outbound = createOutboundClient({
     allowHosts: [config.OUTBOUND_ALLOW_HOSTS, raiHost, ragHost].filter(Boolean).join(','),
   });
@@ -56,6 +67,7 @@ async function main(): Promise<void> {
     readiness: infra.readiness,
     jsonLimit: config.JSON_BODY_LIMIT,
     changes,
+    agentLimits: limitPublisher(gate, 'agent', logger),
     cacheTtlMs: config.AGENT_CACHE_TTL_MS,
   });
   await runService({
@@ -68,6 +80,12 @@ async function main(): Promise<void> {
     units: [
       () => ({ name: 'outbound client', stop: () => outbound.close() }),
       () => ({ name: 'agent changes', stop: () => changes.close() }),
+      // Every agent's limit again at start and every minute (Redis may have lost them). The read scans the agents
+      // (FerretDB pushes no range filter down), projected to two fields: once a minute per replica.
+      () => {
+        const agents = createAgentRepository(infra.db);
+        return republishLimits({ kind: 'agent', read: () => agents.concurrencyLimits(), gate, logger });
+      },
     ],
   });
 }

@@ -3,10 +3,10 @@ import type { Registry } from 'prom-client';
 
 import type { AgentDirectory } from '@platform/agent-client';
 import type { ApiKeyAuth } from '@platform/auth';
-import type { Connection } from '@platform/db';
+import { newObjectId, type Connection } from '@platform/db';
 import { createHttpApp, type RateLimit, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
-import { localChangeBusOf, type ChangeBus, type Queue } from '@platform/queue';
+import { localChangeBusOf, type ChangeBus, type LimitPublisher, type Queue } from '@platform/queue';
 import {
   createExecutionRepository,
   createIdempotencyStore,
@@ -19,6 +19,8 @@ import {
 import type { SecretBox } from '@platform/secrets';
 
 import { createExecutionService } from './executions/execution.service';
+import { createReplayRoutes } from './executions/replay.routes';
+import { createReplayService } from './executions/replay.service';
 import { openapi } from './openapi';
 import { createFiring } from './schedules/firing';
 import { createScheduleRoutes } from './schedules/schedule.routes';
@@ -59,6 +61,8 @@ export interface AppDeps {
   webhookChanges?: ChangeBus;
   /** How long a replica uses a cached webhook if a change message is lost (default 5000 ms). */
   webhookCacheTtlMs?: number;
+  /** Publishes webhooks' `max_concurrency` for the worker (contract §8); unset: not published. */
+  webhookLimits?: LimitPublisher;
   clock?: () => Date;
   jsonLimit?: string;
 }
@@ -93,6 +97,7 @@ export function createWebhooks(deps: AppDeps, repo = createWebhookStore(deps)): 
     box: deps.box,
     clock: deps.clock ?? (() => new Date()),
     publicBaseUrl: deps.publicBaseUrl,
+    limits: deps.webhookLimits,
   });
 }
 
@@ -106,10 +111,11 @@ export function createApp(deps: AppDeps): Express {
     timeoutMs: deps.triggers?.enqueueTimeoutMs ?? 1_000,
     backoffMs: deps.triggers?.retryBackoffMs ?? 2_000,
   };
+  const idempotency = createIdempotencyStore(deps.db);
   const trigger = createTriggerService({
     webhooks: webhookRepo,
     executions,
-    idempotency: createIdempotencyStore(deps.db),
+    idempotency,
     stats: deps.stats,
     box: deps.box,
     enqueue: (exec) => enqueueRun(deps.queues, exec, settings),
@@ -131,6 +137,17 @@ export function createApp(deps: AppDeps): Express {
 
   const routes = Router();
   const runs = createExecutionService({ repo: executions, clock });
+  const replay = createReplayService({
+    executions,
+    idempotency,
+    webhook: (owner, id) => webhooks.get(owner, id),
+    assertSchedule: (owner, kind, id) => schedules.assertOwned(owner, kind, id),
+    enqueue: (exec) => enqueueRun(deps.queues, exec, settings),
+    newId: newObjectId,
+    clock,
+    logger: deps.logger,
+  });
+  routes.use(createReplayRoutes(replay, deps.webhookRateLimit));
   routes.use(createWebhookRoutes(webhooks, runs));
   routes.use(createScheduleRoutes({ service: schedules, executions: runs, webhooks }));
 

@@ -98,6 +98,14 @@ export const configSchema = Joi.object<SchedulerServiceConfig>({
     .max(100)
     .default(5)
     .description('A run put back on its queue this many times is ended as failed.'),
+  EXECUTION_RETENTION_DAYS: Joi.number()
+    .integer()
+    .min(0)
+    .max(3650)
+    .default(30)
+    .description(
+      'Ended executions triggered more than this many days ago are removed by a paced sweep (one replica at a time); whole days, 1 to 3650; 0 keeps them forever.',
+    ),
   ...commonEnv,
 });
 
@@ -121,4 +129,5 @@ export interface SchedulerServiceConfig extends CommonConfig {
   SCHEDULE_SECRET_ENCRYPTION_KEY: string;
   RECONCILE_INTERVAL_MS: number;
   SCHEDULE_CATCH_UP_MS: number;
+  EXECUTION_RETENTION_DAYS: number;
 }

@@ -3,12 +3,20 @@ import { Registry } from 'prom-client';
 import { createAgentDirectory } from '@platform/agent-client';
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
-import { createQueue, openRedisChangeBus, QUEUE_NAMES } from '@platform/queue';
+import {
+  createConcurrencyGate,
+  createQueue,
+  limitPublisher,
+  openRedisChangeBus,
+  QUEUE_NAMES,
+  republishLimits,
+} from '@platform/queue';
 import {
   createExecutionRepository,
   createRepeatStrategy,
   createScheduleStats,
   createWebhookStats,
+  startExecutionRetention,
   type AgentRunJob,
   type FireJob,
 } from '@platform/scheduling';
@@ -19,6 +27,10 @@ import { createApp } from './app';
 import { configSchema, type SchedulerServiceConfig } from './config';
 import { startRunRecovery } from './runs/run-recovery';
 import { startReconciler } from './schedules/reconciler.unit';
+import { createWebhookRepository } from './webhooks/webhook.repository';
+
+/** How long after one retention sweep ends the next begins (an hour of runs falls due once an hour; most find none). */
+const RETENTION_SWEEP_INTERVAL_MS = 60_000;
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit<SchedulerServiceConfig>(configSchema, process.env, 'scheduler');
@@ -42,6 +54,8 @@ async function main(): Promise<void> {
       logger.warn('webhook change not announced; other replicas see it within the cache TTL', { err: err.message }),
   });
   const enqueue = { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: config.RETRY_BACKOFF_MS };
+  // Webhooks' max_concurrency, for the worker, under the queue prefix (only setLimit is used here).
+  const gate = createConcurrencyGate({ redis, prefix: config.QUEUE_PREFIX, leaseMs: 1, waitTtlMs: 1 });
 
   const registry = new Registry();
   const app = createApp({
@@ -65,6 +79,7 @@ async function main(): Promise<void> {
     webhookRateLimit: infra.rateLimits.perWebhook,
     webhookChanges,
     webhookCacheTtlMs: config.WEBHOOK_CACHE_TTL_MS,
+    webhookLimits: limitPublisher(gate, 'webhook', logger),
     triggers: {
       maxAttempts: config.TRIGGER_MAX_ATTEMPTS,
       enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS,
@@ -106,7 +121,24 @@ async function main(): Promise<void> {
           catchUpMs: config.SCHEDULE_CATCH_UP_MS,
           enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS,
         }),
+      // Ended executions past EXECUTION_RETENTION_DAYS go, in paced batches, by one replica at a time (a lease);
+      // 0 keeps them forever.
+      () =>
+        config.EXECUTION_RETENTION_DAYS === 0
+          ? { name: 'execution retention (off: EXECUTION_RETENTION_DAYS=0)', stop: () => undefined }
+          : startExecutionRetention({
+              conn: infra.db,
+              retentionDays: config.EXECUTION_RETENTION_DAYS,
+              clock: () => new Date(),
+              logger,
+              intervalMs: RETENTION_SWEEP_INTERVAL_MS,
+            }),
       () => ({ name: 'webhook changes', stop: () => webhookChanges.close() }),
+      // Every webhook's limit again at start and every minute (Redis may have lost them).
+      () => {
+        const webhooks = createWebhookRepository(infra.db);
+        return republishLimits({ kind: 'webhook', read: () => webhooks.concurrencyLimits(), gate, logger });
+      },
       // Last to stop: what the other units and in-flight requests still write.
       () => ({
         name: 'queues and statistics',

@@ -22,6 +22,10 @@ import {
   executionList,
   logsQuery as executionLogsQuery,
   recentQuery as executionRecentQuery,
+  replayAccepted,
+  replayBody,
+  replayPath,
+  replayResult,
 } from './executions/execution.schemas';
 import {
   agentCreateBody,
@@ -65,6 +69,7 @@ const requestSchemas = [
   agentUpdateBody,
   httpCreateBody,
   httpUpdateBody,
+  replayBody,
 ];
 const responseSchemas = [
   schedule,
@@ -82,6 +87,8 @@ const responseSchemas = [
   agentSchedules,
   triggerAccepted,
   triggerReplayed,
+  replayResult,
+  replayAccepted,
 ];
 
 const components = () => schemaComponents({ request: requestSchemas, response: responseSchemas });
@@ -110,6 +117,53 @@ const error = json({ $ref: '#/components/schemas/Error' });
 const executions = json(refTo(executionList));
 
 const webhookId = parametersOf(webhookPath, 'path');
+const executionId = parametersOf(replayPath, 'path');
+
+/**
+ * `POST <parent>/executions/replay` and `POST <parent>/executions/{execution_id}/replay` of a webhook or schedule
+ * (`parent` its path parameters, `noun` its name, `paused` its 409 when a paused parent replays nothing: webhooks).
+ */
+function replayPaths(path: string, parent: Json[], noun: string, paused?: string) {
+  const conflict = paused ? `${paused}, or the run has not ended` : 'The run has not ended';
+  const pausedConflict: Record<string, object> = paused ? { '409': { description: paused, ...error } } : {};
+  // A webhook's replay calls count against its trigger limit.
+  const limited: Record<string, object> = paused
+    ? { '429': { description: "Over the webhook's trigger limit", ...error } }
+    : {};
+  return {
+    [`${path}/executions/replay`]: {
+      post: {
+        summary: 'Replay its ended runs that match the filters (newest first, at most limit), or count them',
+        description:
+          'Each replay is a new execution with the original input and replay_of naming the original; an original replayed within the last 24 h answers its first replay and runs nothing.',
+        parameters: parent,
+        requestBody: body(replayBody),
+        responses: responses({
+          '200': { description: 'Matched, and the replays (dry_run: matched only)', ...json(refTo(replayResult)) },
+          ...pausedConflict,
+          ...limited,
+          ...notFoundResponse(`${noun} not found`),
+        }),
+      },
+    },
+    [`${path}/executions/{execution_id}/replay`]: {
+      post: {
+        summary: 'Replay one ended run as a new execution',
+        parameters: [...parent, ...executionId],
+        responses: responses({
+          '202': { description: 'Queued: a new execution', ...json(refTo(replayAccepted)) },
+          '200': {
+            description: 'Replayed within the last 24 h already: that first replay (nothing runs)',
+            ...json(refTo(replayAccepted)),
+          },
+          '409': { description: conflict, ...error },
+          ...limited,
+          ...notFoundResponse(`${noun} not found, or Execution not found (not one of its runs)`),
+        }),
+      },
+    },
+  };
+}
 const webhookNotFound = notFoundResponse('Webhook not found');
 const oneWebhook = (description: string) =>
   responses({ '200': { description, ...json(refTo(webhook)) }, ...webhookNotFound });
@@ -187,6 +241,7 @@ function schedulePaths(
         responses: responses({ '200': { description: 'Executions', ...executions }, ...notFound }),
       },
     },
+    ...replayPaths(`${base}/{schedule_id}`, id, noun),
   };
 }
 
@@ -230,7 +285,7 @@ export const openapi = {
     '/agent-webhooks/{webhook_id}': {
       get: { summary: 'Get a webhook', parameters: webhookId, responses: oneWebhook('Webhook') },
       patch: {
-        summary: 'Change the description',
+        summary: 'Change the description or the concurrency limit (max_concurrency)',
         parameters: webhookId,
         requestBody: body(webhookUpdateBody),
         responses: oneWebhook('Updated'),
@@ -261,6 +316,7 @@ export const openapi = {
         responses: responses({ '200': { description: 'Executions', ...executions }, ...webhookNotFound }),
       },
     },
+    ...replayPaths('/agent-webhooks/{webhook_id}', webhookId, 'Webhook', 'Webhook is paused'),
     '/agent-webhooks/executions/recent': {
       get: {
         summary: 'Runs of your webhooks in the last hours, newest first',

@@ -168,6 +168,7 @@ export const WEBHOOK_KEYS = [
   'is_active',
   'last_trigger_success',
   'last_triggered_at',
+  'max_concurrency',
   'secret_key',
   'trigger_count',
   'updated_at',

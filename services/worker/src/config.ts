@@ -104,6 +104,22 @@ export const configSchema = Joi.object<WorkerConfig>({
     .max(30_000)
     .default(5_000)
     .description('How long a fire waits for Redis to take its run before leaving it to the outbox.'),
+  CONCURRENCY_RECHECK_MS: Joi.number()
+    .integer()
+    .min(100)
+    .max(300_000)
+    .default(5_000)
+    .description(
+      'A run over its agent’s or webhook’s max_concurrency waits on the queue (queued, holding no worker slot) and asks again after this long, or sooner when a run of that limit ends.',
+    ),
+  CONCURRENCY_LEASE_MS: Joi.number()
+    .integer()
+    .min(3_000)
+    .max(3_600_000)
+    .default(120_000)
+    .description(
+      'A run’s place under a concurrency limit is renewed every third of this while it runs; a killed worker’s place frees after it.',
+    ),
   WORKER_ADMIN_TOKEN: Joi.string()
     .min(MIN_ADMIN_TOKEN_LENGTH)
     .empty('')
@@ -133,5 +149,7 @@ export interface WorkerConfig extends CommonConfig {
   ENQUEUE_TIMEOUT_MS: number;
   STORE_RETRY_BASE_MS: number;
   STORE_RETRY_MAX_MS: number;
+  CONCURRENCY_RECHECK_MS: number;
+  CONCURRENCY_LEASE_MS: number;
   WORKER_ADMIN_TOKEN?: string;
 }

@@ -18,7 +18,8 @@ import { logStoreWait, waitingForStores, type StoreBackoff } from './store-wait'
 /** One queue this process consumes. */
 export interface QueueConsumer<T> {
   name: string;
-  process: (job: Job<T>) => Promise<void>;
+  /** `token`: the job's lock, to park it (moveToDelayed) without spending an attempt. */
+  process: (job: Job<T>, token?: string) => Promise<void>;
   /** Called when BullMQ gives a job up for good (attempts exhausted, stalled too often, or a final error). */
   giveUp?: (job: Job<T>, reason: string) => Promise<void>;
   settings?: Partial<WorkerSettings>;

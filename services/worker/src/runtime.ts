@@ -4,7 +4,7 @@ import { createAgentRunner, createTaskClient, type AgentRunner, type TaskClient 
 import type { Connection } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createQueue, QUEUE_NAMES, type IORedis, type Queue } from '@platform/queue';
+import { createConcurrencyGate, createQueue, QUEUE_NAMES, type IORedis, type Queue } from '@platform/queue';
 import {
   createExecutionRepository,
   createFireReader,
@@ -22,7 +22,7 @@ import { fireMetrics, runMetrics, startConsumers, type Consumers, type QueueCons
 import { createFireProcessor } from './fires/fire.processor';
 import { createAgentRunProcessor } from './runs/agent-run.processor';
 import { createHttpRunProcessor } from './runs/http-run.processor';
-import { createGiveUpHandler } from './runs/run-lifecycle';
+import { createGiveUpHandler, type RunLimits } from './runs/run-lifecycle';
 import { createTaskGiveUp, createTaskProcessor } from './tasks/task.processor';
 
 export type RuntimeConfig = Pick<
@@ -41,7 +41,8 @@ export type RuntimeConfig = Pick<
   | 'ENQUEUE_TIMEOUT_MS'
   | 'STORE_RETRY_BASE_MS'
   | 'STORE_RETRY_MAX_MS'
->;
+> &
+  Partial<Pick<WorkerConfig, 'CONCURRENCY_RECHECK_MS' | 'CONCURRENCY_LEASE_MS'>>;
 
 export interface RuntimeDeps {
   config: RuntimeConfig;
@@ -70,6 +71,37 @@ export interface WorkerRuntime {
 }
 
 /**
+ * The gate of agents' and webhooks' `max_concurrency` (published by the agent service and the scheduler under the
+ * same queue prefix). Limited runs are agent runs only (HTTP schedules have neither), so waiters are woken on
+ * `agent-runs`; a waiter whose job cannot be found or promoted asks again at its next check.
+ */
+function runLimits(redis: IORedis, agentRuns: Queue<AgentRunJob>, config: RuntimeConfig): RunLimits {
+  const recheckMs = config.CONCURRENCY_RECHECK_MS ?? 5_000;
+  const leaseMs = config.CONCURRENCY_LEASE_MS ?? 120_000;
+  return {
+    // A waiter keeps its place in line while it asks at least this often (a busy queue may delay its checks).
+    gate: createConcurrencyGate({
+      redis,
+      prefix: config.QUEUE_PREFIX,
+      leaseMs,
+      waitTtlMs: Math.max(60_000, 20 * recheckMs),
+    }),
+    recheckMs,
+    leaseMs,
+    wake: async (ids) => {
+      await Promise.all(
+        ids
+          .map(async (id) => {
+            const job = await agentRuns.getJob(id);
+            if (job && (await job.isDelayed())) await job.promote();
+          })
+          .map((p) => p.catch(() => undefined)),
+      );
+    },
+  };
+}
+
+/**
  * The worker's consumers over the given connections: `schedule-fires` (cron fires → executions),
  * `agent-runs` (webhook triggers and agent schedules), `http-calls` (HTTP schedules) and `inference-tasks` (the agent
  * service's background chats). Assembly only.
@@ -88,7 +120,8 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
   };
   const metrics = runMetrics(deps.registry);
   const storeBackoff = { baseMs: config.STORE_RETRY_BASE_MS, maxMs: config.STORE_RETRY_MAX_MS };
-  const life = { executions, stats, clock, logger, storeBackoff };
+  const limits = runLimits(deps.redis, runQueues.agentRuns, config);
+  const life = { executions, stats, clock, logger, storeBackoff, limits };
   const giveUp = createGiveUpHandler(life);
   const runAgent =
     deps.runAgent ??

@@ -38,10 +38,11 @@ const N = 20;
 /** Runs of the burst whose claims and finishes are counted. */
 const BURST = 64;
 /**
- * Measured 1.6–2.0 here; how many claims share a batch depends on how fast the worker takes jobs, which a loaded
- * machine slows, so the bound leaves a quarter command of room.
+ * Measured 1.6–2.0 alone; how many claims share a batch, and how many of the once-a-second webhook statistics writes
+ * fall within the burst, depend on how fast the worker takes jobs, which a loaded machine slows: 2.30 was seen with
+ * the other suites running beside it. The bound leaves half a command of room.
  */
-const RUN_BUDGET = { db: 2.25, redis: 4 };
+const RUN_BUDGET = { db: 2.5, redis: 4 };
 const FIRE_BUDGET = { db: 2, redis: 6 };
 /** A schedule's first fire in a process: the above, and its list's end found (series root, two bucket probes). */
 const FIRST_FIRE_DB_BUDGET = 6;

@@ -2387,6 +2387,8 @@ export interface components {
             } | null;
             template_type?: string | null;
             version?: string | null;
+            /** @description Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit. */
+            max_concurrency?: number | null;
             agent_role?: string | null;
             agent_instructions?: string | null;
             examples?: string | null;
@@ -2421,6 +2423,8 @@ export interface components {
             } | null;
             template_type?: string | null;
             version?: string | null;
+            /** @description Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit. */
+            max_concurrency?: number | null;
             agent_role?: string | null;
             agent_instructions?: string | null;
             examples?: string | null;
@@ -2453,6 +2457,8 @@ export interface components {
             } | null;
             template_type?: string | null;
             version?: string | null;
+            /** @description Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit. */
+            max_concurrency?: number | null;
             agent_role?: string | null;
             agent_instructions?: string | null;
             examples?: string | null;
@@ -2636,6 +2642,8 @@ export interface components {
             tool_usage_description?: string | null;
             template_type?: string | null;
             version?: string | null;
+            /** @description Runs in flight at once; null: no limit */
+            max_concurrency?: number | null;
         };
         AgentList: {
             total: number;

@@ -328,7 +328,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change the description */
+        /** Change the description or the concurrency limit (max_concurrency) */
         patch: {
             parameters: {
                 query?: never;
@@ -698,6 +698,207 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-webhooks/{webhook_id}/executions/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay its ended runs that match the filters (newest first, at most limit), or count them
+         * @description Each replay is a new execution with the original input and replay_of naming the original; an original replayed within the last 24 h answers its first replay and runs nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["ExecutionReplayBody"];
+                };
+            };
+            responses: {
+                /** @description Matched, and the replays (dry_run: matched only) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayResult"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Webhook not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Webhook is paused */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Over the webhook's trigger limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-webhooks/{webhook_id}/executions/{execution_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replay one ended run as a new execution */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                    execution_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Replayed within the last 24 h already: that first replay (nothing runs) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
+                    };
+                };
+                /** @description Queued: a new execution */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Webhook not found, or Execution not found (not one of its runs) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Webhook is paused, or the run has not ended */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description Over the webhook's trigger limit */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1675,6 +1876,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules/{schedule_id}/executions/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay its ended runs that match the filters (newest first, at most limit), or count them
+         * @description Each replay is a new execution with the original input and replay_of naming the original; an original replayed within the last 24 h answers its first replay and runs nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    schedule_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["ExecutionReplayBody"];
+                };
+            };
+            responses: {
+                /** @description Matched, and the replays (dry_run: matched only) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayResult"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Schedule not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{schedule_id}/executions/{execution_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replay one ended run as a new execution */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    schedule_id: string;
+                    execution_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Replayed within the last 24 h already: that first replay (nothing runs) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
+                    };
+                };
+                /** @description Queued: a new execution */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Schedule not found, or Execution not found (not one of its runs) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The run has not ended */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/schedules/by-agent/{agent_id}": {
         parameters: {
             query?: never;
@@ -2517,6 +2892,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/http-schedules/{schedule_id}/executions/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay its ended runs that match the filters (newest first, at most limit), or count them
+         * @description Each replay is a new execution with the original input and replay_of naming the original; an original replayed within the last 24 h answers its first replay and runs nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    schedule_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["ExecutionReplayBody"];
+                };
+            };
+            responses: {
+                /** @description Matched, and the replays (dry_run: matched only) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayResult"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description HTTP schedule not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/http-schedules/{schedule_id}/executions/{execution_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replay one ended run as a new execution */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    schedule_id: string;
+                    execution_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Replayed within the last 24 h already: that first replay (nothing runs) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
+                    };
+                };
+                /** @description Queued: a new execution */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description HTTP schedule not found, or Execution not found (not one of its runs) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The run has not ended */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2534,9 +3083,13 @@ export interface components {
         WebhookCreateBody: {
             agent_id: string;
             description?: string | null;
+            /** @description Runs of this webhook in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit. */
+            max_concurrency?: number | null;
         };
         WebhookUpdateBody: {
             description?: string | null;
+            /** @description Runs of this webhook in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit. */
+            max_concurrency?: number | null;
         };
         ScheduleCreateBody: {
             agent_id: string;
@@ -2646,6 +3199,30 @@ export interface components {
             retry_delay?: number;
             /** @enum {string} */
             overlap_policy?: "skip" | "allow";
+        };
+        ExecutionReplayBody: {
+            /** @description Only runs in these statuses (default all three ended ones): an array, or one string with commas (failed,skipped). queued or running → 422. */
+            status?: ("succeeded" | "failed" | "skipped")[];
+            /**
+             * Format: date-time
+             * @description Runs triggered at or after this instant (ISO 8601 with Z or an offset, or a date).
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description Runs triggered before this instant; from after to → 422.
+             */
+            to?: string;
+            /**
+             * @description Runs to replay at most, newest first (1–1000; more → 422)
+             * @default 1000
+             */
+            limit?: number;
+            /**
+             * @description true: only count the matching runs; nothing runs
+             * @default false
+             */
+            dry_run?: boolean;
         };
         Schedule: {
             id: string;
@@ -2777,6 +3354,8 @@ export interface components {
             /** @description At most 64 KiB */
             response_output: string | null;
             error_message: string | null;
+            /** @description The execution this one replays; null for a trigger or a fire */
+            replay_of: string | null;
         };
         ExecutionList: {
             executions: components["schemas"]["Execution"][];
@@ -2800,6 +3379,8 @@ export interface components {
             last_triggered_at: string | null;
             last_trigger_success: boolean | null;
             trigger_count: number;
+            /** @description Runs in flight at once; null: no limit */
+            max_concurrency: number | null;
         };
         WebhookList: {
             webhooks: components["schemas"]["Webhook"][];
@@ -2861,6 +3442,28 @@ export interface components {
             execution_id: string;
             /** @enum {string} */
             status: "queued" | "running" | "succeeded" | "failed" | "skipped";
+        };
+        ExecutionReplayResult: {
+            /** @description Ended runs matching the filters (all of them, not only the replayed ones) */
+            matched: number;
+            /** @description New executions this call made (the others had been replayed within 24 h); absent on a dry run */
+            created?: number;
+            /** @description One per replayed run, newest run first (at most limit); absent on a dry run */
+            replayed?: {
+                /** @description The replay (a new run, or the first replay of that run within 24 h) */
+                execution_id: string;
+                /** @description The run it replays */
+                replay_of: string;
+            }[];
+        };
+        ExecutionReplayAccepted: {
+            execution_id: string;
+            /**
+             * @description queued for a new replay (202); the current status of the first one (200)
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "skipped";
+            replay_of: string;
         };
     };
     responses: never;

@@ -77,6 +77,7 @@ const agentSchema = new mongoose.Schema<AgentDoc>(
     tool_usage_description: nullableString,
     template_type: nullableString,
     version: nullableString,
+    max_concurrency: { type: Number, default: null },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, default: null },
   },

@@ -139,6 +139,13 @@ export function createAgentRepository(conn: Connection) {
       const r = await Agent.deleteOne({ _id: id, ...ownerFilter(owner) });
       return r.deletedCount === 1;
     },
+    /** Every agent with a `max_concurrency` (of any owner), for republishing the limits: a scan on FerretDB. */
+    async concurrencyLimits(): Promise<{ id: number; max_concurrency: number }[]> {
+      const docs = await Agent.find({ max_concurrency: { $gte: 1 } }, { _id: 1, max_concurrency: 1 }).lean<
+        Pick<AgentDoc, '_id' | 'max_concurrency'>[]
+      >();
+      return docs.map((d) => ({ id: d._id, max_concurrency: d.max_concurrency! }));
+    },
     async init(): Promise<void> {
       await Agent.init();
     },

@@ -9,7 +9,7 @@ import type { Agent, AgentByName, AgentListItem, AgentRecord } from './agent.typ
 
 /** The full record on read: ids as strings, as in paths and lists. */
 function present(agent: AgentRecord): Agent {
-  return { ...agent, id: String(agent.id), agent_id: String(agent.id) };
+  return { ...agent, id: String(agent.id), agent_id: String(agent.id), max_concurrency: agent.max_concurrency ?? null };
 }
 
 /** A list item: both id names (public clients read `agent_id`), and `description` exactly as GET shows it. */

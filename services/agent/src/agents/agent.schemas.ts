@@ -5,6 +5,8 @@
  */
 import Joi from 'joi';
 
+import { maxConcurrencyField } from '@platform/http';
+
 import type {
   Agent,
   AgentBody,
@@ -25,6 +27,8 @@ import type {
 // Optional strings accept null: public clients send `description: null`, `examples: null`.
 const text = (max = 100_000) => Joi.string().allow('', null).max(max);
 const id = () => Joi.string().allow(null).max(200);
+
+const maxConcurrency = () => maxConcurrencyField('agent');
 
 /** A feature switched on for an agent (MEMORY, RAI, KNOWLEDGE_BASE, ...). */
 export const feature = Joi.object<Feature>({
@@ -57,6 +61,7 @@ const common = {
   additional_model_params: Joi.object().unknown(true).allow(null),
   template_type: Joi.string().allow(null).max(100),
   version: Joi.string().allow(null).max(50),
+  max_concurrency: maxConcurrency(),
 };
 
 const singleTask = {
@@ -184,6 +189,7 @@ export const agent = Joi.object<Agent>({
   tool_usage_description: nullableText,
   template_type: nullableText,
   version: nullableText,
+  max_concurrency: Joi.number().integer().allow(null).description('Runs in flight at once; null: no limit'),
 })
   .description('The stored agent: every field of AgentBody as stored (unset ones null), the owner, and times.')
   .meta({ className: 'Agent' });

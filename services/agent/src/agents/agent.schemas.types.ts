@@ -60,6 +60,10 @@ export interface Agent {
   tool_usage_description?: string | null;
   template_type?: string | null;
   version?: string | null;
+  /**
+   * Runs in flight at once; null: no limit
+   */
+  max_concurrency?: number | null;
 }
 
 export interface AgentBody {
@@ -99,6 +103,10 @@ export interface AgentBody {
   } | null;
   template_type?: string | null;
   version?: string | null;
+  /**
+   * Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit.
+   */
+  max_concurrency?: number | null;
   agent_role?: string | null;
   agent_instructions?: string | null;
   examples?: string | null;
@@ -218,6 +226,10 @@ export interface SingleTaskBody {
   } | null;
   template_type?: string | null;
   version?: string | null;
+  /**
+   * Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit.
+   */
+  max_concurrency?: number | null;
   agent_role?: string | null;
   agent_instructions?: string | null;
   examples?: string | null;
@@ -270,6 +282,10 @@ export interface SingleTaskPatch {
   } | null;
   template_type?: string | null;
   version?: string | null;
+  /**
+   * Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit.
+   */
+  max_concurrency?: number | null;
   agent_role?: string | null;
   agent_instructions?: string | null;
   examples?: string | null;

@@ -1,4 +1,5 @@
 import { NotFoundError, ValidationError, type FieldError } from '@platform/errors';
+import type { LimitPublisher } from '@platform/queue';
 
 import { isKnowledgeBase, MAX_RAG_IDS, ragIdsOf } from '../inference/features/knowledge-base.config';
 import type { AgentRepository } from './agent.repository';
@@ -14,6 +15,8 @@ export interface AgentServiceDeps {
   repo: AgentRepository;
   knowledgeBases: KnowledgeBases;
   clock: () => Date;
+  /** Publishes `max_concurrency` for the worker on create, update and delete; unset: not published. */
+  limits?: LimitPublisher;
 }
 
 const MAX_ID = Number.MAX_SAFE_INTEGER;
@@ -61,11 +64,13 @@ async function checkFeatures(knowledgeBases: KnowledgeBases, owner: Owner, featu
 }
 
 /** Agent rules: ownership, kinds, features that can run, replacement or merge on update. */
-export function createAgentService({ repo, knowledgeBases, clock }: AgentServiceDeps) {
+export function createAgentService({ repo, knowledgeBases, clock, limits }: AgentServiceDeps) {
   return {
     async create(owner: Owner, kind: AgentKind, input: AgentInput): Promise<AgentRecord> {
       await checkFeatures(knowledgeBases, owner, input.features);
-      return repo.create(owner, kind, input, clock());
+      const agent = await repo.create(owner, kind, input, clock());
+      if (input.max_concurrency != null) await limits?.publish(agent.id, input.max_concurrency);
+      return agent;
     },
 
     async get(owner: Owner, rawId: string): Promise<AgentRecord> {
@@ -94,6 +99,7 @@ export function createAgentService({ repo, knowledgeBases, clock }: AgentService
       const id = parseAgentId(rawId);
       await checkFeatures(knowledgeBases, owner, input.features);
       if (!(await repo.replace(owner, id, kind, input, clock()))) throw new NotFoundError('Agent');
+      await limits?.publish(id, input.max_concurrency ?? null);
     },
 
     /** Merge semantics: only the fields sent change (an explicit null clears a nullable one). */
@@ -101,10 +107,13 @@ export function createAgentService({ repo, knowledgeBases, clock }: AgentService
       const id = parseAgentId(rawId);
       await checkFeatures(knowledgeBases, owner, patch.features);
       if (!(await repo.patch(owner, id, kind, patch, clock()))) throw new NotFoundError('Agent');
+      if (patch.max_concurrency !== undefined) await limits?.publish(id, patch.max_concurrency);
     },
 
     async delete(owner: Owner, rawId: string): Promise<void> {
-      if (!(await repo.delete(owner, parseAgentId(rawId)))) throw new NotFoundError('Agent');
+      const id = parseAgentId(rawId);
+      if (!(await repo.delete(owner, id))) throw new NotFoundError('Agent');
+      await limits?.publish(id, null);
     },
   };
 }

@@ -8,7 +8,15 @@ import Joi from 'joi';
 import { OPENAPI_ALTERATION, pageQuery } from '@platform/http';
 import { EXECUTION_STATUSES, executionSchema, type ExecutionStatus } from '@platform/scheduling';
 
-import type { ExecutionList, ExecutionLogsQuery, ExecutionRecentQuery } from './execution.schemas.types';
+import type {
+  ExecutionList,
+  ExecutionLogsQuery,
+  ExecutionRecentQuery,
+  ExecutionReplayAccepted,
+  ExecutionReplayBody,
+  ExecutionReplayPath,
+  ExecutionReplayResult,
+} from './execution.schemas.types';
 
 /**
  * The alteration the OpenAPI document reads (`OPENAPI_ALTERATION` of @platform/http): a value parsed by custom code
@@ -16,35 +24,39 @@ import type { ExecutionList, ExecutionLogsQuery, ExecutionRecentQuery } from './
  */
 const OPENAPI = OPENAPI_ALTERATION;
 
-const STATUS_TYPE = `(${EXECUTION_STATUSES.map((s) => `'${s}'`).join(' | ')})[]`;
-
 /**
- * `status`: one or more of the five, repeated (`?status=a&status=b`) or comma-separated (`?status=a,b`); any other
- * value is a 422 on `["query","status"]` (never silently ignored).
+ * A status filter over `valid`: one or more, repeated (`?status=a&status=b`) or comma-separated (`?status=a,b`; in a
+ * body also an array); any other value is a 422 on that field (never silently ignored).
  */
-const statusList = Joi.any()
-  .custom((value: unknown, helpers) => {
-    const parts = (Array.isArray(value) ? (value as unknown[]) : [value]).flatMap((v): unknown[] =>
-      typeof v === 'string' ? v.split(',') : [v],
-    );
-    const out = new Set<ExecutionStatus>();
-    for (const p of parts) {
-      const s = typeof p === 'string' ? p.trim() : p;
-      if (!EXECUTION_STATUSES.includes(s as ExecutionStatus))
-        return helpers.error('any.only', { valids: EXECUTION_STATUSES });
-      out.add(s as ExecutionStatus);
-    }
-    return [...out];
-  })
-  .meta({ baseType: STATUS_TYPE })
-  .alter({
-    [OPENAPI]: () =>
-      Joi.array()
-        .items(Joi.string().valid(...EXECUTION_STATUSES))
-        .description(
-          'Only runs in these statuses: repeat the parameter (status=failed&status=queued) or separate them with commas (status=failed,queued). Any other value → 422.',
-        ),
-  });
+function statusListOf(valid: readonly ExecutionStatus[], description: string) {
+  return Joi.any()
+    .custom((value: unknown, helpers) => {
+      const parts = (Array.isArray(value) ? (value as unknown[]) : [value]).flatMap((v): unknown[] =>
+        typeof v === 'string' ? v.split(',') : [v],
+      );
+      const out = new Set<ExecutionStatus>();
+      for (const p of parts) {
+        const s = typeof p === 'string' ? p.trim() : p;
+        if (!valid.includes(s as ExecutionStatus)) return helpers.error('any.only', { valids: valid });
+        out.add(s as ExecutionStatus);
+      }
+      // An empty list (a body's `[]`) would match nothing: refused like any other value that names no status.
+      return out.size === 0 ? helpers.error('any.only', { valids: valid }) : [...out];
+    })
+    .meta({ baseType: `(${valid.map((s) => `'${s}'`).join(' | ')})[]` })
+    .alter({
+      [OPENAPI]: () =>
+        Joi.array()
+          .items(Joi.string().valid(...valid))
+          .description(description),
+    });
+}
+
+/** `status` of the lists: any of the five. */
+const statusList = statusListOf(
+  EXECUTION_STATUSES,
+  'Only runs in these statuses: repeat the parameter (status=failed&status=queued) or separate them with commas (status=failed,queued). Any other value → 422.',
+);
 
 /** An ISO 8601 instant: a date (UTC midnight) or a date-time with `Z` or an offset; a bare local time is refused. */
 const INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
@@ -92,3 +104,66 @@ export const executionList = Joi.object<ExecutionList>({
   executions: Joi.array().items(executionSchema).required(),
   total: Joi.number().integer().min(0).required(),
 }).meta({ className: 'ExecutionList' });
+
+/** The statuses of an ended run: only those replay. */
+export const ENDED_STATUSES = ['succeeded', 'failed', 'skipped'] as const satisfies readonly ExecutionStatus[];
+/** Most runs one bulk replay call replays. */
+export const REPLAY_LIMIT = 1000;
+
+/**
+ * `POST …/executions/replay`: the list's filters (`status` of ended runs only, `from`, `to`), the newest `limit` of
+ * the matches replayed, or only counted with `dry_run`.
+ */
+export const replayBody = Joi.object<ExecutionReplayBody>({
+  status: statusListOf(
+    ENDED_STATUSES,
+    'Only runs in these statuses (default all three ended ones): an array, or one string with commas (failed,skipped). queued or running → 422.',
+  ),
+  from: filters.from,
+  to: filters.to,
+  limit: Joi.number()
+    .integer()
+    .min(1)
+    .max(REPLAY_LIMIT)
+    .default(REPLAY_LIMIT)
+    .description(`Runs to replay at most, newest first (1–${REPLAY_LIMIT}; more → 422)`),
+  dry_run: Joi.boolean().default(false).description('true: only count the matching runs; nothing runs'),
+}).meta({ className: 'ExecutionReplayBody' });
+
+/** `{execution_id}` of a single replay: any string (one of no run of the parent → 404). */
+export const replayPath = Joi.object<ExecutionReplayPath>({
+  execution_id: Joi.string()
+    .pattern(/^[0-9a-f]{24}$/)
+    .required(),
+}).meta({ className: 'ExecutionReplayPath' });
+
+const replayLink = Joi.object({
+  execution_id: Joi.string()
+    .required()
+    .description('The replay (a new run, or the first replay of that run within 24 h)'),
+  replay_of: Joi.string().required().description('The run it replays'),
+});
+
+export const replayResult = Joi.object<ExecutionReplayResult>({
+  matched: Joi.number()
+    .integer()
+    .min(0)
+    .required()
+    .description('Ended runs matching the filters (all of them, not only the replayed ones)'),
+  created: Joi.number()
+    .integer()
+    .min(0)
+    .description('New executions this call made (the others had been replayed within 24 h); absent on a dry run'),
+  replayed: Joi.array()
+    .items(replayLink)
+    .description('One per replayed run, newest run first (at most limit); absent on a dry run'),
+}).meta({ className: 'ExecutionReplayResult' });
+
+export const replayAccepted = Joi.object<ExecutionReplayAccepted>({
+  execution_id: Joi.string().required(),
+  status: Joi.string()
+    .valid(...EXECUTION_STATUSES)
+    .required()
+    .description('queued for a new replay (202); the current status of the first one (200)'),
+  replay_of: Joi.string().required(),
+}).meta({ className: 'ExecutionReplayAccepted' });

@@ -3,8 +3,10 @@ import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
 import type { WebhookRecord } from './webhook.types';
 
 /** The stored document: the repository's record with MongoDB's `_id` in place of `id`. */
-export interface WebhookDoc extends Omit<WebhookRecord, 'id'> {
+export interface WebhookDoc extends Omit<WebhookRecord, 'id' | 'max_concurrency'> {
   _id: mongoose.Types.ObjectId;
+  /** Absent in documents written before it existed: no limit. */
+  max_concurrency?: number | null;
 }
 
 const webhookSchema = new mongoose.Schema<WebhookDoc>(
@@ -22,6 +24,7 @@ const webhookSchema = new mongoose.Schema<WebhookDoc>(
     last_triggered_at: { type: Date, default: null },
     last_trigger_success: { type: Boolean, default: null },
     trigger_count: { type: Number, default: 0 },
+    max_concurrency: { type: Number, default: null },
   },
   { versionKey: false },
 );

@@ -19,6 +19,7 @@ function toRecord(d: WebhookDoc): WebhookRecord {
     last_triggered_at: d.last_triggered_at ?? null,
     last_trigger_success: d.last_trigger_success ?? null,
     trigger_count: d.trigger_count ?? 0,
+    max_concurrency: d.max_concurrency ?? null,
   };
 }
 
@@ -26,6 +27,8 @@ export interface NewWebhook {
   agent_id: string;
   description: string | null;
   secret_key_sealed: string;
+  /** Absent: no limit. */
+  max_concurrency?: number | null;
 }
 
 /**
@@ -102,6 +105,14 @@ export function createWebhookRepository(conn: Connection) {
     async delete(owner: Owner, id: string): Promise<boolean> {
       if (!isObjectIdHex(id)) return false;
       return (await Webhook.deleteOne({ _id: id, ...ownerFilter(owner) })).deletedCount === 1;
+    },
+
+    /** Every webhook with a `max_concurrency` (of any owner), for republishing the limits: a scan on FerretDB. */
+    async concurrencyLimits(): Promise<{ id: string; max_concurrency: number }[]> {
+      const docs = await Webhook.find({ max_concurrency: { $gte: 1 } }, { _id: 1, max_concurrency: 1 }).lean<
+        Pick<WebhookDoc, '_id' | 'max_concurrency'>[]
+      >();
+      return docs.map((d) => ({ id: d._id.toHexString(), max_concurrency: d.max_concurrency! }));
     },
 
     async init(): Promise<void> {

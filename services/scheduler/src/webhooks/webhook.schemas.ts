@@ -5,7 +5,7 @@
  */
 import Joi from 'joi';
 
-import { pageQuery } from '@platform/http';
+import { maxConcurrencyField, pageQuery } from '@platform/http';
 import { EXECUTION_STATUSES } from '@platform/scheduling';
 
 import { bulkPauseCounts } from '../shared/bulk-pause.schemas';
@@ -34,17 +34,22 @@ const NULLABLE_STRING = { baseType: 'string | null' };
 
 const description = Joi.string().allow('', null).max(LIMITS.descriptionLength).meta(NULLABLE_STRING);
 
+const maxConcurrency = maxConcurrencyField('webhook');
+
 /** POST /agent-webhooks/: server-owned fields are not keys here, so they are dropped. */
 export const createBody = Joi.object<WebhookCreateBody>({
   // Any non-empty string; one that is not an agent id answers 404 Agent not found, as an unknown one does.
   agent_id: Joi.string().min(1).max(100).required(),
   description,
+  max_concurrency: maxConcurrency,
 })
   .required()
   .meta({ className: 'WebhookCreateBody' });
 
-/** PATCH /agent-webhooks/{id}: only the description is the client's. */
-export const updateBody = Joi.object<WebhookUpdateBody>({ description }).meta({ className: 'WebhookUpdateBody' });
+/** PATCH /agent-webhooks/{id}: the description and the concurrency limit are the client's; fields not sent keep their values. */
+export const updateBody = Joi.object<WebhookUpdateBody>({ description, max_concurrency: maxConcurrency }).meta({
+  className: 'WebhookUpdateBody',
+});
 
 export const listQuery = Joi.object<WebhookListQuery>({
   agent_id: Joi.string().min(1).max(100),
@@ -88,6 +93,7 @@ export const webhook = Joi.object<Webhook>({
   last_triggered_at: nullableTimestamp,
   last_trigger_success: Joi.boolean().allow(null).required(),
   trigger_count: Joi.number().integer().required(),
+  max_concurrency: Joi.number().integer().allow(null).required().description('Runs in flight at once; null: no limit'),
 }).meta({ className: 'Webhook' });
 
 export const webhookList = Joi.object<WebhookList>({

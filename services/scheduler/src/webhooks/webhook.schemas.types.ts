@@ -13,6 +13,10 @@ export interface BulkPauseResult {
 export interface WebhookCreateBody {
   agent_id: string;
   description?: string | null;
+  /**
+   * Runs of this webhook in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit.
+   */
+  max_concurrency?: number | null;
 }
 
 export interface WebhookListQuery {
@@ -46,6 +50,10 @@ export interface WebhookTriggerReplayed {
 
 export interface WebhookUpdateBody {
   description?: string | null;
+  /**
+   * Runs of this webhook in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit.
+   */
+  max_concurrency?: number | null;
 }
 
 export interface Webhook {
@@ -64,6 +72,10 @@ export interface Webhook {
   last_triggered_at: string | null;
   last_trigger_success: boolean | null;
   trigger_count: number;
+  /**
+   * Runs in flight at once; null: no limit
+   */
+  max_concurrency: number | null;
 }
 
 export interface WebhookList {

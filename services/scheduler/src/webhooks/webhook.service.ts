@@ -1,6 +1,7 @@
 import { isAgentId, type AgentDirectory } from '@platform/agent-client';
 import { iso } from '@platform/db';
 import { ConflictError, NotFoundError } from '@platform/errors';
+import type { LimitPublisher } from '@platform/queue';
 import type { SecretBox } from '@platform/secrets';
 
 import { pauseBulk } from '../shared/bulk-pause';
@@ -26,13 +27,15 @@ export interface WebhookServiceDeps {
   /** Public base URL of the scheduler; webhook_url is this + /webhook-trigger/<id>. */
   publicBaseUrl: string;
   newSecret?: () => string;
+  /** Publishes `max_concurrency` for the worker on create, update and delete; unset: not published. */
+  limits?: LimitPublisher;
 }
 
 const REGENERATE_ATTEMPTS = 5;
 
 /** Webhook rules: ownership, the agent check, sealed secrets and their rotation, pause and resume. */
 export function createWebhookService(deps: WebhookServiceDeps) {
-  const { repo, box, clock } = deps;
+  const { repo, box, clock, limits } = deps;
   const newSecret = deps.newSecret ?? generateSecretKey;
   const base = deps.publicBaseUrl.replace(/\/+$/, '');
 
@@ -53,6 +56,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       last_triggered_at: iso(r.last_triggered_at),
       last_trigger_success: r.last_trigger_success,
       trigger_count: r.trigger_count,
+      max_concurrency: r.max_concurrency,
     };
   }
 
@@ -78,9 +82,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const sealed = box.encrypt(newSecret());
       const r = await repo.create(
         owner,
-        { agent_id: input.agent_id, description: input.description ?? null, secret_key_sealed: sealed },
+        {
+          agent_id: input.agent_id,
+          description: input.description ?? null,
+          secret_key_sealed: sealed,
+          max_concurrency: input.max_concurrency ?? null,
+        },
         clock(),
       );
+      if (r.max_concurrency !== null) await limits?.publish(r.id, r.max_concurrency);
       return present(r);
     },
 
@@ -92,14 +102,20 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     get: async (owner: Owner, id: string): Promise<Webhook> => present(await found(owner, id)),
 
     async update(owner: Owner, id: string, input: UpdateWebhookInput): Promise<Webhook> {
-      if (input.description === undefined) return present(await found(owner, id));
-      const r = await repo.update(owner, id, { description: input.description, updated_at: clock() });
+      const set = {
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.max_concurrency !== undefined ? { max_concurrency: input.max_concurrency } : {}),
+      };
+      if (Object.keys(set).length === 0) return present(await found(owner, id));
+      const r = await repo.update(owner, id, { ...set, updated_at: clock() });
       if (!r) throw new NotFoundError('Webhook');
+      if (input.max_concurrency !== undefined) await limits?.publish(id, r.max_concurrency);
       return present(r);
     },
 
     async delete(owner: Owner, id: string): Promise<void> {
       if (!(await repo.delete(owner, id))) throw new NotFoundError('Webhook');
+      await limits?.publish(id, null);
     },
 
     pause: (owner: Owner, id: string) => setActive(owner, id, false),

@@ -25,4 +25,6 @@ export interface WebhookRecord extends Owner {
   last_triggered_at: Date | null;
   last_trigger_success: boolean | null;
   trigger_count: number;
+  /** Contract §8: runs in flight at once; null: no limit. */
+  max_concurrency: number | null;
 }

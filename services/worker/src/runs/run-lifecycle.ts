@@ -1,7 +1,7 @@
 import { AtomicConflictError } from '@platform/db';
 import { isUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
-import type { Job } from '@platform/queue';
+import { DelayedError, limitKeys, type ConcurrencyGate, type GateSlot, type Job } from '@platform/queue';
 import type { AgentRunJob, ExecutionRecord, ExecutionRepository, RunOutcome, RunStats } from '@platform/scheduling';
 
 import type { StoreBackoff } from '../store-wait';
@@ -24,6 +24,27 @@ export interface RunLifecycleDeps {
   onAttempt?: (outcome: 'succeeded' | 'failed' | 'retry', seconds: number) => void;
   /** How long to wait between tries of recording an outcome while the database is away. */
   storeBackoff: StoreBackoff;
+  /** Concurrency limits of agents and webhooks (contract §8); unset: none is applied. */
+  limits?: RunLimits;
+}
+
+/** What the run processor needs to hold runs to the published `max_concurrency` of their agent and webhook. */
+export interface RunLimits {
+  gate: Pick<ConcurrencyGate, 'limits' | 'acquire' | 'renew' | 'release'>;
+  /** A run over a limit is parked (delayed, holding no worker slot) this long before it asks again. */
+  recheckMs: number;
+  /** The gate's lease (a crashed worker's place frees after it); renewed every third of it while the attempt runs. */
+  leaseMs: number;
+  /** Wakes parked runs (their jobs, by execution id) at once when a place frees, instead of at their next check. */
+  wake: (executionIds: string[]) => Promise<void>;
+}
+
+/** The limit names of a run: its agent's and its webhook's (`agent:<id>`, `webhook:<id>`). */
+export function limitKeysOf(run: { agent_id?: string | null; webhook_id?: string | null }): string[] {
+  return [
+    ...(run.agent_id ? [limitKeys.agent(run.agent_id)] : []),
+    ...(run.webhook_id ? [limitKeys.webhook(run.webhook_id)] : []),
+  ];
 }
 
 /** What a run job carries: the execution, and the attempt to resume after a store outage interrupted it. */
@@ -76,7 +97,7 @@ export function createRunProcessor(
   attempt: (exec: ExecutionRecord) => Promise<AttemptResult>,
 ) {
   const log = deps.logger.child({ module });
-  return async (job: Job<RunJobData>): Promise<void> => {
+  const run = async (job: Job<RunJobData>): Promise<void> => {
     const startedAt = deps.clock();
     // A store error from here to the attempt's answer leaves the job waiting (store-wait.ts) with nothing spent.
     // A job redelivered after a stall: its first holder stopped renewing it, so the claim takes over that holder's lease.
@@ -152,6 +173,57 @@ export function createRunProcessor(
     };
     if (outcome.success) log.info('run attempt succeeded', line);
     else log.warn('run attempt failed; final', line);
+  };
+  const limits = deps.limits;
+  if (!limits) return (job: Job<RunJobData>, _token?: string): Promise<void> => run(job);
+
+  /** The run's slots (one MGET) and its arrival; jobs queued before they carried ids read the execution. */
+  async function slotsOf(job: Job<RunJobData>): Promise<{ slots: GateSlot[]; arrival: number }> {
+    let ids: { agent_id?: string | null; webhook_id?: string | null } = job.data;
+    let arrival = job.data.triggered_ms;
+    if (arrival === undefined) {
+      const exec = await deps.executions.get(job.data.execution_id);
+      if (!exec) return { slots: [], arrival: 0 };
+      ids = exec;
+      arrival = Date.parse(exec.triggered_at);
+    }
+    const keys = limitKeysOf(ids);
+    return { slots: keys.length > 0 ? await limits!.gate.limits(keys) : [], arrival };
+  }
+
+  /**
+   * Before the claim: a run whose agent or webhook publishes a limit takes a place in the gate, or is parked on the
+   * queue (delayed, still `queued`, no attempt spent, no worker slot held) until its next check or until a holder
+   * ending wakes it. Runs wait in the order they were triggered.
+   */
+  return async (job: Job<RunJobData>, token?: string): Promise<void> => {
+    const { slots, arrival } = await slotsOf(job);
+    if (slots.length === 0) return run(job);
+    const holder = job.data.execution_id;
+    const answer = await limits.gate.acquire(holder, slots, arrival);
+    if (!answer.granted) {
+      log.debug('run waits for a concurrency limit', {
+        execution_id: holder,
+        limits: slots.map((s) => `${s.key}=${s.limit}`),
+        ahead: answer.position,
+      });
+      if (token === undefined) throw new Error('concurrency limit reached'); // only a BullMQ worker can park a job
+      await job.moveToDelayed(Date.now() + limits.recheckMs, token);
+      throw new DelayedError();
+    }
+    const renew = setInterval(
+      () => void limits.gate.renew(holder, slots).catch(() => undefined),
+      Math.max(1, Math.floor(limits.leaseMs / 3)),
+    );
+    renew.unref();
+    try {
+      await run(job);
+    } finally {
+      clearInterval(renew);
+      // A release that fails leaves the place to its lease; the waiters' own checks go on meanwhile.
+      const next = await limits.gate.release(holder, slots).catch(() => [] as string[]);
+      if (next.length > 0) await limits.wake(next).catch(() => undefined);
+    }
   };
 }
 

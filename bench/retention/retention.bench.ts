@@ -1,0 +1,180 @@
+/**
+ * Execution retention: does intake hold as the executions collection reaches its steady size? Intake here is the
+ * trigger's store path, `createExecutionRepository(conn).create` as the trigger route calls it (position, group
+ * commit), by BENCH_CONCURRENCY loops over BENCH_WEBHOOKS webhooks for BENCH_INTAKE_SECONDS, measured twice in fresh
+ * databases:
+ *   1. on an empty collection;
+ *   2. at steady size: BENCH_RETENTION_STEADY ended executions already stored over the last
+ *      BENCH_RETENTION_DAYS × 4/3 days (a quarter of them past the window, as a collection holds them when the sweep
+ *      starts on it or catches up), their lists' buckets filled, with the retention sweep (libs/scheduling
+ *      execution.retention.ts, default batch and pause) running beside the intake the whole time.
+ * Prints runs/s, p50 and p99 of one `create`, the runs the sweep removed meanwhile and the collection's size, and the
+ * ratio of the two intakes.
+ */
+import { analyzeLookupTables, connectMongo, type Connection } from '@platform/db';
+import {
+  createExecutionRepository,
+  createExecutionRetention,
+  retentionHourOf,
+  type RetentionReport,
+} from '@platform/scheduling';
+import { captureLogger, testInfra, uniqueName } from '@platform/testing';
+
+import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
+import { executionDoc } from '../kit/executions';
+
+const STEADY = Number(process.env.BENCH_RETENTION_STEADY ?? 300_000);
+const DAYS = Number(process.env.BENCH_RETENTION_DAYS ?? 30);
+const SECONDS = Number(process.env.BENCH_INTAKE_SECONDS ?? 30);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 200);
+const DAY = 24 * 3600_000;
+
+const owner = (w: number) => ({ user_id: `bench-${w % 20}`, org_id: 'bench-org' });
+const webhookId = (w: number) => (w + 1).toString(16).padStart(24, '0');
+
+async function withDatabase<T>(prefix: string, body: (conn: Connection) => Promise<T>): Promise<T> {
+  const conn = await connectMongo({
+    uri: testInfra.mongoUri,
+    dbName: uniqueName(prefix),
+    serverSelectionTimeoutMS: 5000,
+  });
+  try {
+    return await body(conn);
+  } finally {
+    await conn.dropDatabase().catch(() => undefined);
+    await conn.close();
+  }
+}
+
+/** `STEADY` ended runs of the webhooks over the last DAYS × 4/3 days, as the repository stores them, oldest first. */
+async function seed(conn: Connection, now: number): Promise<void> {
+  const span = (DAYS * DAY * 4) / 3;
+  const seqs = new Array<number>(WEBHOOKS).fill(0);
+  const coll = conn.collection('executions');
+  for (let i = 0; i < STEADY; i += 1000) {
+    const docs = Array.from({ length: Math.min(1000, STEADY - i) }, (_, j) => {
+      const w = (i + j) % WEBHOOKS;
+      const at = new Date(now - span + Math.floor(((i + j) * span) / STEADY));
+      return { ...executionDoc(webhookId(w), owner(w), seqs[w]!++, at), hour: retentionHourOf(at) };
+    });
+    await coll.insertMany(docs, { ordered: false });
+  }
+}
+
+interface Intake {
+  runs: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+/** CONCURRENCY loops storing runs as the trigger route does, for SECONDS. */
+async function intake(conn: Connection): Promise<Intake> {
+  const repo = createExecutionRepository(conn);
+  const latencies: number[] = [];
+  let errors = 0;
+  let n = 0;
+  const started = performance.now();
+  const until = started + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < until) {
+        const w = n++ % WEBHOOKS;
+        const t = performance.now();
+        try {
+          await repo.create(
+            { kind: 'webhook', webhook_id: webhookId(w), agent_id: '7', ...owner(w), payload: { n }, max_attempts: 3 },
+            new Date(),
+          );
+          latencies.push(performance.now() - t);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await repo.settle();
+  return {
+    runs: latencies.length,
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+  };
+}
+
+const line = (name: string, r: Intake) =>
+  out(
+    `${name.padEnd(44)} ${r.perSecond.toFixed(0).padStart(6)} runs/s  p50 ${r.p50.toFixed(1).padStart(7)} ms  p99 ${r.p99
+      .toFixed(1)
+      .padStart(7)} ms  (${r.runs} runs${r.errors ? `, ${r.errors} errors` : ''})`,
+  );
+
+async function main(): Promise<void> {
+  out(`start: ${machineLoad()}`);
+  out(
+    `intake: ${CONCURRENCY} loops over ${WEBHOOKS} webhooks for ${SECONDS} s; steady size ${STEADY} runs, window ${DAYS} days`,
+  );
+
+  const empty = await withDatabase('bench_retention_empty', async (conn) => {
+    await createExecutionRepository(conn).init();
+    return intake(conn);
+  });
+  line('empty collection', empty);
+
+  const steady = await withDatabase('bench_retention_steady', async (conn) => {
+    const repo = createExecutionRepository(conn);
+    await repo.init(); // indexes (and FerretDB's GIN indexes) before the rows, as a running service has them
+    const now = Date.now();
+    let t = performance.now();
+    await seed(conn, now);
+    await analyzeLookupTables(conn);
+    for (let w = 0; w < WEBHOOKS; w++) await repo.fill(owner(w), webhookId(w));
+    const past = Math.floor(STEADY / 4);
+    out(
+      `seeded ${STEADY} runs (~${past} past the window), lists filled, in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
+
+    const retention = createExecutionRetention({
+      conn,
+      retentionDays: DAYS,
+      clock: () => new Date(),
+      logger: captureLogger('bench').logger,
+    });
+    await retention.init();
+    // Steady state: the sweep has run before, so its cursor is where the oldest stored run is (a first sweep finds
+    // that by one sorted read of the collection, a scan on FerretDB, once).
+    await conn
+      .collection('execution_retention')
+      .insertOne({ _id: 'cursor', next: retentionHourOf(new Date(now - (DAYS * DAY * 4) / 3)) } as never);
+    const sweeps: RetentionReport[] = [];
+    let sweeping = true;
+    const sweeper = (async () => {
+      while (sweeping) {
+        sweeps.push(await retention.sweep());
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    })();
+    t = performance.now();
+    const r = await intake(conn);
+    sweeping = false;
+    retention.stop();
+    await sweeper;
+    const removed = sweeps.reduce((s, x) => s + x.removed, 0);
+    const size = await conn.collection('executions').countDocuments({ tomb: { $exists: false } });
+    out(
+      `sweep beside intake: ${removed} runs removed in ${sweeps.reduce((s, x) => s + x.batches, 0)} batches, ` +
+        `${sweeps.reduce((s, x) => s + x.buckets, 0)} buckets dropped, ${sweeps.reduce((s, x) => s + x.hours, 0)} hours looked at in ${sweeps.length} sweeps, ${((removed / (performance.now() - t)) * 1000).toFixed(0)} runs/s; ` +
+        `${size} runs stored after`,
+    );
+    return r;
+  });
+  line('steady size, sweep running', steady);
+  out(`steady / empty intake: ${(steady.perSecond / empty.perSecond).toFixed(2)}`);
+  out(`end: ${machineLoad()}`);
+}
+
+runBench('retention', main);
