@@ -35,6 +35,24 @@ export default tseslint.config(
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  // The gateway's operations console runs in the browser (plain script, no bundle).
+  {
+    files: ['services/gateway/console/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        document: 'readonly',
+        window: 'readonly',
+        location: 'readonly',
+        sessionStorage: 'readonly',
+        fetch: 'readonly',
+        URLSearchParams: 'readonly',
+        Node: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
+  },
   // Layout is Prettier's (`pnpm lint` checks it): the rules it would fight are off.
   prettier,
 );
