@@ -70,7 +70,7 @@ const signed = (app: Express, hook: { id: string; secret_key: string }, body: st
     .send(body);
 
 /** Same routes for both kinds of schedules. */
-function scheduleProbes(base: string, own: string, absent: string): Record<string, Probe> {
+function scheduleProbes(base: string, own: string, absent: string, run: string): Record<string, Probe> {
   const hidden = (req: (id: string) => Req): Probe => ({ kind: 'hidden', req, own, absent });
   return {
     [`POST ${base}/pause-bulk`]: hidden((id) => post(`${base}/pause-bulk/`, [id])),
@@ -81,6 +81,8 @@ function scheduleProbes(base: string, own: string, absent: string): Record<strin
     [`POST ${base}/{}/resume`]: hidden((id) => post(`${base}/${id}/resume`)),
     [`POST ${base}/{}/trigger`]: hidden((id) => post(`${base}/${id}/trigger`)),
     [`GET ${base}/{}/logs`]: hidden((id) => get(`${base}/${id}/logs`)),
+    [`POST ${base}/{}/executions/replay`]: hidden((id) => post(`${base}/${id}/executions/replay`, { dry_run: true })),
+    [`POST ${base}/{}/executions/{}/replay`]: hidden((id) => post(`${base}/${id}/executions/${run}/replay`)),
   };
 }
 
@@ -145,6 +147,12 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
     'POST /agent-webhooks/{}/pause': hiddenHook((id) => post(`/agent-webhooks/${id}/pause`)),
     'POST /agent-webhooks/{}/resume': hiddenHook((id) => post(`/agent-webhooks/${id}/resume`)),
     'POST /agent-webhooks/{}/regenerate-secret': hiddenHook((id) => post(`/agent-webhooks/${id}/regenerate-secret`)),
+    'POST /agent-webhooks/{}/executions/replay': hiddenHook((id) =>
+      post(`/agent-webhooks/${id}/executions/replay`, { dry_run: true }),
+    ),
+    'POST /agent-webhooks/{}/executions/{}/replay': hiddenHook((id) =>
+      post(`/agent-webhooks/${id}/executions/${hookRun}/replay`),
+    ),
     'POST /schedules': byAgent((id) => post('/schedules/', { agent_id: id, cron_expression: '0 9 * * *' })),
     'GET /schedules': { kind: 'list', req: get('/schedules/'), own: [schedule] },
     'GET /schedules/executions/recent': {
@@ -152,7 +160,7 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
       req: get('/schedules/executions/recent?hours=720'),
       own: [scheduleRun],
     },
-    ...scheduleProbes('/schedules', schedule, absentSchedule),
+    ...scheduleProbes('/schedules', schedule, absentSchedule, scheduleRun),
     'POST /http-schedules': {
       kind: 'create',
       req: post('/http-schedules/', {
@@ -168,7 +176,7 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
       req: get('/http-schedules/executions/recent?hours=720'),
       own: [httpRun],
     },
-    ...scheduleProbes('/http-schedules', http, absentHttp),
+    ...scheduleProbes('/http-schedules', http, absentHttp, httpRun),
     'GET /schedules/by-agent/{}': byAgent((id) => get(`/schedules/by-agent/${id}`)),
   };
   const snapshot = [

@@ -26,7 +26,7 @@ export function createReplayRoutes(replay: ReplayService, limit?: RateLimit): Ro
   const routes = (base: string, param: string, parentOf: (id: string) => ReplayParent, guard?: RequestHandler) => {
     const pre = guard ? [guard] : [];
     r.post(`${base}/:${param}/executions/replay`, ...pre, async (req, res) => {
-      const body = validate(replayBody, req.body ?? {}, 'body');
+      const body = validate(replayBody, req.body, 'body'); // a body is required, `{}` included
       res.json(await replay.bulk(principalOf(req), parentOf(String(req.params[param])), body));
     });
     r.post(`${base}/:${param}/executions/:executionId/replay`, ...pre, async (req, res) => {
