@@ -23,6 +23,7 @@ import {
   type TestDatabases,
 } from '@platform/testing';
 
+import { expectTriggerOrder } from './start-order';
 import { eventually } from './worker-stack';
 
 /**
@@ -195,14 +196,11 @@ it('the limit set through the agent API holds across two workers: 2 provider cal
   expect(new Set(seen.map((a) => a.message)).size).toBe(12);
   // After the first two (which took the free places together), the provider saw the runs in trigger order: a run
   // reaches it before one triggered earlier only when both started together.
-  const order = seen.map((a) => Number(a.message.split(' ')[1]));
-  for (let i = 3; i < seen.length; i++) {
-    const before = Math.max(...order.slice(2, i));
-    if (order[i]! < before) {
-      const earlier = seen[order.slice(0, i).indexOf(before)]!;
-      expect(seen[i]!.at - earlier.at).toBeLessThan(TOGETHER_MS);
-    }
-  }
+  expectTriggerOrder(
+    seen.map((a) => Number(a.message.split(' ')[1])),
+    seen.map((a) => a.at),
+    TOGETHER_MS,
+  );
 }, 60_000);
 
 it('changing the limit through the agent API changes what the workers allow', async () => {

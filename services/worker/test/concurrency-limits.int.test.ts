@@ -34,6 +34,7 @@ import {
   type TestDatabases,
 } from '@platform/testing';
 
+import { expectTriggerOrder } from './start-order';
 import { eventually, OWNER } from './worker-stack';
 
 /**
@@ -212,14 +213,11 @@ it('an agent with max_concurrency 2: at most 2 runs in flight across both worker
   // Two places freed at the same instant may let two waiters in together (their calls race on the wire): only
   // calls that arrived within a few milliseconds of each other may appear swapped.
   const rank = new Map(runs.map((r, i) => [r.id, i]));
-  const order = seen.map((c) => rank.get(c.execution_id)!);
-  for (let i = 3; i < seen.length; i++) {
-    const before = Math.max(...order.slice(2, i));
-    if (order[i]! < before) {
-      const earlier = seen[order.slice(0, i).indexOf(before)]!;
-      expect(seen[i]!.at - earlier.at).toBeLessThan(TOGETHER_MS);
-    }
-  }
+  expectTriggerOrder(
+    seen.map((c) => rank.get(c.execution_id)!),
+    seen.map((c) => c.at),
+    TOGETHER_MS,
+  );
 }, 60_000);
 
 it('a webhook with max_concurrency 1 on an agent without a limit runs one at a time', async () => {
