@@ -3,11 +3,13 @@
  * 1. crawl + train: a local site of BENCH_GRAPH_PAGES (1,000) pages (a tree of 10 links per page, ~1.5 KB of prose
  *    each) trained through `POST /v4/knowledge_graph/website/?async=true`, pages per second beside the ceiling of
  *    the same site fetched by a plain client at the same concurrency (what the crawl could reach if training were free);
- * 2. retrieval: BENCH_GRAPH_CHUNKS (100,000) chunks (Zipf-distributed words of a 20,000-word vocabulary) seeded
- *    straight into one graph's collection, as a graph trained before the change log is (the first replica builds its
- *    index once from the chunks and snapshots it); then a fresh replica (a second process) answers its first
- *    question from the snapshot (timed), and BENCH_GRAPH_QUERIES (1,000) sequential `GET /v4/knowledge_graph/retrieve/`
- *    calls to it give p50/p99 beside the same process's `/healthz` (the HTTP floor).
+ * 2. retrieval: BENCH_GRAPH_CHUNKS (100,000) chunks (Zipf-distributed words of a 20,000-word vocabulary, 10 per
+ *    page) seeded straight into one graph's collections with their facts as training stores them (the rule-based
+ *    extractor's entities and relations in each page's facts document, each chunk's share in the chunk), but without
+ *    the change log, as a graph trained before it (the first replica builds its index once from the chunks and
+ *    snapshots it); then a fresh replica (a second process) answers its first question from the snapshot (timed),
+ *    and BENCH_GRAPH_QUERIES (1,000) sequential `GET /v4/knowledge_graph/retrieve/` calls to it give p50/p99 beside
+ *    the same process's `/healthz` (the HTTP floor).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +20,9 @@ import { connectMongo } from '@platform/db';
 import { indexLogModels } from '@platform/retrieval';
 import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
 
-import { GRAPH_INDEX_LOG, graphModels } from '../../services/graph/src/graph/graph.model';
+import { factsId, GRAPH_INDEX_LOG, graphModels } from '../../services/graph/src/graph/graph.model';
+import { chunkFactsOf, extractFacts } from '../../services/graph/src/graph/page-trainer';
+import { createLocalExtractor } from '../../services/graph/src/pipeline/entities';
 import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
 import { prose, random, VOCABULARY } from './prose';
 
@@ -168,6 +172,7 @@ async function main(): Promise<void> {
     const bigId = ((await created2.json()) as { id: string }).id;
     const m = graphModels(graphConn);
     const BATCH = 5_000;
+    const extractor = createLocalExtractor();
     for (let i = 0; i < CHUNKS; i += BATCH) {
       const docs = Array.from({ length: Math.min(BATCH, CHUNKS - i) }, (_, k) => {
         const n = i + k;
@@ -181,7 +186,26 @@ async function main(): Promise<void> {
           embedding: null,
         };
       });
+      // Each page's facts as training stores them: the rule-based extractor's entities and relations of its chunks
+      // in the page's facts document, and what each chunk states in the chunk.
+      const byUrl = new Map<string, typeof docs>();
+      for (const d of docs) byUrl.set(d.url, [...(byUrl.get(d.url) ?? []), d]);
+      const facts = await Promise.all(
+        [...byUrl].map(async ([url, chunks]) => {
+          const page = {
+            chunks: chunks.map((c) => ({ id: c._id, text: c.text })),
+            ...(await extractFacts(
+              chunks.map((c) => ({ id: c._id, text: c.text })),
+              extractor,
+            )),
+          };
+          const stated = chunkFactsOf(page);
+          for (const c of chunks) Object.assign(c, { stated: stated.get(c._id) });
+          return { _id: factsId(bigId, url), rag_id: bigId, url, entities: page.entities, relations: page.relations };
+        }),
+      );
       await m.Chunk.insertMany(docs, { ordered: false });
+      await m.Facts.insertMany(facts, { ordered: false });
     }
     // A question as a user asks it: function words (not indexed), and three content words of middling frequency.
     const qrand = random('queries');

@@ -16,7 +16,7 @@ import { startGraphStack, type GraphStack } from './helpers';
 
 const newStats = (): LiveIndexStats => ({ builds: 0, snapshotLoads: 0, snapshotWrites: 0, changesApplied: 0 });
 
-/** Pages named by a word each: /w/<word> says "<word>" several times among common words. */
+/** Pages named by a word each: /w/<word> says "<word>" several times among common words, and names people and places. */
 function startWordSite(): Promise<LocalServer> {
   return startLocalServer((req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
@@ -27,7 +27,8 @@ function startWordSite(): Promise<LocalServer> {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(
       `<!doctype html><html><head><title>Page ${w}</title></head><body><main><p>The ${w} report explains how ${w} ` +
-        `works in practice. Engineers study ${w} carefully.</p></main></body></html>`,
+        `works in practice. Engineers study ${w} carefully. Maria Lopez founded Harbor Systems in Lisbon with ` +
+        `Ada Byron.</p></main></body></html>`,
     );
   });
 }
@@ -169,28 +170,56 @@ it('a graph trained before the change log existed is built once from its chunks,
   expect(statsF).toMatchObject({ builds: 0, snapshotLoads: 1 });
 });
 
-it('a question to a replica holding the index reads the head, the facts of its hits and nothing else', async () => {
-  const ragId = await g.createRag(g.alice);
-  expect((await train(g.app, ragId, 'sandpiper')).status).toBe(200);
+/** A replica over a connection of its own whose graph commands are recorded (`find graph_page_facts`, ...). */
+async function monitoredReplica(): Promise<{ app: Express; commands: string[]; close: () => Promise<void> }> {
   const conn = await connectMongo({ uri: testInfra.mongoUri, dbName: g.dbs.conn.name, monitorCommands: true });
   const commands: string[] = [];
   conn.getClient().on('commandStarted', (e: mongoose.mongo.CommandStartedEvent) => {
     const target = e.command[e.commandName] as unknown;
-    commands.push(`${e.commandName} ${typeof target === 'string' ? target : ''}`.trim());
+    const line = `${e.commandName} ${typeof target === 'string' ? target : ''}`.trim();
+    if (line.includes('graph_')) commands.push(line);
   });
+  const deps = { ...g.deps, db: conn, changes: bus(), indexStats: newStats() };
+  return { app: createApp(deps, createGraphParts(deps)), commands, close: () => conn.close() };
+}
+
+it("a question to a replica holding the index reads the head and its hits' chunks, nothing else", async () => {
+  const ragId = await g.createRag(g.alice);
+  expect((await train(g.app, ragId, 'sandpiper')).status).toBe(200);
+  const r = await monitoredReplica();
   try {
-    const deps = { ...g.deps, db: conn, changes: bus(), indexStats: newStats() };
-    const monitored = createApp(deps, createGraphParts(deps));
-    expect(await found(monitored, ragId, 'sandpiper')).toEqual(['/w/sandpiper']); // loads the index
-    commands.length = 0;
-    expect(await found(monitored, ragId, 'sandpiper')).toEqual(['/w/sandpiper']);
-    const graphCommands = commands.filter((c) => c.includes('graph_'));
-    expect(graphCommands.filter((c) => c === 'find graph_revisions')).toHaveLength(1);
-    expect(graphCommands.filter((c) => c.startsWith('find graph_chunks'))).toHaveLength(0); // texts kept
-    expect(graphCommands.filter((c) => c.includes('graph_index_'))).toHaveLength(0);
-    // The head and the facts document of the hit's page (its relations and their entities' names).
-    expect(graphCommands.sort()).toEqual(['find graph_page_facts', 'find graph_revisions']);
+    expect(await found(r.app, ragId, 'sandpiper')).toEqual(['/w/sandpiper']); // loads the index
+    r.commands.length = 0;
+    const res = await request(r.app)
+      .get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=sandpiper&top_k=5`)
+      .set('x-api-key', g.alice);
+    expect(res.body.results.map((x: { text: string }) => x.text.includes('sandpiper'))).toContain(true);
+    expect(res.body.facts.length).toBeGreaterThan(0);
+    expect(r.commands.filter((c) => c.includes('graph_index_'))).toHaveLength(0);
+    // The head, then one read per hit of its chunk (its text, the relations it states and their entities' names).
+    expect(r.commands.filter((c) => c !== 'find graph_chunks')).toEqual(['find graph_revisions']);
+    expect(r.commands.filter((c) => c === 'find graph_chunks')).toHaveLength(res.body.results.length);
   } finally {
-    await conn.close();
+    await r.close();
+  }
+});
+
+it("hits whose chunks predate what chunks state take their facts from their pages' documents", async () => {
+  const ragId = await g.createRag(g.alice);
+  expect((await train(g.app, ragId, 'kingfisher')).status).toBe(200);
+  const ask = (app: Express) =>
+    request(app)
+      .get(`/v4/knowledge_graph/retrieve/?rag_id=${ragId}&query=kingfisher&top_k=5`)
+      .set('x-api-key', g.alice);
+  const now = (await ask(g.app)).body;
+  await g.dbs.conn.collection('graph_chunks').updateMany({ rag_id: ragId }, { $unset: { stated: '' } });
+  const r = await monitoredReplica();
+  try {
+    // The same answer: texts from the chunks, facts from the page's facts document.
+    expect((await ask(r.app)).body).toEqual(now);
+    expect(now.facts.length).toBeGreaterThan(0);
+    expect(r.commands).toContain('find graph_page_facts');
+  } finally {
+    await r.close();
   }
 });

@@ -159,6 +159,9 @@ export function createCrawler(deps: CrawlerDeps) {
       {
         requestHandler: handle,
         failedRequestHandler: ({ request }, err) => fail(request.url, err.message),
+        // All of CRAWL_CONCURRENCY from the first page: crawlee's pool otherwise starts at one and adds 5% every
+        // 10 s, so a crawl of a few minutes ran one page at a time (the bench's crawl reached 1 of 4).
+        minConcurrency: limits.concurrency,
         maxConcurrency: limits.concurrency,
         maxRequestRetries: 1,
         requestHandlerTimeoutSecs: Math.ceil((limits.pageTimeoutMs * 3 + opts.dynamicWaitSecs * 1000) / 1000),

@@ -26,6 +26,18 @@ export interface ChunkDoc {
   text: string;
   /** The chunk's embedding when the RAG configuration has an embedding credential. */
   embedding: number[] | null;
+  /** What the chunk states (see `ChunkFacts`); absent in chunks trained before. */
+  stated?: ChunkFacts;
+}
+
+/**
+ * The relations a chunk states, as its page counts them (weight summed over the page's chunks), with the names of
+ * their entities: a search reads them with the hit's text, in the one read of the hit's chunk (a page's facts
+ * document is tens of kilobytes, a chunk's share of it a few hundred bytes).
+ */
+export interface ChunkFacts {
+  relations: { source: string; target: string; type: string; weight: number }[];
+  names: { key: string; name: string }[];
 }
 
 /** An entity as one page mentions it. */
@@ -114,6 +126,8 @@ const chunkSchema = new mongoose.Schema<ChunkDoc>(
     ordinal: { type: Number, required: true },
     text: { type: String, required: true },
     embedding: { type: [Number], default: null },
+    // Written and read lean (never cast per element).
+    stated: { type: mongoose.Schema.Types.Mixed, default: undefined },
   },
   { versionKey: false },
 );

@@ -14,6 +14,7 @@ import {
   type RelationDoc,
 } from './graph.model';
 import type { EntityRecord, RelationRecord, TrainedPage } from './graph.types';
+import { chunkFactsOf } from './page-trainer';
 
 const chunkRecord = (d: ChunkDoc): ChunkRecord => ({
   id: d._id,
@@ -98,6 +99,40 @@ export function createGraphRepository(conn: Connection) {
     return p;
   };
 
+  /**
+   * The relations that chunks trained before chunks held them state, from their pages' facts documents (one read by
+   * `_id` per page), or for pages trained before those, their legacy rows; with their entities' names.
+   */
+  async function factsOfOlderChunks(
+    ragId: string,
+    hits: { id: string; url: string }[],
+  ): Promise<{ rows: Rows<PageRelation>; names: Map<string, string> }> {
+    const ids = new Set(hits.map((h) => h.id));
+    const urls = [...new Set(hits.map((h) => h.url))];
+    const docs = await Promise.all(urls.map((u) => m.Facts.findOne({ _id: factsId(ragId, u) }).lean<PageFactsDoc>()));
+    const stated = (r: { chunk_ids: string[] }) => r.chunk_ids.some((c) => ids.has(c));
+    const found = docs.filter((d) => d !== null);
+    const rows = found.flatMap((d) => relationRows(d).filter(stated));
+    const names = new Map(found.flatMap((d) => d.entities.map((e) => [e.key, e.name] as const)));
+    const missing = urls.filter((u) => !found.some((d) => d.url === u));
+    if (missing.length > 0 && (await mayHaveLegacy(ragId))) {
+      const legacy = await m.Relation.find({
+        rag_id: ragId,
+        url: { $in: missing },
+        chunk_ids: { $in: [...ids] },
+      }).lean<RelationDoc[]>();
+      rows.push(...legacy);
+      const keys = [...new Set(legacy.flatMap((r) => [r.source, r.target]))].filter((k) => !names.has(k));
+      if (keys.length > 0) {
+        const entities = await m.Entity.find({ rag_id: ragId, key: { $in: keys } }, { key: 1, name: 1 }).lean<
+          EntityDoc[]
+        >();
+        for (const e of entities) names.set(e.key, e.name);
+      }
+    }
+    return { rows, names };
+  }
+
   /** Deletes what the matching pages contributed: chunks, facts and legacy entity and relation rows. */
   const deleteRows = async (where: { rag_id: string; url?: { $in: string[] } }) => {
     await Promise.all([
@@ -130,8 +165,9 @@ export function createGraphRepository(conn: Connection) {
       const old = new Set(urls.filter((u) => known.has(u)));
       for (const u of urls) known.add(u);
       if (old.size > 0) await deleteRows({ rag_id: ragId, url: { $in: [...old] } });
-      const chunks = pages.flatMap((page) =>
-        page.chunks.map((c) => ({
+      const chunks = pages.flatMap((page) => {
+        const stated = chunkFactsOf(page);
+        return page.chunks.map((c) => ({
           _id: c.id,
           rag_id: ragId,
           url: page.url,
@@ -139,8 +175,9 @@ export function createGraphRepository(conn: Connection) {
           ordinal: c.ordinal,
           text: c.text,
           embedding: c.embedding,
-        })),
-      );
+          stated: stated.get(c.id),
+        }));
+      });
       const facts: PageFactsDoc[] = pages.map((page) => ({
         _id: factsId(ragId, page.url),
         rag_id: ragId,
@@ -229,7 +266,10 @@ export function createGraphRepository(conn: Connection) {
     },
     /** Every chunk of a graph (for building its search index), embeddings included only when asked. */
     async chunks(ragId: string, withEmbeddings = false): Promise<ChunkRecord[]> {
-      const rows = await m.Chunk.find({ rag_id: ragId }, withEmbeddings ? {} : { embedding: 0 }).lean<ChunkDoc[]>();
+      const rows = await m.Chunk.find(
+        { rag_id: ragId },
+        withEmbeddings ? { stated: 0 } : { stated: 0, embedding: 0 },
+      ).lean<ChunkDoc[]>();
       return rows.map(chunkRecord);
     },
     /** The graph's entities and relations, each summed over the pages (and legacy rows) that state it. */
@@ -246,38 +286,37 @@ export function createGraphRepository(conn: Connection) {
       };
     },
     /**
-     * The relations stated by the chunks of a search's hits (summed over those pages), with the names of their
-     * entities: one read by `_id` per page of the hits (at most top_k), and for pages trained before facts
-     * documents, their legacy rows.
+     * A search's hits: their texts, and the relations their chunks state (summed over their pages, each page's row
+     * counted once) with their entities' names. One read by `_id` per hit, of its chunk, which holds both; hits whose
+     * chunks were trained before chunks held what they state take it from their pages' facts documents (one read by
+     * `_id` per page) or, older still, legacy rows.
      */
-    async factsOfChunks(
+    async factsOfHits(
       ragId: string,
       hits: { id: string; url: string }[],
-    ): Promise<{ relations: RelationRecord[]; names: Map<string, string> }> {
-      const ids = new Set(hits.map((h) => h.id));
-      const urls = [...new Set(hits.map((h) => h.url))];
-      const docs = await Promise.all(urls.map((u) => m.Facts.findOne({ _id: factsId(ragId, u) }).lean<PageFactsDoc>()));
-      const stated = (r: { chunk_ids: string[] }) => r.chunk_ids.some((c) => ids.has(c));
-      const found = docs.filter((d) => d !== null);
-      const rows = found.flatMap((d) => relationRows(d).filter(stated));
-      const names = new Map(found.flatMap((d) => d.entities.map((e) => [e.key, e.name] as const)));
-      const missing = urls.filter((u) => !found.some((d) => d.url === u));
-      if (missing.length > 0 && (await mayHaveLegacy(ragId))) {
-        const legacy = await m.Relation.find({
-          rag_id: ragId,
-          url: { $in: missing },
-          chunk_ids: { $in: [...ids] },
-        }).lean<RelationDoc[]>();
-        rows.push(...legacy);
-        const keys = [...new Set(legacy.flatMap((r) => [r.source, r.target]))].filter((k) => !names.has(k));
-        if (keys.length > 0) {
-          const entities = await m.Entity.find({ rag_id: ragId, key: { $in: keys } }, { key: 1, name: 1 }).lean<
-            EntityDoc[]
-          >();
-          for (const e of entities) names.set(e.key, e.name);
-        }
-      }
-      return { relations: sumRelations(rows), names };
+    ): Promise<{ texts: Map<string, string>; relations: RelationRecord[]; names: Map<string, string> }> {
+      const docs = await Promise.all(
+        hits.map((h) => m.Chunk.findOne({ _id: h.id }, { text: 1, url: 1, stated: 1 }).lean<ChunkDoc>()),
+      );
+      const texts = new Map<string, string>();
+      const names = new Map<string, string>();
+      const rows = new Map<string, Rows<PageRelation>[number]>();
+      const older: { id: string; url: string }[] = [];
+      hits.forEach((h, i) => {
+        const d = docs[i];
+        if (d) texts.set(h.id, d.text);
+        if (!d?.stated) return void older.push(h);
+        for (const n of d.stated.names) names.set(n.key, n.name);
+        for (const r of d.stated.relations)
+          rows.set(`${d.url}\u0000${r.source}\u0000${r.type}\u0000${r.target}`, {
+            ...r,
+            chunk_ids: [h.id],
+            url: d.url,
+          });
+      });
+      const before = older.length > 0 ? await factsOfOlderChunks(ragId, older) : { rows: [], names: new Map() };
+      for (const [k, n] of before.names) if (!names.has(k)) names.set(k, n);
+      return { texts, relations: sumRelations([...rows.values(), ...before.rows]), names };
     },
     /** Removes a whole graph (a knowledge base's reset, deletion of a RAG configuration); the pages it had. */
     async dropGraph(ragId: string): Promise<number> {

@@ -1,11 +1,11 @@
 import type { Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
-import type { ChangeBus } from '@platform/queue';
+import { createReadCache, type ChangeBus } from '@platform/queue';
 import { lexicalRelevance, type LiveIndexes } from '@platform/retrieval';
 
 import type { Crawl } from '../crawl/crawler';
 import type { Models } from '../providers/models';
-import type { RagClient } from '../rag/rag.client';
+import type { RagClient, RagConfig } from '../rag/rag.client';
 import type { GraphRepository } from './graph.repository';
 import type { Graph, GraphEdge, GraphNode, Retrieval, RetrievedFact } from './graph.schemas.types';
 import { trainPage } from './page-trainer';
@@ -27,6 +27,12 @@ export interface GraphServiceDeps {
 }
 
 const MAX_FACTS = 10;
+/**
+ * How long a replica serves retrievals of a RAG configuration without asking the rag service again whether it is the
+ * caller's (and which credentials it names): a search is then one hop shorter. Per owner, so no other caller is ever
+ * answered from it; dropped on every replica when the graph is reset (as when its configuration is deleted).
+ */
+export const RAG_CONFIG_TTL_MS = 5_000;
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const entityId = (key: string) => `entity:${key}`;
 const pageId = (url: string) => `page:${url}`;
@@ -34,6 +40,14 @@ const pageId = (url: string) => `page:${url}`;
 /** Knowledge graphs per RAG configuration: training from websites, reading, retrieval. Owner checked by the rag service. */
 export function createGraphService(deps: GraphServiceDeps) {
   const { repo } = deps;
+  const configs = createReadCache<RagConfig>({
+    ttlMs: RAG_CONFIG_TTL_MS,
+    max: 10_000,
+    bus: deps.changes,
+    name: 'rag-config',
+  });
+  const searchConfigOf = async (owner: Owner, ragId: string): Promise<RagConfig> =>
+    (await configs.get(ragId, `${owner.org_id}\u0000${owner.user_id}`, () => deps.rag.configOf(owner, ragId)))!;
   const persistIndex = (ragId: string) =>
     deps.indexes
       .persist(ragId)
@@ -124,7 +138,7 @@ export function createGraphService(deps: GraphServiceDeps) {
     /** Removes the whole graph of a configuration. */
     async reset(owner: Owner, ragId: string): Promise<{ deleted: number }> {
       await deps.rag.configOf(owner, ragId);
-      const deleted = await repo.dropGraph(ragId);
+      const deleted = await configs.changed(ragId, repo.dropGraph(ragId));
       changed(ragId);
       return { deleted };
     },
@@ -163,21 +177,15 @@ export function createGraphService(deps: GraphServiceDeps) {
      * relevance (0–1), and the facts those chunks state.
      */
     async retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Retrieval> {
-      const config = await deps.rag.configOf(owner, ragId);
+      const config = await searchConfigOf(owner, ragId);
       let embedded = false;
       const ranked = await deps.indexes.rank(ragId, query, topK, async () => {
         const v = await deps.models.embedQuery(owner, config, query);
         embedded = v !== null;
         return v;
       });
-      // The hits' texts (those not at hand) and the facts of their pages, read at once.
-      const [texts, { relations, names }] = await Promise.all([
-        deps.indexes.texts(
-          ragId,
-          ranked.map((h) => h.id),
-        ),
-        repo.factsOfChunks(ragId, ranked),
-      ]);
+      // The hits' texts and the facts their chunks state, read together (one small read per hit).
+      const { texts, relations, names } = await repo.factsOfHits(ragId, ranked);
       const hits = ranked.map((h) => ({ ...h, text: texts.get(h.id) ?? '' }));
       const chosen = relations
         .sort(
