@@ -314,7 +314,8 @@ export function createGraphRepository(conn: Connection) {
             url: d.url,
           });
       });
-      const before = older.length > 0 ? await factsOfOlderChunks(ragId, older) : { rows: [], names: new Map() };
+      const before =
+        older.length > 0 ? await factsOfOlderChunks(ragId, older) : { rows: [], names: new Map<string, string>() };
       for (const [k, n] of before.names) if (!names.has(k)) names.set(k, n);
       return { texts, relations: sumRelations([...rows.values(), ...before.rows]), names };
     },
