@@ -81,6 +81,7 @@ function scheduleProbes(base: string, own: string, absent: string, run: string):
     [`POST ${base}/{}/resume`]: hidden((id) => post(`${base}/${id}/resume`)),
     [`POST ${base}/{}/trigger`]: hidden((id) => post(`${base}/${id}/trigger`)),
     [`GET ${base}/{}/logs`]: hidden((id) => get(`${base}/${id}/logs`)),
+    [`POST ${base}/{}/regenerate-callback-secret`]: hidden((id) => post(`${base}/${id}/regenerate-callback-secret`)),
     [`POST ${base}/{}/executions/replay`]: hidden((id) => post(`${base}/${id}/executions/replay`, { dry_run: true })),
     [`POST ${base}/{}/executions/{}/replay`]: hidden((id) => post(`${base}/${id}/executions/${run}/replay`)),
   };
@@ -99,9 +100,11 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
   const absentAgent = await t.createAgent(keys.A);
   await request(t.agentServiceUrl).delete(`/v3/agents/${absentAgent}`).set('x-api-key', keys.A).expect(204);
 
-  const hookRes = await as(post('/agent-webhooks/', { agent_id: agentId, description: 'A hook' }));
+  // A's webhook and schedules name a completion callback: its secret is shown once (at creation), never again.
+  const callback_url = 'https://receiver.example.com/a-callbacks';
+  const hookRes = await as(post('/agent-webhooks/', { agent_id: agentId, description: 'A hook', callback_url }));
   if (hookRes.status !== 201) throw new Error(`webhook: ${hookRes.status} ${hookRes.text}`);
-  const hook = hookRes.body as { id: string; secret_key: string };
+  const hook = hookRes.body as { id: string; secret_key: string; callback_secret: string };
   const absentHook = await deletedId(
     app,
     keys.A,
@@ -109,17 +112,30 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
     'id',
     (id) => `/agent-webhooks/${id}`,
   );
-  const agentSchedule = post('/schedules/', { agent_id: agentId, cron_expression: '0 9 * * *', message: 'A schedule' });
+  const agentSchedule = post('/schedules/', {
+    agent_id: agentId,
+    cron_expression: '0 9 * * *',
+    message: 'A schedule',
+    callback_url,
+  });
   const headerSecret = `Bearer a-http-secret-${randomUUID()}`;
   const httpSchedule = post('/http-schedules/', {
     name: 'A call',
     url: 'https://example.com/hook',
     cron_expression: '0 9 * * *',
     headers: { authorization: headerSecret },
+    callback_url,
   });
-  const schedule = await idOf(as(agentSchedule), 'id', 'schedule');
+  const scheduleRes = await as(agentSchedule);
+  const schedule = await idOf(scheduleRes, 'id', 'schedule');
   const absentSchedule = await deletedId(app, keys.A, agentSchedule, 'id', (id) => `/schedules/${id}`);
-  const http = await idOf(as(httpSchedule), 'id', 'http schedule');
+  const httpRes = await as(httpSchedule);
+  const http = await idOf(httpRes, 'id', 'http schedule');
+  const callbackSecrets = [
+    hook.callback_secret,
+    await idOf(scheduleRes, 'callback_secret', 'schedule'),
+    await idOf(httpRes, 'callback_secret', 'http schedule'),
+  ];
   const absentHttp = await deletedId(app, keys.A, httpSchedule, 'id', (id) => `/http-schedules/${id}`);
   const hookRun = await idOf(signed(app, hook, '{"from":"A"}'), 'execution_id', 'trigger');
   const scheduleRun = await idOf(as(post(`/schedules/${schedule}/trigger`)), 'execution_id', 'schedule trigger');
@@ -147,6 +163,9 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
     'POST /agent-webhooks/{}/pause': hiddenHook((id) => post(`/agent-webhooks/${id}/pause`)),
     'POST /agent-webhooks/{}/resume': hiddenHook((id) => post(`/agent-webhooks/${id}/resume`)),
     'POST /agent-webhooks/{}/regenerate-secret': hiddenHook((id) => post(`/agent-webhooks/${id}/regenerate-secret`)),
+    'POST /agent-webhooks/{}/regenerate-callback-secret': hiddenHook((id) =>
+      post(`/agent-webhooks/${id}/regenerate-callback-secret`),
+    ),
     'POST /agent-webhooks/{}/executions/replay': hiddenHook((id) =>
       post(`/agent-webhooks/${id}/executions/replay`, { dry_run: true }),
     ),
@@ -197,7 +216,8 @@ export async function startSchedulerWorld(): Promise<SecurityWorld> {
     keys,
     probes,
     snapshot,
-    secrets: [hook.secret_key, headerSecret],
+    // The callback secrets are not `shown`: only their creation answered with them, before the suites run.
+    secrets: [hook.secret_key, headerSecret, ...callbackSecrets],
     shown: [hook.secret_key],
   });
 }

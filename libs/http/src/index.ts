@@ -44,4 +44,4 @@ export {
   type Side,
 } from './schema-docs';
 export { uploadedFile, uploadMiddleware, type UploadedFile, type UploadOptions } from './upload';
-export { MAX_CONCURRENCY, maxConcurrencyField } from './fields';
+export { MAX_CONCURRENCY, MAX_URL_LENGTH, httpUrlField, maxConcurrencyField } from './fields';

@@ -1,6 +1,7 @@
 import {
   DelayedError,
   Queue,
+  UnrecoverableError,
   Worker,
   type JobsOptions,
   type Processor,
@@ -13,7 +14,7 @@ import { currentRequestId } from '@platform/logger';
 
 import { redisChangeBus, type ChangeBus } from './change-bus';
 
-export { DelayedError, Queue, Worker, IORedis };
+export { DelayedError, Queue, UnrecoverableError, Worker, IORedis };
 export type { Job, JobsOptions, JobSchedulerJson, Processor, RepeatOptions, RepeatStrategy } from 'bullmq';
 
 /** The queues to the worker: runs and fires from the scheduler, inference tasks from the agent service. */
@@ -22,6 +23,7 @@ export const QUEUE_NAMES = {
   httpCalls: 'http-calls',
   scheduleFires: 'schedule-fires',
   inferenceTasks: 'inference-tasks',
+  callbacks: 'run-callbacks',
 } as const;
 
 const retryStrategy = (attempt: number) => Math.min(attempt * 200, 2_000);
@@ -81,6 +83,8 @@ export interface WorkerSettings {
   prefix?: string;
   /** For queues fed by job schedulers: the worker computes each next fire when it takes the current one. */
   repeatStrategy?: RepeatStrategy;
+  /** For jobs added with `backoff: {type: <custom>}`: the wait (ms) after failed attempt `attemptsMade` (1-based). */
+  backoffStrategy?: (attemptsMade: number) => number;
 }
 
 /** A BullMQ worker with production settings: stalled-job detection and bounded retention. */
@@ -99,7 +103,14 @@ export function createWorker<T>(
     maxStalledCount: s.maxStalledCount ?? 1,
     removeOnComplete: defaultJobOptions.removeOnComplete as { count: number; age: number },
     removeOnFail: defaultJobOptions.removeOnFail as { count: number; age: number },
-    ...(s.repeatStrategy ? { settings: { repeatStrategy: s.repeatStrategy } } : {}),
+    ...(s.repeatStrategy || s.backoffStrategy
+      ? {
+          settings: {
+            ...(s.repeatStrategy ? { repeatStrategy: s.repeatStrategy } : {}),
+            ...(s.backoffStrategy ? { backoffStrategy: s.backoffStrategy } : {}),
+          },
+        }
+      : {}),
   };
   return new Worker<T>(name, processor, opts);
 }

@@ -1,6 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 import { OutboundError, type OutboundClient } from '@platform/outbound';
+import { addWithin, type Queue } from '@platform/queue';
+
+import type { CallbackJob, ExecutionRecord } from './execution.types';
 
 /**
  * Completion callbacks (contract §8): when a run of a webhook or schedule that names a `callback_url` ends, the
@@ -34,15 +37,6 @@ export function signCallback(secret: string, id: string, timestampSeconds: numbe
 
 /** The `webhook-id` of an execution's delivery: stable across attempts and across replicas. */
 export const callbackMessageId = (executionId: string) => `msg_${executionId}`;
-
-/** What the execution shows of its callback (contract §8: `delivery`). */
-export interface CallbackDelivery {
-  attempts: number;
-  /** The receiver's last HTTP status; null when it never answered (timeout, refused, network). */
-  last_status: number | null;
-  /** When a 2xx answer came; null until then. */
-  delivered_at: string | null;
-}
 
 export type CallbackAttempt =
   { delivered: true; status: number } | { delivered: false; retryable: boolean; status: number | null; error: string };
@@ -86,4 +80,26 @@ export async function attemptCallback(
     const final = err.code === 'BLOCKED' || err.code === 'BAD_URL';
     return { delivered: false, retryable: !final, status: null, error: err.message };
   }
+}
+
+/** The job id of an execution's delivery: one delivery per run, however often its end is reported. */
+export const callbackJobId = (executionId: string) => `cb-${executionId}`;
+
+/**
+ * Queues the delivery of an ended run's callback (a run without one: nothing). Attempts and their spacing are the
+ * job's (`attempts`, and a custom backoff the consumer computes from `CALLBACK_DELAYS_MS` or its override).
+ */
+export async function enqueueCallback(
+  queue: Queue<CallbackJob>,
+  exec: Pick<ExecutionRecord, 'id' | 'callback'>,
+  timeoutMs: number,
+): Promise<void> {
+  if (!exec.callback) return;
+  await addWithin(
+    queue,
+    timeoutMs,
+    'deliver',
+    { execution_id: exec.id },
+    { jobId: callbackJobId(exec.id), attempts: CALLBACK_ATTEMPTS, backoff: { type: 'callback' } },
+  );
 }

@@ -43,6 +43,19 @@ export interface ExecutionDoc {
   ib?: string;
   /** Set on tombstones only (a position filled so that no late insert can take it, or a deleted run). */
   tomb?: string;
+  /**
+   * Where the run's completion callback goes (its webhook's or schedule's `callback_url` when the run was created) and
+   * the signing secret, sealed; absent when it has none. Never shown: the public object has `delivery`.
+   */
+  cb?: { url: string; secret: string } | null;
+  /** The callback's delivery so far (public `delivery`); absent until its first attempt. */
+  delivery?: {
+    attempts: number;
+    last_status: number | null;
+    last_error: string | null;
+    delivered_at: Date | null;
+    next_attempt_at: Date | null;
+  } | null;
   /** UTC hour of `triggered_at` (retentionHourOf): what the retention sweep looks runs up by; absent in older documents. */
   hour?: number;
 }
@@ -92,6 +105,8 @@ const schema = new mongoose.Schema<ExecutionDoc>(
     day_keys: { type: [String], default: [] },
     ib: { type: String },
     hour: { type: Number },
+    cb: { type: Mixed, default: undefined },
+    delivery: { type: Mixed, default: undefined },
   },
   { versionKey: false, minimize: false },
 );

@@ -64,7 +64,19 @@ function toRecord(d: ExecutionDoc): ExecutionRecord {
     replay_of: d.replay_of ?? null,
     fire_key: d.fire_key ?? d._id.toHexString(),
     retry_delay_ms: d.retry_delay_ms ?? null,
+    delivery: d.delivery
+      ? {
+          attempts: d.delivery.attempts,
+          last_status: d.delivery.last_status,
+          last_error: d.delivery.last_error,
+          delivered_at: iso(d.delivery.delivered_at),
+          next_attempt_at: iso(d.delivery.next_attempt_at),
+        }
+      : d.cb
+        ? { attempts: 0, last_status: null, last_error: null, delivered_at: null, next_attempt_at: null }
+        : null,
     ...(d.ib ? { batch: d.ib } : {}),
+    ...(d.cb ? { callback: d.cb } : {}),
   };
 }
 
@@ -271,7 +283,7 @@ export function createExecutionRepository(conn: Connection) {
     const skipped = input.status === 'skipped';
     const status = input.status ?? 'queued';
     const series = seriesKeyOf(input, input.webhook_id ?? input.schedule_id ?? id);
-    const { payload, id: _given, ...fields } = input;
+    const { payload, id: _given, callback, ...fields } = input;
     for (let attempt = 0; ; attempt++) {
       const seq = await positions.take(series);
       // Cast and defaulted by the schema here; written by the group commit, with the others that arrive meanwhile.
@@ -292,6 +304,7 @@ export function createExecutionRepository(conn: Connection) {
         bucket: bucketKey(series, bucketIndexOf(seq)),
         day_keys: dayKeysOf(input, input.kind, input.agent_id, now),
         hour: retentionHourOf(now),
+        ...(callback ? { cb: callback } : {}),
       }).toObject<ExecutionDoc>();
       try {
         await (gather ? inserts.gathered : inserts.now).add(doc);
@@ -470,6 +483,11 @@ export function createExecutionRepository(conn: Connection) {
       });
       return d ? toRecord(d) : null;
     },
+    /** Records the completion callback's delivery so far (the worker, after each attempt). */
+    async recordDelivery(id: string, delivery: NonNullable<ExecutionDoc['delivery']>): Promise<void> {
+      if (!isObjectIdHex(id)) return;
+      await Execution.updateOne({ _id: byId(id) }, { $set: { delivery } });
+    },
     /** Records a failed attempt that will be retried: back to queued, keeping the error for the logs. */
     async retryLater(id: string, attempt: number, outcome: RunOutcome): Promise<boolean> {
       const d = await underLease(id, attempt, {
@@ -537,6 +555,6 @@ export type ExecutionRepository = ReturnType<typeof createExecutionRepository>;
 
 /** The public Execution object: the record without server-side fields. */
 export function presentExecution(r: ExecutionRecord) {
-  const { org_id: _org, fire_key: _key, retry_delay_ms: _delay, batch: _batch, ...pub } = r;
+  const { org_id: _org, fire_key: _key, retry_delay_ms: _delay, batch: _batch, callback: _callback, ...pub } = r;
   return pub;
 }

@@ -5,13 +5,24 @@
  */
 import Joi from 'joi';
 
-import type { Execution } from './execution.schemas.types';
+import type { CallbackDelivery, Execution } from './execution.schemas.types';
 
 export const EXECUTION_KINDS = ['webhook', 'agent_schedule', 'http_schedule'] as const;
 export const EXECUTION_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'skipped'] as const;
 
 const nullable = (s: Joi.Schema) => s.allow(null).required();
 const timestamp = Joi.string().isoDate();
+
+/** How a run's completion callback went (contract §8). */
+export const callbackDelivery = Joi.object<CallbackDelivery>({
+  attempts: Joi.number().integer().required().description('Attempts made so far (at most 5)'),
+  last_status: nullable(
+    Joi.number().integer().description("The receiver's last HTTP status; null when it never answered"),
+  ),
+  last_error: nullable(Joi.string().description('Why the last attempt failed; null once delivered')),
+  delivered_at: nullable(timestamp.description('When a 2xx answer came; null until then')),
+  next_attempt_at: nullable(timestamp.description('When the next attempt is due; null when none is')),
+}).meta({ className: 'CallbackDelivery' });
 
 /** An execution as a client sees it (webhook and schedule runs alike): one per fire, its attempts counted in it. */
 export const execution = Joi.object<Execution>({
@@ -40,4 +51,9 @@ export const execution = Joi.object<Execution>({
   response_output: nullable(Joi.string().allow('').description('At most 64 KiB')),
   error_message: nullable(Joi.string().allow('')),
   replay_of: nullable(Joi.string().description('The execution this one replays; null for a trigger or a fire')),
+  delivery: nullable(
+    callbackDelivery.description(
+      "The completion callback to the webhook's or schedule's `callback_url` (contract §8); null when the run has none",
+    ),
+  ),
 }).meta({ className: 'Execution' });

@@ -1,5 +1,28 @@
 // Generated from execution.schemas.ts by `pnpm schemas:types` (scripts/schema-types.cjs): edit the schemas, not this file.
 
+export interface CallbackDelivery {
+  /**
+   * Attempts made so far (at most 5)
+   */
+  attempts: number;
+  /**
+   * The receiver's last HTTP status; null when it never answered
+   */
+  last_status: number | null;
+  /**
+   * Why the last attempt failed; null once delivered
+   */
+  last_error: string | null;
+  /**
+   * When a 2xx answer came; null until then
+   */
+  delivered_at: string | null;
+  /**
+   * When the next attempt is due; null when none is
+   */
+  next_attempt_at: string | null;
+}
+
 export interface Execution {
   id: string;
   kind: 'webhook' | 'agent_schedule' | 'http_schedule';
@@ -31,4 +54,8 @@ export interface Execution {
    * The execution this one replays; null for a trigger or a fire
    */
   replay_of: string | null;
+  /**
+   * The completion callback to the webhook's or schedule's `callback_url` (contract §8); null when the run has none
+   */
+  delivery: CallbackDelivery | null;
 }

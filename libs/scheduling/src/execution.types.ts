@@ -17,6 +17,15 @@ export interface ExecutionRecord extends Execution {
   retry_delay_ms: number | null;
   /** The insert batch that stored it (see the model's `ib`), when known: run jobs carry it to the claim. */
   batch?: string;
+  /** Where its completion callback goes and the sealed signing secret (see NewExecution); absent: none. */
+  callback?: CallbackTarget;
+}
+
+/** A run's completion callback: its webhook's or schedule's `callback_url`, and the secret sealed (libs/secrets). */
+export interface CallbackTarget {
+  url: string;
+  /** The `whsec_` secret sealed with the schedule secret box, so that the worker can open it to sign. */
+  secret: string;
 }
 
 export interface NewExecution {
@@ -39,6 +48,11 @@ export interface NewExecution {
   id?: string;
   /** The execution a replay re-runs. */
   replay_of?: string | null;
+  /**
+   * The completion callback of its webhook or schedule at creation (contract §8): kept with the run, so the worker
+   * delivers it without reading the webhook or schedule; a run created before a change keeps the old target.
+   */
+  callback?: CallbackTarget | null;
 }
 
 /** The outcome of one attempt. */
@@ -47,6 +61,11 @@ export interface RunOutcome {
   response_status: number | null;
   response_output: string | null;
   error_message: string | null;
+}
+
+/** What a job on the `run-callbacks` queue carries: the ended execution's id. */
+export interface CallbackJob {
+  execution_id: string;
 }
 
 /** What a job on the `agent-runs` or `http-calls` queue carries: ids only, never secrets or bodies. */

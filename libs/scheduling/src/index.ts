@@ -69,9 +69,13 @@ export {
   CALLBACK_ATTEMPTS,
   CALLBACK_DELAYS_MS,
   CALLBACK_EVENT,
+  CALLBACK_TIMEOUT_MS,
+  callbackJobId,
   callbackMessageId,
+  enqueueCallback,
   newCallbackSecret,
   signCallback,
   type CallbackAttempt,
-  type CallbackDelivery,
 } from './callback';
+export { callbackDelivery as callbackDeliverySchema } from './execution.schemas';
+export type { CallbackDelivery } from './execution.schemas.types';

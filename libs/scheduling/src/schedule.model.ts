@@ -16,8 +16,11 @@ export interface HttpTargetDoc extends Omit<HttpTarget, 'headers_sealed' | 'quer
   body?: unknown;
 }
 
-export interface ScheduleDoc extends Omit<ScheduleRecord, 'id' | 'http'> {
+export interface ScheduleDoc extends Omit<ScheduleRecord, 'id' | 'http' | 'callback_url' | 'callback_secret_sealed'> {
   _id: mongoose.Types.ObjectId;
+  /** Absent in documents written before completion callbacks existed: none. */
+  callback_url?: string | null;
+  callback_secret_sealed?: string | null;
   http: HttpTargetDoc | null;
   /** See schedule.fire-group.ts; null (or absent, before it existed) when unknown: its fires read it alone. */
   fire_group?: string | null;
@@ -61,6 +64,8 @@ const schema = new mongoose.Schema<ScheduleDoc>(
     last_run_at: { type: Date, default: null },
     last_run_success: { type: Boolean, default: null },
     run_count: { type: Number, default: 0 },
+    callback_url: { type: String, default: null },
+    callback_secret_sealed: { type: String, default: null },
     fire_group: { type: String, default: null },
   },
   { versionKey: false, minimize: false },

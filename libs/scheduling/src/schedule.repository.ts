@@ -65,6 +65,8 @@ function toRecord(d: ScheduleDoc): ScheduleRecord {
     last_run_at: d.last_run_at ?? null,
     last_run_success: d.last_run_success ?? null,
     run_count: d.run_count ?? 0,
+    callback_url: d.callback_url ?? null,
+    callback_secret_sealed: d.callback_secret_sealed ?? null,
   };
 }
 

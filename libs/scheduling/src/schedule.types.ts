@@ -1,3 +1,5 @@
+import type { CallbackTarget } from './execution.types';
+
 /** Which kind of work a schedule fires. */
 export type ScheduleKind = 'agent' | 'http';
 /** What a fire does while the schedule's previous run is still going: the scheduler's schemas accept these. */
@@ -50,6 +52,13 @@ export interface ScheduleRecord extends CronSpec, RunPolicy {
   last_run_at: Date | null;
   last_run_success: boolean | null;
   run_count: number;
+  /** Where its runs' completion callbacks go (contract §8); null: none. */
+  callback_url: string | null;
+  /**
+   * The callback signing secret (`whsec_...`) sealed with the schedule secret box (libs/secrets), which the worker
+   * opens to sign; null when there is no `callback_url`.
+   */
+  callback_secret_sealed: string | null;
 }
 
 export type NewSchedule = Omit<
@@ -63,7 +72,20 @@ export type NewSchedule = Omit<
   | 'last_run_success'
   | 'run_count'
   | 'active_since'
->;
+  | 'callback_url'
+  | 'callback_secret_sealed'
+> &
+  Partial<Pick<ScheduleRecord, 'callback_url' | 'callback_secret_sealed'>>;
+
+/** What a resource with a completion callback stores of it (a schedule, a webhook). */
+export interface CallbackConfig {
+  callback_url: string | null;
+  callback_secret_sealed: string | null;
+}
+
+/** The target a new run of `r` carries (NewExecution `callback`): its URL and sealed secret, or null when none. */
+export const callbackTargetOf = (r: CallbackConfig): CallbackTarget | null =>
+  r.callback_url && r.callback_secret_sealed ? { url: r.callback_url, secret: r.callback_secret_sealed } : null;
 
 /** What a job on the `schedule-fires` queue carries. The fire time is in the job id, or `fire_at` for catch-ups. */
 export interface FireJob {

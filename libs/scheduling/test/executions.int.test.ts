@@ -55,8 +55,10 @@ test('a new execution is queued, with a session of its own', async () => {
       'response_output',
       'error_message',
       'replay_of',
+      'delivery',
     ].sort(),
   );
+  expect(presentExecution(e).delivery).toBeNull(); // no callback_url
 });
 
 test('recovery sees runs queued or running past their bounds, not younger ones nor ended ones', async () => {

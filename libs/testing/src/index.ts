@@ -112,3 +112,4 @@ export {
   type ResponseSample,
 } from './openapi-responses';
 export { monitorRedis, type RedisMonitor } from './redis-monitor';
+export { eventually } from './eventually';

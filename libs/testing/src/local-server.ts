@@ -8,6 +8,8 @@ export interface ReceivedRequest {
   body: string;
   /** The body parsed as JSON, or undefined when it is not JSON. */
   json: unknown;
+  /** When its body had arrived (ms since the epoch). */
+  at: number;
 }
 
 export interface LocalServer {
@@ -47,6 +49,7 @@ export async function startLocalServer(handler: LocalHandler, host = '127.0.0.1'
         headers: req.headers,
         body,
         json: parseJson(body),
+        at: Date.now(),
       };
       self.requests.push(received);
       Promise.resolve(handler(received, res)).catch(() => res.destroy());

@@ -39,7 +39,10 @@ export interface AppDeps {
   auth: ApiKeyAuth;
   /** Seals webhook signing secrets at rest. */
   box: SecretBox;
-  /** Seals HTTP schedules' header values (the worker opens them with the same key). */
+  /**
+   * Seals HTTP schedules' header values and the callback secrets of webhooks and schedules (the worker opens them
+   * with the same key).
+   */
   scheduleBox: SecretBox;
   /** The agent service, asked whether an agent exists and belongs to the caller. */
   agents: AgentDirectory;
@@ -95,6 +98,7 @@ export function createWebhooks(deps: AppDeps, repo = createWebhookStore(deps)): 
     repo,
     agents: deps.agents,
     box: deps.box,
+    callbackBox: deps.scheduleBox,
     clock: deps.clock ?? (() => new Date()),
     publicBaseUrl: deps.publicBaseUrl,
     limits: deps.webhookLimits,
@@ -140,8 +144,8 @@ export function createApp(deps: AppDeps): Express {
   const replay = createReplayService({
     executions,
     idempotency,
-    webhook: (owner, id) => webhooks.get(owner, id),
-    assertSchedule: (owner, kind, id) => schedules.assertOwned(owner, kind, id),
+    webhook: (owner, id) => webhooks.runTarget(owner, id),
+    schedule: (owner, kind, id) => schedules.callbackTarget(owner, kind, id),
     enqueue: (exec) => enqueueRun(deps.queues, exec, settings),
     newId: newObjectId,
     clock,

@@ -18,6 +18,7 @@ import {
   createWebhookStats,
   startExecutionRetention,
   type AgentRunJob,
+  type CallbackJob,
   type FireJob,
 } from '@platform/scheduling';
 import { createSecretBox, parseKey } from '@platform/secrets';
@@ -43,7 +44,8 @@ async function main(): Promise<void> {
     httpCalls: createQueue<AgentRunJob>(QUEUE_NAMES.httpCalls, redis, {}, config.QUEUE_PREFIX),
   };
   const fires = createQueue<FireJob>(QUEUE_NAMES.scheduleFires, redis, {}, config.QUEUE_PREFIX, createRepeatStrategy());
-  for (const q of [queues.agentRuns, queues.httpCalls, fires]) q.on('error', () => undefined); // the connection reports it
+  const callbacks = createQueue<CallbackJob>(QUEUE_NAMES.callbacks, redis, {}, config.QUEUE_PREFIX);
+  for (const q of [queues.agentRuns, queues.httpCalls, fires, callbacks]) q.on('error', () => undefined); // the connection reports it
   const stats = { webhooks: createWebhookStats(infra.db, logger), schedules: createScheduleStats(infra.db, logger) };
   // Webhook edits reach every replica's trigger cache through Redis pub/sub.
   const webhookChanges = openRedisChangeBus({
@@ -109,6 +111,7 @@ async function main(): Promise<void> {
           runningAfterMs: config.RECOVER_RUNNING_AFTER_MS,
           maxRecoveries: config.MAX_RECOVERIES,
           registry,
+          callbacks,
         }),
       // MongoDB → Redis for cron schedules: at start and every interval (repairs a flushed or restarted Redis).
       () =>
@@ -146,7 +149,7 @@ async function main(): Promise<void> {
           Promise.all([
             stats.webhooks.flush(),
             stats.schedules.flush(),
-            ...[queues.agentRuns, queues.httpCalls, fires].map((q) => q.close()),
+            ...[queues.agentRuns, queues.httpCalls, fires, callbacks].map((q) => q.close()),
           ]),
       }),
     ],

@@ -164,6 +164,27 @@ function replayPaths(path: string, parent: Json[], noun: string, paused?: string
     },
   };
 }
+/**
+ * `POST <path>/regenerate-callback-secret` of a webhook or schedule (`view` its object): no body; 200 with the new
+ * `callback_secret` (shown in this answer only), 409 when it has no `callback_url`.
+ */
+function callbackRotationPath(path: string, parameters: Json[], noun: string, view: Joi.Schema) {
+  return {
+    [`${path}/regenerate-callback-secret`]: {
+      post: {
+        summary: 'New callback signing secret (callback_secret), shown in this answer only',
+        description:
+          'Takes no body. Runs created from now on are signed with the new secret; runs created before keep the secret they were created with.',
+        parameters,
+        responses: responses({
+          '200': { description: `${noun} with its new callback_secret`, ...json(refTo(view)) },
+          '409': { description: `${noun} has no callback_url`, ...error },
+          ...notFoundResponse(`${noun} not found`),
+        }),
+      },
+    },
+  };
+}
 const webhookNotFound = notFoundResponse('Webhook not found');
 const oneWebhook = (description: string) =>
   responses({ '200': { description, ...json(refTo(webhook)) }, ...webhookNotFound });
@@ -242,6 +263,7 @@ function schedulePaths(
       },
     },
     ...replayPaths(`${base}/{schedule_id}`, id, noun),
+    ...callbackRotationPath(`${base}/{schedule_id}`, id, noun, shapes.view),
   };
 }
 
@@ -285,7 +307,7 @@ export const openapi = {
     '/agent-webhooks/{webhook_id}': {
       get: { summary: 'Get a webhook', parameters: webhookId, responses: oneWebhook('Webhook') },
       patch: {
-        summary: 'Change the description or the concurrency limit (max_concurrency)',
+        summary: 'Change the description, the concurrency limit (max_concurrency) or the callback_url',
         parameters: webhookId,
         requestBody: body(webhookUpdateBody),
         responses: oneWebhook('Updated'),
@@ -316,6 +338,7 @@ export const openapi = {
         responses: responses({ '200': { description: 'Executions', ...executions }, ...webhookNotFound }),
       },
     },
+    ...callbackRotationPath('/agent-webhooks/{webhook_id}', webhookId, 'Webhook', webhook),
     ...replayPaths('/agent-webhooks/{webhook_id}', webhookId, 'Webhook', 'Webhook is paused'),
     '/agent-webhooks/executions/recent': {
       get: {

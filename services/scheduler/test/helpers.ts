@@ -162,6 +162,7 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
 /** The exact keys of the spec's Webhook object. */
 export const WEBHOOK_KEYS = [
   'agent_id',
+  'callback_url',
   'created_at',
   'description',
   'id',

@@ -1,7 +1,17 @@
 import { Registry } from 'prom-client';
 
-import { createWorker, producerConnection, workerConnection, type IORedis, type Worker } from '@platform/queue';
+import { mongoose } from '@platform/db';
 import {
+  createQueue,
+  createWorker,
+  producerConnection,
+  QUEUE_NAMES,
+  workerConnection,
+  type IORedis,
+  type Worker,
+} from '@platform/queue';
+import {
+  callbackJobId,
   createExecutionRepository,
   createRunRecovery,
   createScheduleStats,
@@ -10,6 +20,7 @@ import {
   executionJobs,
   executionRunStore,
   runJobId,
+  type CallbackJob,
   type ExecutionRecord,
   type ExecutionRepository,
 } from '@platform/scheduling';
@@ -59,6 +70,23 @@ function recovery(at: Date, opts: { batch?: number; maxRecoveries?: number; read
     runningAfterMs: 60_000,
     maxRecoveries: opts.maxRecoveries ?? 3,
     batch: opts.batch,
+  });
+}
+
+/** The outbox unit as main.ts starts it, sweeping every 50 ms, on this file's executions and queues. */
+function outboxUnit(extra: Pick<Parameters<typeof startRunRecovery>[0], 'registry' | 'callbacks'>) {
+  const { logger } = captureLogger('outbox');
+  return startRunRecovery({
+    executions,
+    queues: q.queues,
+    enqueue: enqueueOpts,
+    stats: { webhooks: createWebhookStats(dbs.conn, logger), schedules: createScheduleStats(dbs.conn, logger) },
+    logger,
+    intervalMs: 50,
+    queuedAfterMs: 1_000,
+    runningAfterMs: 60_000,
+    maxRecoveries: 3,
+    ...extra,
   });
 }
 
@@ -161,20 +189,8 @@ it('a run recovered MAX_RECOVERIES times ends as failed, saying why', async () =
 
 it('the outbox unit reports its backlog and what it moved as metrics', async () => {
   const registry = new Registry();
-  const { logger } = captureLogger('outbox');
   const lost = await run(new Date(Date.now() - 10_000), 'lost-for-metrics'); // stored, never queued (Redis was away)
-  const unit = startRunRecovery({
-    executions,
-    queues: q.queues,
-    enqueue: enqueueOpts,
-    stats: { webhooks: createWebhookStats(dbs.conn, logger), schedules: createScheduleStats(dbs.conn, logger) },
-    logger,
-    intervalMs: 50,
-    queuedAfterMs: 1_000,
-    runningAfterMs: 60_000,
-    maxRecoveries: 3,
-    registry,
-  });
+  const unit = outboxUnit({ registry });
   try {
     const value = async (name: string, labels: Record<string, string> = {}) =>
       (await registry.getSingleMetric(name)!.get()).values.find((v) =>
@@ -188,5 +204,42 @@ it('the outbox unit reports its backlog and what it moved as metrics', async () 
     expect(await value('outbox_backlog_runs')).toBeGreaterThanOrEqual(0);
   } finally {
     unit.stop();
+  }
+});
+
+it('a run the outbox ends (abandoned) with a callback_url has its completion callback queued', async () => {
+  const callbacks = createQueue<CallbackJob>(QUEUE_NAMES.callbacks, redis, {}, prefix);
+  const exec = await executions.create(
+    {
+      kind: 'webhook',
+      webhook_id: 'w-outbox-cb',
+      ...owner,
+      payload: 'm',
+      max_attempts: 1,
+      callback: { url: 'https://receiver.example/cb', secret: 'sealed' },
+    },
+    new Date(Date.now() - 10_000),
+  );
+  // Running for long with no job alive, and put back on its queue as often as allowed: the next sweep gives it up.
+  await dbs.conn
+    .collection('executions')
+    .updateOne(
+      { _id: new mongoose.Types.ObjectId(exec.id) },
+      { $set: { recoveries: 3, status: 'running', attempt: 1, started_at: new Date(Date.now() - 120_000) } },
+    );
+  const unit = outboxUnit({ callbacks });
+  try {
+    const deadline = Date.now() + 10_000;
+    while ((await callbacks.getJobState(callbackJobId(exec.id))) === 'unknown' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await callbacks.getJobState(callbackJobId(exec.id))).toBe('waiting');
+    expect(await executions.get(exec.id)).toMatchObject({
+      status: 'failed',
+      error_message: expect.stringMatching(/^abandoned/),
+    });
+  } finally {
+    unit.stop();
+    await callbacks.obliterate({ force: true });
+    await callbacks.close();
   }
 });

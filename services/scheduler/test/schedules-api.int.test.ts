@@ -35,6 +35,7 @@ const api = () => as(key);
 
 const SCHEDULE_KEYS = [
   'agent_id',
+  'callback_url',
   'created_at',
   'cron_expression',
   'id',
@@ -393,6 +394,7 @@ it('/openapi.json describes every schedule route of both kinds', async () => {
       '/{schedule_id}/resume',
       '/{schedule_id}/trigger',
       '/{schedule_id}/logs',
+      '/{schedule_id}/regenerate-callback-secret',
     ]) {
       expect(paths).toContain(base + p);
     }

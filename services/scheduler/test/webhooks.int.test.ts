@@ -37,6 +37,7 @@ describe('create and get', () => {
       last_trigger_success: null,
       trigger_count: 0,
       max_concurrency: null,
+      callback_url: null,
     });
     const got = await request(t.app).get(`/agent-webhooks/${res.body.id}`).set('x-api-key', alice);
     expect(got.status).toBe(200);

@@ -1,5 +1,6 @@
 import { checkedStringEnv, commonEnv, encryptionKeyEnv, Joi, type CommonConfig } from '@platform/config';
 import { parseAllowHosts } from '@platform/outbound';
+import { CALLBACK_DELAYS_MS, CALLBACK_TIMEOUT_MS } from '@platform/scheduling';
 
 import { MIN_ADMIN_TOKEN_LENGTH } from './admin/admin-token';
 
@@ -120,6 +121,24 @@ export const configSchema = Joi.object<WorkerConfig>({
     .description(
       'A run’s place under a concurrency limit is renewed every third of this while it runs; a killed worker’s place frees after it.',
     ),
+  CALLBACK_RETRY_DELAYS_MS: Joi.string()
+    .pattern(/^\d{1,10}(,\d{1,10}){0,3}$/)
+    .default(CALLBACK_DELAYS_MS.join(','))
+    .description(
+      'Waits before the 2nd to 5th attempts of a completion callback (comma-separated ms; the last repeats): 1, 5, 15 and 40 minutes by default.',
+    ),
+  CALLBACK_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(1_000)
+    .max(60_000)
+    .default(CALLBACK_TIMEOUT_MS)
+    .description('How long one completion callback attempt waits for the receiver’s answer.'),
+  CALLBACK_CONCURRENCY: Joi.number()
+    .integer()
+    .min(1)
+    .max(512)
+    .default(32)
+    .description('Completion callbacks delivered at once by this process.'),
   WORKER_ADMIN_TOKEN: Joi.string()
     .min(MIN_ADMIN_TOKEN_LENGTH)
     .empty('')
@@ -151,5 +170,8 @@ export interface WorkerConfig extends CommonConfig {
   STORE_RETRY_MAX_MS: number;
   CONCURRENCY_RECHECK_MS: number;
   CONCURRENCY_LEASE_MS: number;
+  CALLBACK_RETRY_DELAYS_MS: string;
+  CALLBACK_TIMEOUT_MS: number;
+  CALLBACK_CONCURRENCY: number;
   WORKER_ADMIN_TOKEN?: string;
 }

@@ -154,3 +154,14 @@ export function fireMetrics(registry: Registry) {
   });
   return (count: number) => coalesced.inc(count);
 }
+
+/** Completion callback attempts by outcome (`delivered`, `retry`: tried again later, `failed`: given up). */
+export function callbackMetrics(registry: Registry) {
+  const attempts = new Counter({
+    name: 'callback_attempts_total',
+    help: 'Completion callback attempts by outcome (delivered, retry, failed: the delivery was given up).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  return (outcome: 'delivered' | 'retry' | 'failed') => attempts.inc({ outcome });
+}

@@ -6,19 +6,32 @@ import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
 import { createConcurrencyGate, createQueue, QUEUE_NAMES, type IORedis, type Queue } from '@platform/queue';
 import {
+  CALLBACK_DELAYS_MS,
+  CALLBACK_TIMEOUT_MS,
   createExecutionRepository,
   createFireReader,
   createRepeatStrategy,
   createScheduleRepository,
   createScheduleStats,
   createWebhookStats,
+  enqueueCallback,
   enqueueRun,
   type AgentRunJob,
+  type CallbackJob,
+  type ExecutionRecord,
 } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
 
+import { callbackDelay, createCallbackProcessor } from './callbacks/callback.processor';
 import type { WorkerConfig } from './config';
-import { fireMetrics, runMetrics, startConsumers, type Consumers, type QueueConsumer } from './consumer';
+import {
+  callbackMetrics,
+  fireMetrics,
+  runMetrics,
+  startConsumers,
+  type Consumers,
+  type QueueConsumer,
+} from './consumer';
 import { createFireProcessor } from './fires/fire.processor';
 import { createAgentRunProcessor } from './runs/agent-run.processor';
 import { createHttpRunProcessor } from './runs/http-run.processor';
@@ -42,7 +55,16 @@ export type RuntimeConfig = Pick<
   | 'STORE_RETRY_BASE_MS'
   | 'STORE_RETRY_MAX_MS'
 > &
-  Partial<Pick<WorkerConfig, 'CONCURRENCY_RECHECK_MS' | 'CONCURRENCY_LEASE_MS'>>;
+  Partial<
+    Pick<
+      WorkerConfig,
+      | 'CONCURRENCY_RECHECK_MS'
+      | 'CONCURRENCY_LEASE_MS'
+      | 'CALLBACK_RETRY_DELAYS_MS'
+      | 'CALLBACK_TIMEOUT_MS'
+      | 'CALLBACK_CONCURRENCY'
+    >
+  >;
 
 export interface RuntimeDeps {
   config: RuntimeConfig;
@@ -53,7 +75,7 @@ export interface RuntimeDeps {
   registry: Registry;
   logger: Logger;
   outbound: OutboundClient;
-  /** Opens HTTP schedules' header values. */
+  /** Opens HTTP schedules' header values and the callback secrets runs carry. */
   box: SecretBox;
   /** Time for executions and for cron fire computation (tests move it). */
   clock?: () => Date;
@@ -121,7 +143,10 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
   const metrics = runMetrics(deps.registry);
   const storeBackoff = { baseMs: config.STORE_RETRY_BASE_MS, maxMs: config.STORE_RETRY_MAX_MS };
   const limits = runLimits(deps.redis, runQueues.agentRuns, config);
-  const life = { executions, stats, clock, logger, storeBackoff, limits };
+  const callbackQueue = createQueue<CallbackJob>(QUEUE_NAMES.callbacks, deps.redis, {}, config.QUEUE_PREFIX);
+  const callbackDelays = (config.CALLBACK_RETRY_DELAYS_MS ?? CALLBACK_DELAYS_MS.join(',')).split(',').map(Number);
+  const callbacks = (exec: ExecutionRecord) => enqueueCallback(callbackQueue, exec, config.ENQUEUE_TIMEOUT_MS);
+  const life = { executions, stats, clock, logger, storeBackoff, limits, callbacks };
   const giveUp = createGiveUpHandler(life);
   const runAgent =
     deps.runAgent ??
@@ -165,11 +190,29 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
       giveUp,
     },
     {
+      name: QUEUE_NAMES.callbacks,
+      process: createCallbackProcessor({
+        executions,
+        outbound: deps.outbound,
+        box: deps.box,
+        clock,
+        logger,
+        delaysMs: callbackDelays,
+        timeoutMs: config.CALLBACK_TIMEOUT_MS ?? CALLBACK_TIMEOUT_MS,
+        onAttempt: callbackMetrics(deps.registry),
+      }),
+      settings: {
+        concurrency: config.CALLBACK_CONCURRENCY ?? 32,
+        backoffStrategy: (attemptsMade: number) => callbackDelay(callbackDelays, attemptsMade),
+      },
+    },
+    {
       name: QUEUE_NAMES.scheduleFires,
       process: createFireProcessor({
         schedules: fireReads,
         executions,
         enqueue: (exec) => enqueueRun(runQueues, exec, { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: 2_000 }),
+        callbacks,
         clock,
         logger,
         onCoalesced: fireMetrics(deps.registry),
@@ -193,7 +236,7 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
       staleMs: config.LIVENESS_STALE_MS,
       storeBackoff,
     }),
-    queuesToClose: [runQueues.agentRuns, runQueues.httpCalls],
+    queuesToClose: [runQueues.agentRuns, runQueues.httpCalls, callbackQueue],
     flush: () => Promise.all([stats.webhooks.flush(), stats.schedules.flush()]),
   };
 }

@@ -19,6 +19,8 @@ import {
   createScheduleRepository,
   enqueueRun,
   type AgentRunJob,
+  type CallbackJob,
+  type CallbackTarget,
   type ExecutionRecord,
   type ExecutionRepository,
   type FireJob,
@@ -33,6 +35,7 @@ import { createSecretBox, type SecretBox } from '@platform/secrets';
 import {
   captureLogger,
   createTestDatabases,
+  eventually,
   freePort,
   startLocalServer,
   testInfra,
@@ -125,6 +128,8 @@ export interface ScheduleOptions {
   is_active?: boolean;
   /** When the schedule is created (its `active_since`); real now by default. */
   at?: Date;
+  /** Its completion callback (url and sealed secret), stored as the scheduler stores it. */
+  callback?: CallbackTarget;
 }
 
 export interface WebhookRunInput {
@@ -132,6 +137,8 @@ export interface WebhookRunInput {
   agent_id?: string | null;
   max_attempts?: number;
   webhook_id?: string;
+  /** The webhook's completion callback (url and sealed secret), as the scheduler copies it onto the run. */
+  callback?: CallbackTarget | null;
 }
 
 export interface StackOptions {
@@ -143,6 +150,9 @@ export interface StackOptions {
   redisUrl?: string;
   /** Emit the driver's command events on `dbs.conn` (to count the worker's database work). */
   monitorCommands?: boolean;
+  /** CALLBACK_RETRY_DELAYS_MS and CALLBACK_TIMEOUT_MS of the worker (its defaults: minutes, 10 s). */
+  callbackDelaysMs?: string;
+  callbackTimeoutMs?: number;
 }
 
 export interface WorkerStack {
@@ -165,6 +175,8 @@ export interface WorkerStack {
   /** The scheduler's producer queues under this stack's prefix. */
   queues: RunQueues;
   fires: Queue<FireJob>;
+  /** The completion callbacks' queue (jobs `cb-<execution id>`). */
+  callbacks: Queue<CallbackJob>;
   /** The worker runtime under test (all three consumers). */
   runtime: WorkerRuntime;
   /** The worker's log lines. */
@@ -186,7 +198,7 @@ export interface WorkerStack {
   waitEnded(id: string, timeoutMs?: number): Promise<ExecutionRecord>;
   /** Polls until a job of a queue is in `state`. */
   waitJob(
-    queue: Queue<never> | Queue<AgentRunJob> | Queue<FireJob>,
+    queue: Queue<never> | Queue<AgentRunJob> | Queue<FireJob> | Queue<CallbackJob>,
     jobId: string,
     state?: string,
     timeoutMs?: number,
@@ -196,16 +208,8 @@ export interface WorkerStack {
   close(): Promise<void>;
 }
 
-/** Polls `check` every 50 ms until it returns a value other than undefined. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const got = await check();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls until a value comes (libs/testing); the worker suites import it from here. */
+export { eventually };
 
 /** The default agent stand-in: answers as the agent service does, with the message echoed. */
 const echoAgent: LocalHandler = (req, res) => {
@@ -242,7 +246,8 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
     httpCalls: createQueue<AgentRunJob>(QUEUE_NAMES.httpCalls, producer, {}, prefix),
   };
   const fires = createQueue<FireJob>(QUEUE_NAMES.scheduleFires, producer, {}, prefix, createRepeatStrategy());
-  const allQueues: Queue[] = [queues.agentRuns, queues.httpCalls, fires];
+  const callbacks = createQueue<CallbackJob>(QUEUE_NAMES.callbacks, producer, {}, prefix);
+  const allQueues: Queue[] = [queues.agentRuns, queues.httpCalls, fires, callbacks];
   for (const q of allQueues) q.on('error', () => undefined);
 
   const executions = createExecutionRepository(dbs.conn);
@@ -268,6 +273,8 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
     ENQUEUE_TIMEOUT_MS: 2_000,
     STORE_RETRY_BASE_MS: 100,
     STORE_RETRY_MAX_MS: 400,
+    ...(opts.callbackDelaysMs ? { CALLBACK_RETRY_DELAYS_MS: opts.callbackDelaysMs } : {}),
+    ...(opts.callbackTimeoutMs ? { CALLBACK_TIMEOUT_MS: opts.callbackTimeoutMs } : {}),
   };
   const runtime = await createWorkerRuntime({
     config,
@@ -296,6 +303,7 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
         retry_delay: o.retry_delay ?? 1,
         overlap_policy: o.overlap_policy ?? 'allow',
         is_active: o.is_active ?? true,
+        ...(o.callback ? { callback_url: o.callback.url, callback_secret_sealed: o.callback.secret } : {}),
       },
       o.at ?? new Date(),
     );
@@ -319,6 +327,7 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
     schedules,
     queues,
     fires,
+    callbacks,
     runtime,
     lines,
     agentCallsOf: (id) =>
@@ -371,6 +380,7 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
           ...OWNER,
           payload: input.payload,
           max_attempts: input.max_attempts ?? 3,
+          callback: input.callback ?? null,
         },
         new Date(),
       );

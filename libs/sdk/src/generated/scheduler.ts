@@ -328,7 +328,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change the description or the concurrency limit (max_concurrency) */
+        /** Change the description, the concurrency limit (max_concurrency) or the callback_url */
         patch: {
             parameters: {
                 query?: never;
@@ -698,6 +698,92 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-webhooks/{webhook_id}/regenerate-callback-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New callback signing secret (callback_secret), shown in this answer only
+         * @description Takes no body. Runs created from now on are signed with the new secret; runs created before keep the secret they were created with.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Webhook with its new callback_secret */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Webhook not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Webhook has no callback_url */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -2050,6 +2136,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules/{schedule_id}/regenerate-callback-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New callback signing secret (callback_secret), shown in this answer only
+         * @description Takes no body. Runs created from now on are signed with the new secret; runs created before keep the secret they were created with.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    schedule_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Schedule with its new callback_secret */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Schedule"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Schedule not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Schedule has no callback_url */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/schedules/by-agent/{agent_id}": {
         parameters: {
             query?: never;
@@ -3066,6 +3238,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/http-schedules/{schedule_id}/regenerate-callback-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New callback signing secret (callback_secret), shown in this answer only
+         * @description Takes no body. Runs created from now on are signed with the new secret; runs created before keep the secret they were created with.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    schedule_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description HTTP schedule with its new callback_secret */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HttpSchedule"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description HTTP schedule not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description HTTP schedule has no callback_url */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3085,11 +3343,21 @@ export interface components {
             description?: string | null;
             /** @description Runs of this webhook in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit. */
             max_concurrency?: number | null;
+            /**
+             * Format: uri
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             */
+            callback_url?: string | null;
         };
         WebhookUpdateBody: {
             description?: string | null;
             /** @description Runs of this webhook in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit. */
             max_concurrency?: number | null;
+            /**
+             * Format: uri
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             */
+            callback_url?: string | null;
         };
         ScheduleCreateBody: {
             agent_id: string;
@@ -3114,6 +3382,11 @@ export interface components {
              * @enum {string}
              */
             overlap_policy?: "skip" | "allow";
+            /**
+             * Format: uri
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             */
+            callback_url?: string | null;
         };
         ScheduleUpdateBody: {
             agent_id?: string;
@@ -3127,6 +3400,11 @@ export interface components {
             retry_delay?: number;
             /** @enum {string} */
             overlap_policy?: "skip" | "allow";
+            /**
+             * Format: uri
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             */
+            callback_url?: string | null;
         };
         HttpScheduleCreateBody: {
             name: string;
@@ -3170,6 +3448,11 @@ export interface components {
              * @enum {string}
              */
             overlap_policy?: "skip" | "allow";
+            /**
+             * Format: uri
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             */
+            callback_url?: string | null;
         };
         HttpScheduleUpdateBody: {
             name?: string;
@@ -3199,6 +3482,11 @@ export interface components {
             retry_delay?: number;
             /** @enum {string} */
             overlap_policy?: "skip" | "allow";
+            /**
+             * Format: uri
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             */
+            callback_url?: string | null;
         };
         ExecutionReplayBody: {
             /** @description Only runs in these statuses (default all three ended ones): an array, or one string with commas (failed,skipped). queued or running → 422. */
@@ -3260,6 +3548,13 @@ export interface components {
              * @enum {string}
              */
             overlap_policy: "skip" | "allow";
+            /**
+             * Format: uri
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             */
+            callback_url: string | null;
+            /** @description whsec_ + base64 of the signing key of the callbacks. Present only in the answer of the request that generated it (a create or PATCH that set the first callback_url, and regenerate-callback-secret); never shown again. */
+            callback_secret?: string;
             agent_id: string;
             /** @default  */
             message: string;
@@ -3300,6 +3595,13 @@ export interface components {
              * @enum {string}
              */
             overlap_policy: "skip" | "allow";
+            /**
+             * Format: uri
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             */
+            callback_url: string | null;
+            /** @description whsec_ + base64 of the signing key of the callbacks. Present only in the answer of the request that generated it (a create or PATCH that set the first callback_url, and regenerate-callback-secret); never shown again. */
+            callback_secret?: string;
             name: string;
             /**
              * Format: uri
@@ -3356,6 +3658,25 @@ export interface components {
             error_message: string | null;
             /** @description The execution this one replays; null for a trigger or a fire */
             replay_of: string | null;
+            /** @description The completion callback to the webhook's or schedule's `callback_url` (contract §8); null when the run has none */
+            delivery: {
+                /** @description Attempts made so far (at most 5) */
+                attempts: number;
+                /** @description The receiver's last HTTP status; null when it never answered */
+                last_status: number | null;
+                /** @description Why the last attempt failed; null once delivered */
+                last_error: string | null;
+                /**
+                 * Format: date-time
+                 * @description When a 2xx answer came; null until then
+                 */
+                delivered_at: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the next attempt is due; null when none is
+                 */
+                next_attempt_at: string | null;
+            } | null;
         };
         ExecutionList: {
             executions: components["schemas"]["Execution"][];
@@ -3381,6 +3702,13 @@ export interface components {
             trigger_count: number;
             /** @description Runs in flight at once; null: no limit */
             max_concurrency: number | null;
+            /**
+             * Format: uri
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             */
+            callback_url: string | null;
+            /** @description whsec_ + base64 of the signing key of the callbacks. Present only in the answer of the request that generated it (a create or PATCH that set the first callback_url, and regenerate-callback-secret); never shown again. */
+            callback_secret?: string;
         };
         WebhookList: {
             webhooks: components["schemas"]["Webhook"][];

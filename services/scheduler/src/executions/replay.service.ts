@@ -2,6 +2,7 @@ import type { Owner } from '@platform/db';
 import { ConflictError, NotFoundError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type {
+  CallbackTarget,
   ExecutionRecord,
   ExecutionRepository,
   ExecutionStatus,
@@ -19,10 +20,13 @@ export interface ReplayServiceDeps {
   executions: Pick<ExecutionRepository, 'list' | 'get' | 'createOnce'>;
   /** Remembers each original's first replay for 24 h (scope `replay:<original id>`). */
   idempotency: Pick<IdempotencyStore, 'claim'>;
-  /** The caller's webhook (404 when it is not the caller's): its state decides whether replays may run. */
-  webhook: (owner: Owner, id: string) => Promise<{ is_active: boolean }>;
-  /** Confirms the caller owns the schedule of that kind (404 otherwise). */
-  assertSchedule: (owner: Owner, kind: ScheduleKind, id: string) => Promise<void>;
+  /**
+   * The caller's webhook (404 when it is not the caller's): its state decides whether replays may run, and its
+   * callback is the replays' (a replay is a new run: it takes the target its webhook has now).
+   */
+  webhook: (owner: Owner, id: string) => Promise<{ is_active: boolean; callback: CallbackTarget | null }>;
+  /** The caller's schedule of that kind's callback target (404 when it is not the caller's), the replays'. */
+  schedule: (owner: Owner, kind: ScheduleKind, id: string) => Promise<CallbackTarget | null>;
   /** Puts a stored execution on its run queue, as a trigger does; a failure leaves it to the outbox. */
   enqueue: (exec: ExecutionRecord) => Promise<unknown>;
   /** A new execution id (an ObjectId's hex): the replay claims its original's key with it before it is stored. */
@@ -62,17 +66,23 @@ async function mapParallel<T, R>(items: T[], parallel: number, work: (item: T) =
 export function createReplayService(deps: ReplayServiceDeps) {
   const log = deps.logger.child({ module: 'replay' });
 
-  async function assertParent(owner: Owner, parent: ReplayParent, runs: boolean): Promise<void> {
+  /** Confirms the parent is the caller's (and, when `runs`, that it may run); the callback target of its new runs. */
+  async function assertParent(owner: Owner, parent: ReplayParent, runs: boolean): Promise<CallbackTarget | null> {
     if ('webhook_id' in parent) {
       const w = await deps.webhook(owner, parent.webhook_id);
       if (runs && !w.is_active) throw new ConflictError('Webhook is paused');
-    } else {
-      await deps.assertSchedule(owner, parent.kind, parent.schedule_id);
+      return w.callback;
     }
+    return deps.schedule(owner, parent.kind, parent.schedule_id);
   }
 
   /** Stores the replay of `original` under `id` (null: an execution with that id exists already). */
-  function store(original: ExecutionRecord, id: string, now: Date): Promise<ExecutionRecord | null> {
+  function store(
+    original: ExecutionRecord,
+    id: string,
+    callback: CallbackTarget | null,
+    now: Date,
+  ): Promise<ExecutionRecord | null> {
     return deps.executions.createOnce(
       {
         id,
@@ -87,13 +97,18 @@ export function createReplayService(deps: ReplayServiceDeps) {
         max_attempts: original.max_attempts,
         retry_delay_ms: original.retry_delay_ms,
         replay_of: original.id,
+        callback,
       },
       now,
     );
   }
 
   /** The replay of one original: a new queued execution, or the first one made within 24 h. */
-  async function replayOne(original: ExecutionRecord, now: Date): Promise<{ exec: ExecutionRecord; created: boolean }> {
+  async function replayOne(
+    original: ExecutionRecord,
+    callback: CallbackTarget | null,
+    now: Date,
+  ): Promise<{ exec: ExecutionRecord; created: boolean }> {
     const id = deps.newId();
     const holder = await deps.idempotency.claim(scopeOf(original.id), KEY, id, now);
     if (holder !== id) {
@@ -102,7 +117,7 @@ export function createReplayService(deps: ReplayServiceDeps) {
     }
     // Ours, or a first replay whose key was claimed but whose execution was never stored (its process stopped in
     // between): it is stored now under the id the key names, once however many calls get here.
-    const exec = await store(original, holder, now);
+    const exec = await store(original, holder, callback, now);
     if (!exec) {
       const first = await deps.executions.get(holder);
       if (!first) throw new Error(`replay ${holder} of ${original.id} was neither stored nor found`);
@@ -123,7 +138,7 @@ export function createReplayService(deps: ReplayServiceDeps) {
      * (or found) in the runs' order.
      */
     async bulk(owner: Owner, parent: ReplayParent, body: ExecutionReplayBody): Promise<ExecutionReplayResult> {
-      await assertParent(owner, parent, !body.dry_run);
+      const callback = await assertParent(owner, parent, !body.dry_run);
       const ids = 'webhook_id' in parent ? { webhook_id: parent.webhook_id } : { schedule_id: parent.schedule_id };
       const { items, total } = await deps.executions.list(owner, {
         ...ids,
@@ -135,7 +150,7 @@ export function createReplayService(deps: ReplayServiceDeps) {
       });
       if (body.dry_run) return { matched: total };
       const now = deps.clock();
-      const done = await mapParallel(items, REPLAY_PARALLEL, (r) => replayOne(r, now));
+      const done = await mapParallel(items, REPLAY_PARALLEL, (r) => replayOne(r, callback, now));
       const created = done.filter((d) => d.created).length;
       if (created > 0) log.info('bulk replay', { ...ids, matched: total, replayed: done.length, created });
       return {
@@ -154,7 +169,10 @@ export function createReplayService(deps: ReplayServiceDeps) {
       parent: ReplayParent,
       executionId: string,
     ): Promise<{ status: 200 | 202; body: ExecutionReplayAccepted }> {
-      const [, original] = await Promise.all([assertParent(owner, parent, true), deps.executions.get(executionId)]);
+      const [callback, original] = await Promise.all([
+        assertParent(owner, parent, true),
+        deps.executions.get(executionId),
+      ]);
       const ofParent =
         original !== null &&
         original.user_id === owner.user_id &&
@@ -165,7 +183,7 @@ export function createReplayService(deps: ReplayServiceDeps) {
             original.schedule_id === parent.schedule_id);
       if (!original || !ofParent) throw new NotFoundError('Execution');
       if (!isEnded(original.status)) throw new ConflictError('Execution has not ended; only ended executions replay');
-      const { exec, created } = await replayOne(original, deps.clock());
+      const { exec, created } = await replayOne(original, callback, deps.clock());
       return {
         status: created ? 202 : 200,
         body: { execution_id: exec.id, status: exec.status, replay_of: original.id },

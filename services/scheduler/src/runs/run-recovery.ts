@@ -1,10 +1,13 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 import type { Logger } from '@platform/logger';
+import type { Queue } from '@platform/queue';
 import {
   createRunRecovery,
+  enqueueCallback,
   executionJobs,
   executionRunStore,
+  type CallbackJob,
   type EnqueueOptions,
   type ExecutionRepository,
   type RecoverySweep,
@@ -26,6 +29,8 @@ export interface RunRecoveryUnitDeps {
   clock?: () => Date;
   /** Gets the outbox's metrics (see `outboxMetrics`). */
   registry?: Registry;
+  /** The completion callbacks' queue: a run the outbox ends (abandoned) is called back like any ended run. */
+  callbacks?: Queue<CallbackJob>;
 }
 
 /**
@@ -61,6 +66,13 @@ export function startRunRecovery(deps: RunRecoveryUnitDeps): Unit & { sweep: Ret
   const store = executionRunStore(deps.executions, (exec) => {
     if (exec.webhook_id) deps.stats.webhooks.outcome(exec.webhook_id, false);
     if (exec.schedule_id) deps.stats.schedules.ran(exec.schedule_id, new Date(exec.triggered_at), false);
+    if (deps.callbacks)
+      void enqueueCallback(deps.callbacks, exec, deps.enqueue.timeoutMs).catch((err: unknown) =>
+        deps.logger.warn('callback of an abandoned run not queued', {
+          execution_id: exec.id,
+          err: (err as Error).message,
+        }),
+      );
   });
   const sweep = createRunRecovery({
     store,

@@ -22,6 +22,7 @@ export function presentSchedule(r: ScheduleRecord, now: Date): ScheduleView {
     last_run_at: iso(r.last_run_at),
     last_run_success: r.last_run_success,
     run_count: r.run_count,
+    callback_url: r.callback_url,
   };
   if (r.kind === 'agent' || !r.http)
     return { ...common, agent_id: r.agent_id ?? '', message: r.message } satisfies AgentSchedule;

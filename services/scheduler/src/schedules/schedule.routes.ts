@@ -77,6 +77,9 @@ export function createScheduleRoutes(deps: ScheduleRoutesDeps): Router {
     r.post(`${base}/:id/trigger`, async (req, res) => {
       res.status(202).json(await service.trigger(principalOf(req), kind, req.params.id));
     });
+    r.post(`${base}/:id/regenerate-callback-secret`, async (req, res) => {
+      res.json(await service.regenerateCallbackSecret(principalOf(req), kind, req.params.id));
+    });
     r.get(`${base}/:id/logs`, async (req, res) => {
       const owner = principalOf(req);
       const id = req.params.id;

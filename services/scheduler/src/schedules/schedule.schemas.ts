@@ -5,10 +5,11 @@
  */
 import Joi from 'joi';
 
-import { pageQuery } from '@platform/http';
+import { httpUrlField, MAX_URL_LENGTH, pageQuery } from '@platform/http';
 import { cronError, HTTP_METHODS, isValidTimeZone, OVERLAP_POLICIES } from '@platform/scheduling';
 
 import { BULK_PAUSE_MAX_IDS, bulkPauseCounts } from '../shared/bulk-pause.schemas';
+import { callbackUrlInput, callbackViewKeys } from '../shared/callback.schemas';
 import { webhook } from '../webhooks/webhook.schemas';
 import type {
   AgentSchedules,
@@ -32,7 +33,7 @@ import type {
 export const LIMITS = {
   messageLength: 100_000,
   nameLength: 200,
-  urlLength: 2048,
+  urlLength: MAX_URL_LENGTH,
   headerCount: 50,
   headerValueLength: 8192,
   queryCount: 50,
@@ -70,13 +71,16 @@ function common(create: boolean) {
   };
 }
 
+/** The request fields both kinds share: the common ones, and the callback URL (never defaulted: absent keeps it). */
+const requestFields = (create: boolean) => ({ ...common(create), callback_url: callbackUrlInput });
+
 const agentId = Joi.string().min(1).max(100);
 const message = Joi.string().allow('').max(LIMITS.messageLength);
 
 export const agentCreateBody = Joi.object<ScheduleCreateBody>({
   agent_id: agentId.required(),
   message: message.default(''),
-  ...common(true),
+  ...requestFields(true),
 })
   .required()
   .meta({ className: 'ScheduleCreateBody' });
@@ -84,7 +88,7 @@ export const agentCreateBody = Joi.object<ScheduleCreateBody>({
 export const agentUpdateBody = Joi.object<ScheduleUpdateBody>({
   agent_id: agentId,
   message,
-  ...common(false),
+  ...requestFields(false),
 }).meta({ className: 'ScheduleUpdateBody' });
 
 // RFC 7230 token for header names; values without control characters (no CR/LF header injection).
@@ -116,10 +120,7 @@ const query = Joi.object()
 const body = Joi.any()
   .description('Any JSON, sent as application/json (not with GET or HEAD)')
   .meta({ baseType: 'unknown' });
-const url = Joi.string()
-  .max(LIMITS.urlLength)
-  .uri({ scheme: ['http', 'https'] })
-  .description('http or https');
+const url = httpUrlField();
 
 function httpFields(create: boolean) {
   const req = <T extends Joi.Schema>(s: T): T => (create ? (s.required() as T) : s);
@@ -138,7 +139,7 @@ function httpFields(create: boolean) {
     timeout_ms: create
       ? Joi.number().integer().min(LIMITS.timeoutMsMin).max(LIMITS.timeoutMsMax).default(LIMITS.timeoutMsDefault)
       : Joi.number().integer().min(LIMITS.timeoutMsMin).max(LIMITS.timeoutMsMax),
-    ...common(create),
+    ...requestFields(create),
   };
 }
 
@@ -189,6 +190,7 @@ const viewKeys = {
   last_run_success: Joi.boolean().allow(null).required(),
   run_count: Joi.number().integer().required(),
   ...present(common(true)),
+  ...callbackViewKeys,
 };
 
 /** An agent schedule as a client sees it. */

@@ -19,6 +19,10 @@ export interface ScheduleCreateBody {
    */
   retry_delay: number;
   overlap_policy: 'skip' | 'allow';
+  /**
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   */
+  callback_url?: string | null;
 }
 
 export interface ScheduleAgentPath {
@@ -48,6 +52,10 @@ export interface ScheduleUpdateBody {
    */
   retry_delay?: number;
   overlap_policy?: 'skip' | 'allow';
+  /**
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   */
+  callback_url?: string | null;
 }
 
 export interface HttpScheduleCreateBody {
@@ -85,6 +93,10 @@ export interface HttpScheduleCreateBody {
    */
   retry_delay: number;
   overlap_policy: 'skip' | 'allow';
+  /**
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   */
+  callback_url?: string | null;
 }
 
 export interface HttpSchedule {
@@ -114,6 +126,14 @@ export interface HttpSchedule {
    */
   retry_delay: number;
   overlap_policy: 'skip' | 'allow';
+  /**
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   */
+  callback_url: string | null;
+  /**
+   * whsec_ + base64 of the signing key of the callbacks. Present only in the answer of the request that generated it (a create or PATCH that set the first callback_url, and regenerate-callback-secret); never shown again.
+   */
+  callback_secret?: string;
   name: string;
   /**
    * http or https
@@ -186,6 +206,10 @@ export interface HttpScheduleUpdateBody {
    */
   retry_delay?: number;
   overlap_policy?: 'skip' | 'allow';
+  /**
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   */
+  callback_url?: string | null;
 }
 
 export interface ScheduleListQuery {
@@ -228,6 +252,14 @@ export interface Schedule {
    */
   retry_delay: number;
   overlap_policy: 'skip' | 'allow';
+  /**
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   */
+  callback_url: string | null;
+  /**
+   * whsec_ + base64 of the signing key of the callbacks. Present only in the answer of the request that generated it (a create or PATCH that set the first callback_url, and regenerate-callback-secret); never shown again.
+   */
+  callback_secret?: string;
   agent_id: string;
   message: string;
 }

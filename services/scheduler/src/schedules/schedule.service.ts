@@ -1,18 +1,26 @@
 import { isAgentId, type AgentDirectory } from '@platform/agent-client';
 import type { Owner } from '@platform/db';
-import { NotFoundError } from '@platform/errors';
+import { ConflictError, NotFoundError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
-import type {
-  ExecutionRecord,
-  ExecutionRepository,
-  NewSchedule,
-  ScheduleKind,
-  ScheduleRecord,
-  ScheduleRepository,
+import {
+  callbackTargetOf,
+  type CallbackTarget,
+  type ExecutionRecord,
+  type ExecutionRepository,
+  type NewSchedule,
+  type ScheduleKind,
+  type ScheduleRecord,
+  type ScheduleRepository,
 } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
 
 import { pauseBulk } from '../shared/bulk-pause';
+import {
+  CALLBACK_CHANGE_ATTEMPTS,
+  createCallbackSecrets,
+  withShownSecret,
+  type CallbackChange,
+} from '../shared/callback-config';
 import { httpTargetOf, presentSchedule } from './schedule.present';
 import type { ScheduleTriggerResult } from './schedule.schemas.types';
 import type {
@@ -34,8 +42,9 @@ export interface ScheduleServiceDeps {
   repo: ScheduleRepository;
   executions: ExecutionRepository;
   agents: AgentDirectory;
-  /** Seals HTTP schedules' header values. */
+  /** Seals HTTP schedules' header values and callback secrets (the worker opens both). */
   box: SecretBox;
+  newCallbackSecret?: () => string;
   firing: Firing;
   /** Puts a stored execution on its run queue; a failure leaves it to the outbox. */
   startRun: (exec: ExecutionRecord) => Promise<unknown>;
@@ -50,6 +59,7 @@ const NOUN: Record<ScheduleKind, string> = { agent: 'Schedule', http: 'HTTP sche
 export function createScheduleService(deps: ScheduleServiceDeps) {
   const { repo, clock } = deps;
   const present = (r: ScheduleRecord) => presentSchedule(r, clock());
+  const callbacks = createCallbackSecrets({ box: deps.box, newSecret: deps.newCallbackSecret });
 
   async function found(owner: Owner, kind: ScheduleKind, id: string): Promise<ScheduleRecord> {
     const r = await repo.get(owner, kind, id);
@@ -92,6 +102,28 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     return { ...view, body: r.http?.body ?? null };
   }
 
+  /**
+   * Stores `change` made from the schedule as read (compare-and-set on its callback), reading again when another
+   * request changed the callback meanwhile (`first`: the schedule as just read, if it was); the stored record and the
+   * secret it generated.
+   */
+  async function changeCallback(
+    owner: Owner,
+    kind: ScheduleKind,
+    id: string,
+    change: (current: ScheduleRecord) => { set: Partial<ScheduleRecord>; callback: CallbackChange | null },
+    first?: ScheduleRecord,
+  ): Promise<{ r: ScheduleRecord; shown?: string }> {
+    for (let i = 0; i < CALLBACK_CHANGE_ATTEMPTS; i++) {
+      const current = i === 0 && first ? first : await found(owner, kind, id);
+      const { set, callback } = change(current);
+      const r = await repo.update(owner, kind, id, { ...set, ...callback?.set }, callback?.expect ?? {});
+      if (r) return { r, shown: callback?.shown };
+      if (!callback) throw new NotFoundError(NOUN[kind]);
+    }
+    throw new ConflictError(`The ${NOUN[kind]}'s callback is being changed by another request; retry`);
+  }
+
   async function setActive(owner: Owner, kind: ScheduleKind, id: string, active: boolean): Promise<ScheduleView> {
     const now = clock();
     const set = active
@@ -105,9 +137,10 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   return {
     async create(owner: Owner, apiKey: string, kind: ScheduleKind, input: Input): Promise<ScheduleView> {
       if (kind === 'agent') await assertAgent(apiKey, (input as AgentScheduleInput).agent_id);
-      const r = await repo.create(owner, fieldsOf(kind, input), clock());
+      const callback = callbacks.onCreate(input.callback_url);
+      const r = await repo.create(owner, { ...fieldsOf(kind, input), ...callback.fields }, clock());
       await deps.firing.sync(r);
-      return present(r);
+      return withShownSecret(present(r), callback.shown);
     },
 
     async list(
@@ -128,18 +161,28 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       id: string,
       patch: SchedulePatch,
     ): Promise<ScheduleView> {
-      const current = await found(owner, kind, id);
-      const next = { ...inputOf(current), ...patch };
-      if (kind === 'agent' && 'agent_id' in patch && patch.agent_id !== current.agent_id)
+      const first = await found(owner, kind, id);
+      if (kind === 'agent' && 'agent_id' in patch && patch.agent_id !== first.agent_id)
         await assertAgent(apiKey, String(patch.agent_id));
-      const now = clock();
-      const cronChanged = next.cron_expression !== current.cron_expression || next.timezone !== current.timezone;
-      const { kind: _k, is_active: _a, ...fields } = fieldsOf(kind, next, current);
-      const set = { ...fields, updated_at: now, ...(cronChanged ? { active_since: now } : {}) };
-      const r = await repo.update(owner, kind, id, set);
-      if (!r) throw new NotFoundError(NOUN[kind]);
+      let cronChanged = false;
+      const { r, shown } = await changeCallback(
+        owner,
+        kind,
+        id,
+        (current) => {
+          const next = { ...inputOf(current), ...patch };
+          const now = clock();
+          cronChanged = next.cron_expression !== current.cron_expression || next.timezone !== current.timezone;
+          const { kind: _k, is_active: _a, ...fields } = fieldsOf(kind, next, current);
+          return {
+            set: { ...fields, updated_at: now, ...(cronChanged ? { active_since: now } : {}) },
+            callback: callbacks.onPatch(current, patch.callback_url),
+          };
+        },
+        first,
+      );
       if (cronChanged) await deps.firing.sync(r);
-      return present(r);
+      return withShownSecret(present(r), shown);
     },
 
     async delete(owner: Owner, kind: ScheduleKind, id: string): Promise<void> {
@@ -164,6 +207,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
           payload: kind === 'agent' ? s.message : { method: s.http?.method, url: s.http?.url, manual: true },
           max_attempts: s.max_retries + 1,
           retry_delay_ms: s.retry_delay * 1000,
+          callback: callbackTargetOf(s),
         },
         now,
       );
@@ -190,6 +234,20 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
         ids,
       );
       return { ...counts, paused_schedules: paused };
+    },
+
+    /** A new callback secret, shown in this answer only; 409 when the schedule has no callback_url. */
+    async regenerateCallbackSecret(owner: Owner, kind: ScheduleKind, id: string): Promise<ScheduleView> {
+      const { r, shown } = await changeCallback(owner, kind, id, (current) => ({
+        set: { updated_at: clock() },
+        callback: callbacks.rotate(current, NOUN[kind]),
+      }));
+      return withShownSecret(present(r), shown);
+    },
+
+    /** The caller's schedule's callback target (404 when not the caller's), for the runs a replay creates. */
+    async callbackTarget(owner: Owner, kind: ScheduleKind, id: string): Promise<CallbackTarget | null> {
+      return callbackTargetOf(await found(owner, kind, id));
     },
 
     /** Confirms the caller owns the schedule (404 otherwise). */

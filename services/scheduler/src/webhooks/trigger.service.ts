@@ -1,7 +1,13 @@
 import { ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '@platform/errors';
 import { parseJsonBytes } from '@platform/http';
 import type { Logger } from '@platform/logger';
-import type { ExecutionRecord, ExecutionRepository, IdempotencyStore, WebhookStats } from '@platform/scheduling';
+import {
+  callbackTargetOf,
+  type ExecutionRecord,
+  type ExecutionRepository,
+  type IdempotencyStore,
+  type WebhookStats,
+} from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
 
 import { verifySignature, type SignatureHeaders } from './signature';
@@ -81,6 +87,8 @@ export function createTriggerService(deps: TriggerServiceDeps) {
         org_id: target.org_id,
         payload,
         max_attempts: deps.maxAttempts,
+        // The record at hand (cached with its callback fields): no read of its own.
+        callback: callbackTargetOf(target),
       },
       now,
     );

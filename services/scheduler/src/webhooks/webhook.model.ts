@@ -3,10 +3,16 @@ import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
 import type { WebhookRecord } from './webhook.types';
 
 /** The stored document: the repository's record with MongoDB's `_id` in place of `id`. */
-export interface WebhookDoc extends Omit<WebhookRecord, 'id' | 'max_concurrency'> {
+export interface WebhookDoc extends Omit<
+  WebhookRecord,
+  'id' | 'max_concurrency' | 'callback_url' | 'callback_secret_sealed'
+> {
   _id: mongoose.Types.ObjectId;
   /** Absent in documents written before it existed: no limit. */
   max_concurrency?: number | null;
+  /** Absent in documents written before completion callbacks existed: none. */
+  callback_url?: string | null;
+  callback_secret_sealed?: string | null;
 }
 
 const webhookSchema = new mongoose.Schema<WebhookDoc>(
@@ -25,6 +31,8 @@ const webhookSchema = new mongoose.Schema<WebhookDoc>(
     last_trigger_success: { type: Boolean, default: null },
     trigger_count: { type: Number, default: 0 },
     max_concurrency: { type: Number, default: null },
+    callback_url: { type: String, default: null },
+    callback_secret_sealed: { type: String, default: null },
   },
   { versionKey: false },
 );

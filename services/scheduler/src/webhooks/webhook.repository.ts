@@ -20,6 +20,8 @@ function toRecord(d: WebhookDoc): WebhookRecord {
     last_trigger_success: d.last_trigger_success ?? null,
     trigger_count: d.trigger_count ?? 0,
     max_concurrency: d.max_concurrency ?? null,
+    callback_url: d.callback_url ?? null,
+    callback_secret_sealed: d.callback_secret_sealed ?? null,
   };
 }
 
@@ -29,6 +31,9 @@ export interface NewWebhook {
   secret_key_sealed: string;
   /** Absent: no limit. */
   max_concurrency?: number | null;
+  /** Absent: no callback. */
+  callback_url?: string | null;
+  callback_secret_sealed?: string | null;
 }
 
 /**
@@ -75,7 +80,9 @@ export function createWebhookRepository(conn: Connection) {
       return d ? toRecord(d) : null;
     },
 
-    update: (owner: Owner, id: string, set: Partial<WebhookDoc>) => update(owner, id, {}, set),
+    /** `$set` on the owner's webhook when it also matches `extra` (a compare-and-set); the updated record, or null. */
+    update: (owner: Owner, id: string, set: Partial<WebhookDoc>, extra: Record<string, unknown> = {}) =>
+      update(owner, id, extra, set),
 
     /** Sets `is_active` only when it differs, so exactly one of concurrent callers changes it; null otherwise. */
     setActiveIfNot: (owner: Owner, id: string, active: boolean, now: Date) =>

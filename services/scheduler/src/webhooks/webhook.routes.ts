@@ -77,5 +77,9 @@ export function createWebhookRoutes(service: WebhookService, executions: Executi
     res.json(await service.regenerateSecret(principalOf(req), req.params.webhookId, grace_seconds));
   });
 
+  r.post(`${BASE}/:webhookId/regenerate-callback-secret`, async (req, res) => {
+    res.json(await service.regenerateCallbackSecret(principalOf(req), req.params.webhookId));
+  });
+
   return r;
 }

@@ -9,6 +9,7 @@ import { maxConcurrencyField, pageQuery } from '@platform/http';
 import { EXECUTION_STATUSES } from '@platform/scheduling';
 
 import { bulkPauseCounts } from '../shared/bulk-pause.schemas';
+import { callbackUrlInput, callbackViewKeys } from '../shared/callback.schemas';
 import type {
   BulkPauseResult,
   Webhook,
@@ -42,14 +43,20 @@ export const createBody = Joi.object<WebhookCreateBody>({
   agent_id: Joi.string().min(1).max(100).required(),
   description,
   max_concurrency: maxConcurrency,
+  callback_url: callbackUrlInput,
 })
   .required()
   .meta({ className: 'WebhookCreateBody' });
 
-/** PATCH /agent-webhooks/{id}: the description and the concurrency limit are the client's; fields not sent keep their values. */
-export const updateBody = Joi.object<WebhookUpdateBody>({ description, max_concurrency: maxConcurrency }).meta({
-  className: 'WebhookUpdateBody',
-});
+/**
+ * PATCH /agent-webhooks/{id}: the description, the concurrency limit and the callback URL are the client's; fields
+ * not sent keep their values.
+ */
+export const updateBody = Joi.object<WebhookUpdateBody>({
+  description,
+  max_concurrency: maxConcurrency,
+  callback_url: callbackUrlInput,
+}).meta({ className: 'WebhookUpdateBody' });
 
 export const listQuery = Joi.object<WebhookListQuery>({
   agent_id: Joi.string().min(1).max(100),
@@ -94,6 +101,7 @@ export const webhook = Joi.object<Webhook>({
   last_trigger_success: Joi.boolean().allow(null).required(),
   trigger_count: Joi.number().integer().required(),
   max_concurrency: Joi.number().integer().allow(null).required().description('Runs in flight at once; null: no limit'),
+  ...callbackViewKeys,
 }).meta({ className: 'Webhook' });
 
 export const webhookList = Joi.object<WebhookList>({

@@ -17,6 +17,10 @@ export interface WebhookCreateBody {
    * Runs of this webhook in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit.
    */
   max_concurrency?: number | null;
+  /**
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   */
+  callback_url?: string | null;
 }
 
 export interface WebhookListQuery {
@@ -54,6 +58,10 @@ export interface WebhookUpdateBody {
    * Runs of this webhook in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit.
    */
   max_concurrency?: number | null;
+  /**
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   */
+  callback_url?: string | null;
 }
 
 export interface Webhook {
@@ -76,6 +84,14 @@ export interface Webhook {
    * Runs in flight at once; null: no limit
    */
   max_concurrency: number | null;
+  /**
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   */
+  callback_url: string | null;
+  /**
+   * whsec_ + base64 of the signing key of the callbacks. Present only in the answer of the request that generated it (a create or PATCH that set the first callback_url, and regenerate-callback-secret); never shown again.
+   */
+  callback_secret?: string;
 }
 
 export interface WebhookList {

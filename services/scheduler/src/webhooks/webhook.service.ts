@@ -2,9 +2,16 @@ import { isAgentId, type AgentDirectory } from '@platform/agent-client';
 import { iso } from '@platform/db';
 import { ConflictError, NotFoundError } from '@platform/errors';
 import type { LimitPublisher } from '@platform/queue';
+import { callbackTargetOf, type CallbackTarget } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
 
 import { pauseBulk } from '../shared/bulk-pause';
+import {
+  CALLBACK_CHANGE_ATTEMPTS,
+  createCallbackSecrets,
+  withShownSecret,
+  type CallbackChange,
+} from '../shared/callback-config';
 import type { WebhookRepository } from './webhook.repository';
 import { generateSecretKey, openWebhookSecrets, verificationSecrets, type WebhookSecrets } from './webhook.secrets';
 import type {
@@ -23,10 +30,13 @@ export interface WebhookServiceDeps {
   agents: AgentDirectory;
   /** Seals signing secrets at rest. */
   box: SecretBox;
+  /** Seals callback secrets at rest: the schedule secret box, whose key the worker holds to sign deliveries. */
+  callbackBox: SecretBox;
   clock: () => Date;
   /** Public base URL of the scheduler; webhook_url is this + /webhook-trigger/<id>. */
   publicBaseUrl: string;
   newSecret?: () => string;
+  newCallbackSecret?: () => string;
   /** Publishes `max_concurrency` for the worker on create, update and delete; unset: not published. */
   limits?: LimitPublisher;
 }
@@ -38,6 +48,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const { repo, box, clock, limits } = deps;
   const newSecret = deps.newSecret ?? generateSecretKey;
   const base = deps.publicBaseUrl.replace(/\/+$/, '');
+  const callbacks = createCallbackSecrets({ box: deps.callbackBox, newSecret: deps.newCallbackSecret });
 
   const openSecrets = (r: WebhookRecord): WebhookSecrets => openWebhookSecrets(box, r);
 
@@ -57,7 +68,26 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       last_trigger_success: r.last_trigger_success,
       trigger_count: r.trigger_count,
       max_concurrency: r.max_concurrency,
+      callback_url: r.callback_url,
     };
+  }
+
+  /**
+   * Applies a callback change made from the webhook as read (with `other` fields, if any), compare-and-set, reading
+   * again when another request changed the callback meanwhile; the webhook with the secret it generated.
+   */
+  async function changeCallback(
+    owner: Owner,
+    id: string,
+    change: (current: WebhookRecord) => CallbackChange,
+    other: Partial<WebhookRecord> = {},
+  ): Promise<{ r: WebhookRecord; shown?: string }> {
+    for (let i = 0; i < CALLBACK_CHANGE_ATTEMPTS; i++) {
+      const c = change(await found(owner, id));
+      const r = await repo.update(owner, id, { ...other, ...c.set, updated_at: clock() }, c.expect);
+      if (r) return { r, shown: c.shown };
+    }
+    throw new ConflictError("The webhook's callback is being changed by another request; retry");
   }
 
   async function found(owner: Owner, id: string): Promise<WebhookRecord> {
@@ -80,6 +110,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       if (!isAgentId(input.agent_id)) throw new NotFoundError('Agent');
       await deps.agents.assertOwnedAgent(apiKey, input.agent_id);
       const sealed = box.encrypt(newSecret());
+      const callback = callbacks.onCreate(input.callback_url);
       const r = await repo.create(
         owner,
         {
@@ -87,11 +118,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
           description: input.description ?? null,
           secret_key_sealed: sealed,
           max_concurrency: input.max_concurrency ?? null,
+          ...callback.fields,
         },
         clock(),
       );
       if (r.max_concurrency !== null) await limits?.publish(r.id, r.max_concurrency);
-      return present(r);
+      return withShownSecret(present(r), callback.shown);
     },
 
     async list(owner: Owner, filter: ListFilter): Promise<WebhookList> {
@@ -106,11 +138,29 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         ...(input.description !== undefined ? { description: input.description } : {}),
         ...(input.max_concurrency !== undefined ? { max_concurrency: input.max_concurrency } : {}),
       };
-      if (Object.keys(set).length === 0) return present(await found(owner, id));
-      const r = await repo.update(owner, id, { ...set, updated_at: clock() });
-      if (!r) throw new NotFoundError('Webhook');
+      let r: WebhookRecord | null;
+      let shown: string | undefined;
+      if (input.callback_url !== undefined) {
+        ({ r, shown } = await changeCallback(owner, id, (c) => callbacks.onPatch(c, input.callback_url)!, set));
+      } else {
+        if (Object.keys(set).length === 0) return present(await found(owner, id));
+        r = await repo.update(owner, id, { ...set, updated_at: clock() });
+        if (!r) throw new NotFoundError('Webhook');
+      }
       if (input.max_concurrency !== undefined) await limits?.publish(id, r.max_concurrency);
-      return present(r);
+      return withShownSecret(present(r), shown);
+    },
+
+    /** A new callback secret, shown in this answer only; 409 when the webhook has no callback_url. */
+    async regenerateCallbackSecret(owner: Owner, id: string): Promise<Webhook> {
+      const { r, shown } = await changeCallback(owner, id, (c) => callbacks.rotate(c, 'Webhook'));
+      return withShownSecret(present(r), shown);
+    },
+
+    /** What a replay of the webhook's runs needs: whether it runs, and where the new runs' callbacks go. */
+    async runTarget(owner: Owner, id: string): Promise<{ is_active: boolean; callback: CallbackTarget | null }> {
+      const r = await found(owner, id);
+      return { is_active: r.is_active, callback: callbackTargetOf(r) };
     },
 
     async delete(owner: Owner, id: string): Promise<void> {

@@ -19,7 +19,7 @@ export function withTriggerCache(repo: WebhookRepository, opts: TriggerCacheOpti
   return {
     ...repo,
     findForTrigger: (id) => cache.get(id, '', () => repo.findForTrigger(id)),
-    update: (owner, id, set) => cache.changed(id, repo.update(owner, id, set)),
+    update: (owner, id, set, extra) => cache.changed(id, repo.update(owner, id, set, extra)),
     setActiveIfNot: (owner, id, active, at) => cache.changed(id, repo.setActiveIfNot(owner, id, active, at)),
     rotateSecret: (owner, id, expected, next, expires, at) =>
       cache.changed(id, repo.rotateSecret(owner, id, expected, next, expires, at)),

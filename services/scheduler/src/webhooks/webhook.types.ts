@@ -27,4 +27,8 @@ export interface WebhookRecord extends Owner {
   trigger_count: number;
   /** Contract §8: runs in flight at once; null: no limit. */
   max_concurrency: number | null;
+  /** Contract §8: where its runs' completion callbacks go; null: none. */
+  callback_url: string | null;
+  /** The callback signing secret sealed with the schedule secret box (the worker opens it to sign); null: none. */
+  callback_secret_sealed: string | null;
 }

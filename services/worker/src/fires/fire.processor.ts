@@ -1,6 +1,7 @@
 import type { Logger } from '@platform/logger';
 import type { Job } from '@platform/queue';
 import {
+  callbackTargetOf,
   fireKeyOf,
   firesBetween,
   fireTimeOf,
@@ -23,6 +24,8 @@ export interface FireDeps {
   logger: Logger;
   /** Observes fires that will not run because this one was taken late (metrics). */
   onCoalesced?: (count: number) => void;
+  /** Queues the completion callback of a fire recorded `skipped` (it ends at once); runs queue theirs when they end. */
+  callbacks?: (exec: ExecutionRecord) => Promise<void>;
 }
 
 /** What a fire's execution records as its payload: the agent's message, or the request without header values. */
@@ -87,6 +90,7 @@ export function createFireProcessor(deps: FireDeps) {
       retry_delay_ms: s.retry_delay * 1000,
       scheduled_for: new Date(fireMs),
       fire_key: fireKeyOf(s.id, fireMs),
+      callback: callbackTargetOf(s),
     };
     if (s.overlap_policy === 'skip' && (await deps.executions.hasUnfinishedRun(s.id))) {
       const skipped = await deps.executions.createOnce(
@@ -97,7 +101,13 @@ export function createFireProcessor(deps: FireDeps) {
         },
         now,
       );
-      if (skipped) log.info('fire skipped: previous run unfinished', { schedule_id: s.id, execution_id: skipped.id });
+      if (!skipped) return;
+      log.info('fire skipped: previous run unfinished', { schedule_id: s.id, execution_id: skipped.id });
+      await deps
+        .callbacks?.(skipped)
+        .catch((err: unknown) =>
+          log.warn('callback of a skipped fire not queued', { execution_id: skipped.id, err: (err as Error).message }),
+        );
       return;
     }
     const exec = await deps.executions.createOnce(base, now);

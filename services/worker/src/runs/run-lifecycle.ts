@@ -1,5 +1,5 @@
 import { AtomicConflictError } from '@platform/db';
-import { isUnavailableError } from '@platform/errors';
+import { isUnavailableError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import { DelayedError, limitKeys, type ConcurrencyGate, type GateSlot, type Job } from '@platform/queue';
 import type { AgentRunJob, ExecutionRecord, ExecutionRepository, RunOutcome, RunStats } from '@platform/scheduling';
@@ -26,6 +26,8 @@ export interface RunLifecycleDeps {
   storeBackoff: StoreBackoff;
   /** Concurrency limits of agents and webhooks (contract §8); unset: none is applied. */
   limits?: RunLimits;
+  /** Queues an ended run's completion callback (contract §8; libs/scheduling `enqueueCallback`); unset: none is sent. */
+  callbacks?: (exec: ExecutionRecord) => Promise<void>;
 }
 
 /** What the run processor needs to hold runs to the published `max_concurrency` of their agent and webhook. */
@@ -97,6 +99,18 @@ export function createRunProcessor(
   attempt: (exec: ExecutionRecord) => Promise<AttemptResult>,
 ) {
   const log = deps.logger.child({ module });
+  /**
+   * Queues the callback of a run that ended with one and has no delivery yet. Redis not taking it makes the job wait
+   * as for any store (store-wait.ts): it comes back, finds its run ended, and queues the callback then.
+   */
+  const queueCallback = async (ended: ExecutionRecord | null): Promise<void> => {
+    if (!deps.callbacks || !ended?.callback || (ended.delivery?.attempts ?? 0) > 0) return;
+    try {
+      await deps.callbacks(ended);
+    } catch (err) {
+      throw new ServiceUnavailableError(err, `completion callback not queued: ${(err as Error).message}`);
+    }
+  };
   const run = async (job: Job<RunJobData>): Promise<void> => {
     const startedAt = deps.clock();
     // A store error from here to the attempt's answer leaves the job waiting (store-wait.ts) with nothing spent.
@@ -107,6 +121,8 @@ export function createRunProcessor(
     });
     if (!exec) {
       log.info('execution already ended or unknown; nothing to run', { execution_id: job.data.execution_id });
+      // Its worker may have stopped between ending the run and queuing its callback (one read, on this rare path).
+      if (deps.callbacks) await queueCallback(await deps.executions.get(job.data.execution_id));
       return;
     }
     let result: AttemptResult;
@@ -164,6 +180,7 @@ export function createRunProcessor(
       exec.id,
     );
     if (done) recordOutcome(deps, done, outcome.success);
+    await queueCallback(done);
     deps.onAttempt?.(outcome.success ? 'succeeded' : 'failed', seconds);
     const line = {
       ...context,
