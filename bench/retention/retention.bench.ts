@@ -5,9 +5,11 @@
  * databases:
  *   1. on an empty collection;
  *   2. at steady size: BENCH_RETENTION_STEADY ended executions already stored over the last
- *      BENCH_RETENTION_DAYS × 4/3 days (a quarter of them past the window, as a collection holds them when the sweep
+ *      BENCH_RETENTION_DAYS days and BENCH_RETENTION_PAST_HOURS more (by default a third of the window: a quarter of
+ *      the runs past it, as a collection holds them when the sweep
  *      starts on it or catches up), their lists' buckets filled, with the retention sweep (libs/scheduling
- *      execution.retention.ts, default batch and pause) running beside the intake the whole time.
+ *      execution.retention.ts, default batch and pause) running beside the intake the whole time
+ *      (BENCH_RETENTION_SWEEP=0: without it, to see the size's share apart from the sweep's).
  * Prints runs/s, p50 and p99 of one `create`, the runs the sweep removed meanwhile and the collection's size, and the
  * ratio of the two intakes.
  */
@@ -28,6 +30,13 @@ const DAYS = Number(process.env.BENCH_RETENTION_DAYS ?? 30);
 const SECONDS = Number(process.env.BENCH_INTAKE_SECONDS ?? 30);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 200);
+/**
+ * Hours of runs past the window when intake starts: the sweep's backlog. Default a third of the window (catching up);
+ * 1 is the steady state, where an hour of runs leaves the window each hour.
+ */
+const PAST_HOURS = Number(process.env.BENCH_RETENTION_PAST_HOURS ?? (DAYS * 24) / 3);
+/** 0: the steady phase runs without the sweep beside it (the collection's size alone). */
+const SWEEP = process.env.BENCH_RETENTION_SWEEP !== '0';
 const DAY = 24 * 3600_000;
 
 const owner = (w: number) => ({ user_id: `bench-${w % 20}`, org_id: 'bench-org' });
@@ -49,7 +58,7 @@ async function withDatabase<T>(prefix: string, body: (conn: Connection) => Promi
 
 /** `STEADY` ended runs of the webhooks over the last DAYS × 4/3 days, as the repository stores them, oldest first. */
 async function seed(conn: Connection, now: number): Promise<void> {
-  const span = (DAYS * DAY * 4) / 3;
+  const span = DAYS * DAY + PAST_HOURS * 3_600_000;
   const seqs = new Array<number>(WEBHOOKS).fill(0);
   const coll = conn.collection('executions');
   for (let i = 0; i < STEADY; i += 1000) {
@@ -116,7 +125,8 @@ const line = (name: string, r: Intake) =>
 async function main(): Promise<void> {
   out(`start: ${machineLoad()}`);
   out(
-    `intake: ${CONCURRENCY} loops over ${WEBHOOKS} webhooks for ${SECONDS} s; steady size ${STEADY} runs, window ${DAYS} days`,
+    `intake: ${CONCURRENCY} loops over ${WEBHOOKS} webhooks for ${SECONDS} s; steady size ${STEADY} runs, window ${DAYS} days, ` +
+      `${PAST_HOURS} hours past it, sweep ${SWEEP ? 'on' : 'off'}`,
   );
 
   const empty = await withDatabase('bench_retention_empty', async (conn) => {
@@ -133,7 +143,7 @@ async function main(): Promise<void> {
     await seed(conn, now);
     await analyzeLookupTables(conn);
     for (let w = 0; w < WEBHOOKS; w++) await repo.fill(owner(w), webhookId(w));
-    const past = Math.floor(STEADY / 4);
+    const past = Math.floor((STEADY * PAST_HOURS) / (DAYS * 24 + PAST_HOURS));
     out(
       `seeded ${STEADY} runs (~${past} past the window), lists filled, in ${((performance.now() - t) / 1000).toFixed(1)} s`,
     );
@@ -147,11 +157,12 @@ async function main(): Promise<void> {
     await retention.init();
     // Steady state: the sweep has run before, so its cursor is where the oldest stored run is (a first sweep finds
     // that by one sorted read of the collection, a scan on FerretDB, once).
-    await conn
-      .collection('execution_retention')
-      .insertOne({ _id: 'cursor', next: retentionHourOf(new Date(now - (DAYS * DAY * 4) / 3)) } as never);
+    await conn.collection('execution_retention').insertOne({
+      _id: 'cursor',
+      next: retentionHourOf(new Date(now - DAYS * DAY - PAST_HOURS * 3_600_000)),
+    } as never);
     const sweeps: RetentionReport[] = [];
-    let sweeping = true;
+    let sweeping = SWEEP;
     const sweeper = (async () => {
       while (sweeping) {
         sweeps.push(await retention.sweep());
@@ -172,7 +183,7 @@ async function main(): Promise<void> {
     );
     return r;
   });
-  line('steady size, sweep running', steady);
+  line(SWEEP ? 'steady size, sweep running' : 'steady size, no sweep', steady);
   out(`steady / empty intake: ${(steady.perSecond / empty.perSecond).toFixed(2)}`);
   out(`end: ${machineLoad()}`);
 }

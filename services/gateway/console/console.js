@@ -397,6 +397,8 @@
         return;
       }
       if (mine !== view) return;
+      // Which list the table shows (its query), once its runs are in: what a reader (or a test) waits for.
+      table.dataset.query = q.toString();
       table.replaceChildren(
         el(
           'thead',
