@@ -27,6 +27,13 @@ function targetFor(path: string, url = `${s.target.url}${path}`): { secret: stri
   return { secret, callback: { url, secret: s.box.encrypt(secret) } };
 }
 
+/** The receiver answers `status` on `path` (and 200 elsewhere). */
+const answerAt = (path: string, status: number) =>
+  s.setTarget((req, res) => {
+    res.statusCode = req.url === path ? status : 200;
+    res.end();
+  });
+
 /** The callbacks the receiver got on `path`, in order. */
 const deliveries = (path: string): LocalServer['requests'] => s.target.requests.filter((r) => r.url === path);
 
@@ -175,10 +182,7 @@ describe('a run with a callback_url', () => {
   });
 
   it('gives up after 5 attempts; the run shows why, and no sixth comes', async () => {
-    s.setTarget((req, res) => {
-      res.statusCode = req.url === '/cb/down' ? 502 : 200;
-      res.end();
-    });
+    answerAt('/cb/down', 502);
     const { callback } = targetFor('/cb/down');
     const exec = await s.triggerWebhookRun({ payload: 'nobody home', callback });
     const ended = await delivered(exec.id, 5, 20_000);
@@ -197,10 +201,7 @@ describe('a run with a callback_url', () => {
   }, 30_000);
 
   it('a 4xx answer ends the delivery at once (the receiver refused it)', async () => {
-    s.setTarget((req, res) => {
-      res.statusCode = req.url === '/cb/gone' ? 410 : 200;
-      res.end();
-    });
+    answerAt('/cb/gone', 410);
     const { callback } = targetFor('/cb/gone');
     const exec = await s.triggerWebhookRun({ payload: 'x', callback });
     const ended = await delivered(exec.id, 1);
