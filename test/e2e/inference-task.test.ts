@@ -2,7 +2,14 @@ import { createServer, type Server } from 'node:http';
 import request from 'supertest';
 
 import type { InferenceTaskJob } from '@platform/agent-client';
-import { createQueue, producerConnection, QUEUE_NAMES, within, type IORedis, type Queue } from '@platform/queue';
+import {
+  createQueue,
+  producerConnection,
+  QUEUE_NAMES,
+  within,
+  type Queue,
+  type RedisConnection,
+} from '@platform/queue';
 import { freePort, testInfra } from '@platform/testing';
 
 import { bullTaskQueue } from '../../services/agent/src/tasks/task.queue';
@@ -14,7 +21,7 @@ import { eventually, startWorkerStack, type WorkerStack } from '../../services/w
 let w: WorkerStack;
 let f: InferenceFixture;
 let server: Server;
-let producer: IORedis;
+let producer: RedisConnection;
 let queue: Queue<InferenceTaskJob>;
 let alice: string;
 let agentId: string;

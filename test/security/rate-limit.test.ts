@@ -10,7 +10,7 @@ import request from 'supertest';
 
 import { commonEnv, Joi, loadConfig, type CommonConfig } from '@platform/config';
 import { createHttpApp, createRateLimit, rateLimitPerApiKey, type RateLimit } from '@platform/http';
-import { producerConnection, type IORedis } from '@platform/queue';
+import { producerConnection, type RedisConnection } from '@platform/queue';
 import { openInfra, type Infra } from '@platform/service';
 import {
   captureLogger,
@@ -72,8 +72,10 @@ describe('per API key, wired into every service by openInfra', () => {
       env,
     );
     expect(config.RATE_LIMIT_PER_KEY_PER_MIN).toBe(3);
-    for (let i = 0; i < 2; i++)
-      replicas.push(await openInfra({ name: `rl-${uniqueName('r')}`, config, logger: captureLogger('rl').logger }));
+    // Two replicas of one service (same name: they count together), and another service (counts apart).
+    const service = `rl-${uniqueName('r')}`;
+    for (const name of [service, service, `${service}-other`])
+      replicas.push(await openInfra({ name, config, logger: captureLogger('rl').logger }));
   });
 
   afterAll(async () => {
@@ -92,6 +94,16 @@ describe('per API key, wired into every service by openInfra', () => {
     expect((await get(two!, keyB)).status).toBe(200);
   });
 
+  it('counts per service: a key that spent its window on one service still has it on another', async () => {
+    const [one, , other] = replicas.map((r) => apiOf(r));
+    const key = await dbs.mintKey(A);
+    const get = (app: Express) => request(app).get('/v1/things').set('x-api-key', key);
+    for (let i = 0; i < 3; i++) expect((await get(one!)).status).toBe(200);
+    expectRateLimited(await get(one!));
+    for (let i = 0; i < 3; i++) expect((await get(other!)).status).toBe(200);
+    expectRateLimited(await get(other!));
+  });
+
   it('still answers 403 for a missing or unknown key before counting anything', async () => {
     const app = apiOf(replicas[0]!);
     expect((await request(app).get('/v1/things')).status).toBe(403);
@@ -108,7 +120,7 @@ describe('per API key, wired into every service by openInfra', () => {
 
 describe('the limiter itself', () => {
   const { logger, lines } = captureLogger('rl');
-  let redis: IORedis;
+  let redis: RedisConnection;
 
   beforeAll(async () => {
     redis = producerConnection(testInfra.redisUrl);
@@ -193,7 +205,7 @@ describe('the limiter itself', () => {
 describe('per webhook, on the public trigger route', () => {
   let t: SchedulerTestApp;
   let app: Express;
-  let redis: IORedis;
+  let redis: RedisConnection;
   let key: string;
 
   beforeAll(async () => {

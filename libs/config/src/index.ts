@@ -1,5 +1,7 @@
 import Joi from 'joi';
 
+import { redisUrlSchema } from './redis-url';
+
 /** A configuration problem: names every offending variable. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -95,6 +97,23 @@ export const commonEnv = {
     .max(5000)
     .default(3000)
     .description('How long a database call waits for a reachable server before answering 503.'),
+  MONGODB_RETRY_WRITES: Joi.boolean()
+    .default(true)
+    .description(
+      "The driver's retryable writes: on a MongoDB replica set a write cut off by a primary election is retried once on the new primary (FerretDB, standalone: no effect).",
+    ),
+  MONGODB_READ_PREFERENCE: Joi.string()
+    .valid('primary', 'primaryPreferred', 'secondary', 'secondaryPreferred', 'nearest')
+    .default('primary')
+    .description(
+      'Which replica-set members reads go to. Keep `primary`: runs are read back right after they are written.',
+    ),
+  MONGODB_WRITE_CONCERN: Joi.string()
+    .pattern(/^(majority|[0-9])$/)
+    .default('majority')
+    .description(
+      'Acknowledgement of writes: `majority` (a write survives the loss of the primary) or a member count such as `1`. Executions (and fires) are written with `majority` whatever it says.',
+    ),
   JSON_BODY_LIMIT: Joi.string().default('1mb').description('Largest JSON request body accepted (larger → 413).'),
   SHUTDOWN_GRACE_MS: Joi.number()
     .integer()
@@ -115,8 +134,7 @@ export const commonEnv = {
     .description(
       'Trigger calls one webhook accepts per minute (scheduler; over → 429 with Retry-After); 0 turns the limit off.',
     ),
-  RATE_LIMIT_REDIS_URL: Joi.string()
-    .uri({ scheme: ['redis', 'rediss'] })
+  RATE_LIMIT_REDIS_URL: redisUrlSchema()
     .allow('')
     .default('')
     .description(
@@ -132,6 +150,9 @@ export interface CommonConfig {
   AUTH_DB: string;
   API_KEY_CACHE_TTL_MS: number;
   DB_SERVER_SELECTION_TIMEOUT_MS: number;
+  MONGODB_RETRY_WRITES?: boolean;
+  MONGODB_READ_PREFERENCE?: string;
+  MONGODB_WRITE_CONCERN?: string;
   JSON_BODY_LIMIT: string;
   SHUTDOWN_GRACE_MS: number;
   RATE_LIMIT_PER_KEY_PER_MIN?: number;
@@ -161,3 +182,5 @@ export const checkedStringEnv = (check: (value: string) => unknown, description:
       return value;
     })
     .description(description);
+
+export { MAX_REDIS_NODES, parseRedisUrl, redisUrlSchema, type RedisNode, type RedisTarget } from './redis-url';

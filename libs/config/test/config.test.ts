@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { transformSync } from '@swc/core';
@@ -139,6 +139,34 @@ describe('loadConfig', () => {
       SHUTDOWN_GRACE_MS: 10000,
     });
   });
+
+  test('commonEnv: the MongoDB replica-set options default to retryable writes, primary reads, majority writes', () => {
+    const s = Joi.object(commonEnv);
+    expect(loadConfig<Record<string, unknown>>(s, {})).toMatchObject({
+      MONGODB_RETRY_WRITES: true,
+      MONGODB_READ_PREFERENCE: 'primary',
+      MONGODB_WRITE_CONCERN: 'majority',
+    });
+    expect(
+      loadConfig<Record<string, unknown>>(s, {
+        MONGODB_RETRY_WRITES: 'false',
+        MONGODB_READ_PREFERENCE: 'primaryPreferred',
+        MONGODB_WRITE_CONCERN: '1',
+      }),
+    ).toMatchObject({
+      MONGODB_RETRY_WRITES: false,
+      MONGODB_READ_PREFERENCE: 'primaryPreferred',
+      MONGODB_WRITE_CONCERN: '1',
+    });
+    const err = configErrorOf(() =>
+      loadConfig(s, { MONGODB_RETRY_WRITES: 'maybe', MONGODB_READ_PREFERENCE: 'any', MONGODB_WRITE_CONCERN: 'all' }),
+    );
+    expect(err.problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'MONGODB_READ_PREFERENCE',
+      'MONGODB_RETRY_WRITES',
+      'MONGODB_WRITE_CONCERN',
+    ]);
+  });
 });
 
 describe('describeConfig / configTable', () => {
@@ -226,18 +254,20 @@ describe('loadConfigOrExit (in process)', () => {
 describe('loadConfigOrExit (child process)', () => {
   let dir: string;
   let script: string;
-  const configSrc = resolve(__dirname, '../src/index.ts');
+  const configSrc = resolve(__dirname, '../src');
   const configNodeModules = resolve(__dirname, '../node_modules');
 
   beforeAll(() => {
     // Compile the library source on the fly (no dependency on a prior build) and run it in a real process.
     dir = mkdtempSync(join(tmpdir(), 'config-test-'));
-    const lib = transformSync(readFileSync(configSrc, 'utf8'), {
-      filename: 'index.ts',
-      jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
-      module: { type: 'commonjs' },
-    }).code;
-    writeFileSync(join(dir, 'config.js'), lib);
+    for (const file of readdirSync(configSrc).filter((f) => f.endsWith('.ts'))) {
+      const lib = transformSync(readFileSync(join(configSrc, file), 'utf8'), {
+        filename: file,
+        jsc: { target: 'es2022', parser: { syntax: 'typescript' } },
+        module: { type: 'commonjs' },
+      }).code;
+      writeFileSync(join(dir, file === 'index.ts' ? 'config.js' : file.replace(/\.ts$/, '.js')), lib);
+    }
     script = join(dir, 'main.js');
     writeFileSync(
       script,

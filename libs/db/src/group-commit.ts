@@ -1,5 +1,8 @@
 import type { Model } from 'mongoose';
 
+import { isDuplicateKeyError } from './duplicate-key';
+import { retryWriteOnce } from './retry-write';
+
 /** Limits of a group commit: how many writes go in one batch, and how many batches may be in flight at once. */
 export interface GroupCommitOptions {
   /** Items in one batch (default 64). */
@@ -95,19 +98,36 @@ function writeErrorsOf(err: unknown): WriteErrorLike[] | undefined {
   return (Array.isArray(we) ? we : [we]) as WriteErrorLike[];
 }
 
+export interface InsertEachOptions {
+  /**
+   * Retry a batch once when it fails with a retryable error (retryWriteOnce): a document refused on the retry as a
+   * duplicate key although a document with its `_id` is stored (read from the primary) was stored by the first
+   * attempt, and counts as written. Only for documents whose `_id` is theirs alone (made for them, never shared).
+   */
+  retry?: boolean;
+  /** Write concern of the inserts (default: the connection's). */
+  writeConcern?: { w?: 'majority' | number; wtimeoutMS?: number };
+}
+
 /**
  * Inserts documents (already cast: plain objects with their `_id`) in one unordered `insertMany`, with one outcome
  * per document: a document refused on its own (a duplicate key) gets its own error, code and message kept, and the
  * others are written. An error that is not per document (the server unreachable) fails them all.
  */
-export function insertEach<T>(model: Model<T>): (docs: object[]) => Promise<(Error | null)[]> {
-  return async (docs) => {
+export function insertEach<T>(
+  model: Model<T>,
+  opts: InsertEachOptions = {},
+): (docs: object[]) => Promise<(Error | null)[]> {
+  const once = async (docs: object[], retry: boolean): Promise<(Error | null)[]> => {
     const outcomes: (Error | null)[] = docs.map(() => null);
     try {
-      await model.collection.insertMany(docs, { ordered: false });
+      await model.collection.insertMany(docs, {
+        ordered: false,
+        ...(opts.writeConcern ? { writeConcern: opts.writeConcern } : {}),
+      });
     } catch (err) {
       const perDoc = writeErrorsOf(err);
-      if (!perDoc || perDoc.length === 0) throw err;
+      if (!perDoc || perDoc.length === 0) throw unwrapBulk(err);
       for (const w of perDoc) {
         // Named as the driver names a per-document write error, so that it is classified as the server's errors are:
         // a document refused because the store went away mid-batch is a 503, a duplicate stays a duplicate.
@@ -115,6 +135,36 @@ export function insertEach<T>(model: Model<T>): (docs: object[]) => Promise<(Err
         if (w.index >= 0 && w.index < outcomes.length) outcomes[w.index] = e;
       }
     }
+    if (retry) await forgiveLanded(model, docs, outcomes);
     return outcomes;
   };
+  return opts.retry ? (docs) => retryWriteOnce((retry) => once(docs, retry)) : (docs) => once(docs, false);
+}
+
+/**
+ * What cut a whole bulk write off (the connection lost, no server to select), which the driver wraps in a
+ * MongoBulkWriteError of its own name and no code: thrown as itself, it is classified as the outage it is (503).
+ */
+function unwrapBulk(err: unknown): unknown {
+  const inner = (err as { errorResponse?: unknown } | null)?.errorResponse;
+  return err instanceof Error && err.name === 'MongoBulkWriteError' && inner instanceof Error ? inner : err;
+}
+
+/**
+ * On a retry: a document refused as a duplicate whose `_id` is stored was written by the attempt whose reply was
+ * lost. Each is read alone by `_id` (an equality FerretDB serves from an index; `$in` it would not), from the primary.
+ */
+async function forgiveLanded<T>(model: Model<T>, docs: object[], outcomes: (Error | null)[]): Promise<void> {
+  await Promise.all(
+    outcomes.map(async (o, i) => {
+      if (o === null || !isDuplicateKeyError(o)) return;
+      const id = (docs[i] as { _id?: unknown })._id;
+      if (id === undefined) return;
+      const found = await model.collection.findOne({ _id: id } as never, {
+        projection: { _id: 1 },
+        readPreference: 'primary',
+      });
+      if (found !== null) outcomes[i] = null;
+    }),
+  );
 }

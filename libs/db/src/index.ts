@@ -4,6 +4,7 @@ import type { Logger } from '@platform/logger';
 
 import { atomicUpdateOne, prepareAtomicUpdates } from './atomic';
 import { ensureLookupIndexes } from './ferretdb-indexes';
+import { MAJORITY } from './retry-write';
 
 export { mongoose };
 export {
@@ -34,7 +35,14 @@ export type { Connection, Model };
 export type { UpdateQuery } from 'mongoose';
 export { isDuplicateKeyError } from './duplicate-key';
 export { createExpiry, type Expiry } from './expiry';
-export { createGroupCommit, insertEach, type GroupCommit, type GroupCommitOptions } from './group-commit';
+export {
+  createGroupCommit,
+  insertEach,
+  type GroupCommit,
+  type GroupCommitOptions,
+  type InsertEachOptions,
+} from './group-commit';
+export { isRetryableWriteError, MAJORITY, retryWriteOnce } from './retry-write';
 export { findPage, listEqualities, type ListFilter, type Page } from './listing';
 
 export interface MongoOptions {
@@ -46,15 +54,42 @@ export interface MongoOptions {
   appName?: string;
   /** Emit the driver's command events (`commandStarted`, …) on `conn.getClient()`: tests count the work with it. */
   monitorCommands?: boolean;
+  /** The driver's retryable writes (default true; used only on a replica set: see README "Replica sets"). */
+  retryWrites?: boolean;
+  /** Where reads go: a ReadPreferenceMode (default `primary`). */
+  readPreference?: string;
+  /** Default acknowledgement of writes: `majority` (default) or a member count, as a number or digits. */
+  writeConcern?: number | string;
+}
+
+const READ_PREFERENCES = ['primary', 'primaryPreferred', 'secondary', 'secondaryPreferred', 'nearest'] as const;
+export type ReadPreferenceMode = (typeof READ_PREFERENCES)[number];
+
+/** A configured read preference, checked (default `primary`). */
+export function readPreferenceOf(value: string | undefined): ReadPreferenceMode {
+  if (value === undefined) return 'primary';
+  const mode = READ_PREFERENCES.find((m) => m === value);
+  if (!mode) throw new Error(`read preference must be one of ${READ_PREFERENCES.join(', ')}, not ${value}`);
+  return mode;
+}
+
+/** The write concern `w` of a configured value: `majority`, else a member count (digits). */
+export function writeConcernOf(value: number | string | undefined): 'majority' | number {
+  if (value === undefined || value === 'majority') return 'majority';
+  const n = typeof value === 'number' ? value : /^[0-9]+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < 0) throw new Error(`write concern must be majority or a member count, not ${value}`);
+  return n;
 }
 
 /**
  * Opens a mongoose connection with command buffering off, so that a call made while the database is unreachable
- * fails within `serverSelectionTimeoutMS` instead of queueing: the HTTP layer turns that into a 503.
+ * fails within `serverSelectionTimeoutMS` instead of queueing: the HTTP layer turns that into a 503. Reads go to
+ * the primary and writes wait for a majority unless configured otherwise (README "Replica sets").
  * Models are compiled per connection by the caller (no global mongoose models).
  */
 export async function connectMongo(opts: MongoOptions): Promise<Connection> {
   const timeout = Math.min(opts.serverSelectionTimeoutMS ?? 3000, 5000);
+  const w = writeConcernOf(opts.writeConcern);
   const conn = mongoose.createConnection(opts.uri, {
     dbName: opts.dbName,
     bufferCommands: false,
@@ -67,6 +102,10 @@ export async function connectMongo(opts: MongoOptions): Promise<Connection> {
     maxPoolSize: 20,
     appName: opts.appName,
     monitorCommands: opts.monitorCommands ?? false,
+    retryWrites: opts.retryWrites ?? true,
+    readPreference: readPreferenceOf(opts.readPreference),
+    w,
+    ...(w === 'majority' ? { wtimeoutMS: MAJORITY.wtimeoutMS } : {}),
   });
   conn.on('disconnected', () => opts.logger?.warn('mongodb disconnected', { db: opts.dbName }));
   conn.on('reconnected', () => opts.logger?.info('mongodb reconnected', { db: opts.dbName }));

@@ -1,4 +1,4 @@
-import type IORedis from 'ioredis';
+import type { RedisConnection } from './connection';
 
 /** Tells every process of a service that an object changed, so each drops what it cached of it. */
 export interface ChangeBus {
@@ -29,9 +29,9 @@ export function localChangeBusOf(owner: object): ChangeBus {
 
 export interface RedisChangeBusOptions {
   /** A connection that publishes (a producer connection: fails fast while Redis is away). */
-  publisher: IORedis;
+  publisher: RedisConnection;
   /** A connection of its own: it enters subscriber mode, and resubscribes after reconnecting. */
-  subscriber: IORedis;
+  subscriber: RedisConnection;
   /** Channel name; the queue prefix keeps deployments sharing one Redis apart. */
   channel: string;
   onError?: (err: Error) => void;

@@ -1,6 +1,6 @@
-import type IORedis from 'ioredis';
-
 import type { Logger } from '@platform/logger';
+
+import type { RedisConnection } from './connection';
 
 /**
  * Concurrency limits shared by every process (e.g. "at most 3 runs of this agent at once, across workers"): a slot
@@ -44,7 +44,7 @@ export interface ConcurrencyGate {
 }
 
 export interface ConcurrencyGateOptions {
-  redis: IORedis;
+  redis: RedisConnection;
   /** Key prefix (the queue prefix of the deployment). */
   prefix: string;
   /** A hold ends this long after it was granted or renewed unless renewed (a crashed holder frees its place). */

@@ -13,8 +13,10 @@ import IORedis from 'ioredis';
 import { currentRequestId } from '@platform/logger';
 
 import { redisChangeBus, type ChangeBus } from './change-bus';
+import { openRedis, queuePrefix, type RedisConnection } from './connection';
 
 export { DelayedError, Queue, UnrecoverableError, Worker, IORedis };
+export { isCluster, openRedis, queuePrefix, type RedisConnection } from './connection';
 export type { Job, JobsOptions, JobSchedulerJson, Processor, RepeatOptions, RepeatStrategy } from 'bullmq';
 
 /** The queues to the worker: runs and fires from the scheduler, inference tasks from the agent service. */
@@ -26,25 +28,17 @@ export const QUEUE_NAMES = {
   callbacks: 'run-callbacks',
 } as const;
 
-const retryStrategy = (attempt: number) => Math.min(attempt * 200, 2_000);
-
 /**
  * A connection for producers (API processes). It fails fast while Redis is down (no offline queue, one retry),
  * so a request never hangs on Redis and the caller can fall back, e.g. leave an execution queued for a sweeper.
  */
-export function producerConnection(url: string): IORedis {
-  return new IORedis(url, {
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    connectTimeout: 2_000,
-    retryStrategy,
-    lazyConnect: false,
-  });
+export function producerConnection(url: string): RedisConnection {
+  return openRedis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000 });
 }
 
 /** A connection for workers: BullMQ needs `maxRetriesPerRequest: null` so blocking commands survive reconnects. */
-export function workerConnection(url: string): IORedis {
-  return new IORedis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, connectTimeout: 5_000, retryStrategy });
+export function workerConnection(url: string): RedisConnection {
+  return openRedis(url, { maxRetriesPerRequest: null, enableOfflineQueue: true, connectTimeout: 5_000 });
 }
 
 /** Bounded retention of finished jobs: the executions collection, not Redis, is the record of runs. */
@@ -60,14 +54,14 @@ export const DEFAULT_PREFIX = 'bull';
 /** `repeatStrategy` computes job schedulers' fire times (cron queues); producers and workers must use the same. */
 export function createQueue<T>(
   name: string,
-  connection: IORedis,
+  connection: RedisConnection,
   jobOptions: JobsOptions = {},
   prefix = DEFAULT_PREFIX,
   repeatStrategy?: RepeatStrategy,
 ): Queue<T> {
   return new Queue<T>(name, {
     connection,
-    prefix,
+    prefix: queuePrefix(connection, prefix, name),
     defaultJobOptions: { ...defaultJobOptions, ...jobOptions },
     ...(repeatStrategy ? { settings: { repeatStrategy } } : {}),
   });
@@ -91,12 +85,12 @@ export interface WorkerSettings {
 export function createWorker<T>(
   name: string,
   processor: Processor<T>,
-  connection: IORedis,
+  connection: RedisConnection,
   s: WorkerSettings = {},
 ): Worker<T> {
   const opts: WorkerOptions = {
     connection,
-    prefix: s.prefix ?? DEFAULT_PREFIX,
+    prefix: queuePrefix(connection, s.prefix ?? DEFAULT_PREFIX, name),
     concurrency: s.concurrency ?? 8,
     lockDuration: s.lockDuration ?? 60_000,
     stalledInterval: s.stalledInterval ?? 30_000,
@@ -180,7 +174,7 @@ export async function closeWithin(ms: number, ...closers: (() => Promise<unknown
 }
 
 /** True when Redis answers PING within `timeoutMs`. For readiness checks. */
-export async function pingRedis(conn: IORedis, timeoutMs = 1_000): Promise<boolean> {
+export async function pingRedis(conn: RedisConnection, timeoutMs = 1_000): Promise<boolean> {
   const timer = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
   return Promise.race([
     conn.ping().then(
@@ -192,7 +186,7 @@ export async function pingRedis(conn: IORedis, timeoutMs = 1_000): Promise<boole
 }
 
 /** Drops the connection and resolves once it has ended (or after `timeoutMs`), so callers see `status === 'end'`. */
-export async function disconnectRedis(conn: IORedis, timeoutMs = 2_000): Promise<void> {
+export async function disconnectRedis(conn: RedisConnection, timeoutMs = 2_000): Promise<void> {
   if (conn.status === 'end') return;
   const ended = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, timeoutMs);
@@ -220,7 +214,7 @@ export {
  */
 export function openRedisChangeBus(opts: {
   url: string;
-  publisher: IORedis;
+  publisher: RedisConnection;
   channel: string;
   onError?: (err: Error) => void;
 }): ChangeBus {

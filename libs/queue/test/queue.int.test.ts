@@ -9,13 +9,13 @@ import {
   pingRedis,
   producerConnection,
   workerConnection,
-  type IORedis,
+  type RedisConnection,
 } from '@platform/queue';
 import { freePort, testInfra } from '@platform/testing';
 
 const name = `test-${randomBytes(4).toString('hex')}`;
-const conns: IORedis[] = [];
-const conn = (c: IORedis) => (conns.push(c), c);
+const conns: RedisConnection[] = [];
+const conn = (c: RedisConnection) => (conns.push(c), c);
 
 afterAll(async () => {
   await Promise.all(conns.map((c) => c.quit().catch(() => c.disconnect())));

@@ -1,4 +1,4 @@
-import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+import { MAJORITY, modelFor, mongoose, type Connection, type Model } from '@platform/db';
 
 import type { ExecutionKind, ExecutionStatus } from './execution.types';
 
@@ -108,7 +108,15 @@ const schema = new mongoose.Schema<ExecutionDoc>(
     cb: { type: Mixed, default: undefined },
     delivery: { type: Mixed, default: undefined },
   },
-  { versionKey: false, minimize: false },
+  // A run's state must survive a primary election: its writes wait for a majority of a replica set (whatever the
+  // connection's default: this option for mongoose's writes, MAJORITY for the repository's native ones), and reads go
+  // to the primary, which has them all (libs/db README "Replica sets"). FerretDB accepts both and acknowledges at once.
+  {
+    versionKey: false,
+    minimize: false,
+    writeConcern: { w: 'majority', wtimeout: MAJORITY.wtimeoutMS },
+    read: 'primary',
+  },
 );
 // Every query of this collection leads with one equality on one of these fields, so that FerretDB (which pushes
 // down only top-level equalities, served by the GIN indexes of libs/db's companion) and MongoDB (these indexes)

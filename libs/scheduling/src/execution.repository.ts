@@ -8,6 +8,7 @@ import {
   isDuplicateKeyError,
   iso,
   isObjectIdHex,
+  MAJORITY,
   newObjectId,
   prepareAtomicUpdates,
   releaseLease,
@@ -136,7 +137,10 @@ const groupInserts = new WeakMap<Connection, GroupInserts>();
 function insertsFor(conn: Connection, Execution: Model<ExecutionDoc>): GroupInserts {
   let g = groupInserts.get(conn);
   if (!g) {
-    const insert = insertEach(Execution);
+    // A batch cut off by a lost connection (a primary election) is sent once more; a document the first attempt
+    // stored is then a duplicate of its own `_id` and counts as stored (libs/db retryWriteOnce). Majority, as every
+    // write of a run.
+    const insert = insertEach(Execution, { retry: true, writeConcern: MAJORITY });
     // Each document names its insert (the batch's first id), the key its runs' claims are read and written by.
     const write = (docs: object[]) => {
       const ib = String((docs[0] as { _id: unknown })._id);
@@ -376,7 +380,7 @@ export function createExecutionRepository(conn: Connection) {
         fire_key: d.fire_key,
         tomb: d.series,
       };
-      await Execution.collection.replaceOne({ _id: d._id }, tomb);
+      await Execution.collection.replaceOne({ _id: d._id }, tomb, { writeConcern: MAJORITY });
     },
     /**
      * Runs not ended, for the recovery rule (run-recovery.ts): queued since before `queuedBefore`, then running since

@@ -10,7 +10,13 @@ import {
   type ReadinessCheck,
 } from '@platform/http';
 import type { Logger } from '@platform/logger';
-import { disconnectRedis, pingRedis, producerConnection, workerConnection, type IORedis } from '@platform/queue';
+import {
+  disconnectRedis,
+  pingRedis,
+  producerConnection,
+  workerConnection,
+  type RedisConnection,
+} from '@platform/queue';
 
 /** What a service's config holds for its connections: the common variables, its database, and Redis if it uses it. */
 export interface InfraConfig extends CommonConfig {
@@ -34,7 +40,7 @@ export interface InfraOptions {
 export interface Stores {
   /** The service's own database. */
   db: Connection;
-  redis?: IORedis;
+  redis?: RedisConnection;
   /** MongoDB (and Redis) reachability, for `/readyz`. */
   readiness: Record<string, ReadinessCheck>;
   /** Creates the indexes of every model compiled on the databases; call once before serving. */
@@ -63,12 +69,15 @@ export async function openStores(opts: InfraOptions): Promise<Stores> {
   const db = await connectMongo({
     uri: config.MONGODB_URI,
     serverSelectionTimeoutMS: config.DB_SERVER_SELECTION_TIMEOUT_MS,
+    retryWrites: config.MONGODB_RETRY_WRITES,
+    readPreference: config.MONGODB_READ_PREFERENCE,
+    writeConcern: config.MONGODB_WRITE_CONCERN,
     logger,
     dbName: config.MONGODB_DB,
     appName: name,
   });
   const readiness: Record<string, ReadinessCheck> = { mongodb: () => pingMongo(db) };
-  let redis: IORedis | undefined;
+  let redis: RedisConnection | undefined;
   if (opts.redis) {
     if (!config.REDIS_URL) throw new Error(`${name}: REDIS_URL is required`);
     redis = opts.redis === 'producer' ? producerConnection(config.REDIS_URL) : workerConnection(config.REDIS_URL);
@@ -95,6 +104,9 @@ export async function openInfra(opts: InfraOptions): Promise<Infra> {
   const authDb = await connectMongo({
     uri: config.MONGODB_URI,
     serverSelectionTimeoutMS: config.DB_SERVER_SELECTION_TIMEOUT_MS,
+    retryWrites: config.MONGODB_RETRY_WRITES,
+    readPreference: config.MONGODB_READ_PREFERENCE,
+    writeConcern: config.MONGODB_WRITE_CONCERN,
     logger,
     dbName: config.AUTH_DB,
     appName: `${name}-auth`,
@@ -126,8 +138,8 @@ export async function openInfra(opts: InfraOptions): Promise<Infra> {
  */
 async function openRateLimits(
   opts: InfraOptions,
-  serviceRedis: IORedis | undefined,
-): Promise<{ perKey: RateLimit; perWebhook: RateLimit; ownRedis?: IORedis }> {
+  serviceRedis: RedisConnection | undefined,
+): Promise<{ perKey: RateLimit; perWebhook: RateLimit; ownRedis?: RedisConnection }> {
   const { config, logger } = opts;
   const url = config.RATE_LIMIT_REDIS_URL || config.REDIS_URL || '';
   const reuse = serviceRedis && (!config.RATE_LIMIT_REDIS_URL || config.RATE_LIMIT_REDIS_URL === config.REDIS_URL);
@@ -136,23 +148,27 @@ async function openRateLimits(
   const redis = reuse ? serviceRedis : ownRedis;
   if (!redis) logger.info('rate limits counted per process (no Redis configured for them)');
   else await untilReady(redis, 2_000); // else the first requests would pass uncounted; Redis away at start: they do
+  // The limits are per service: each service's replicas count together, apart from the other services'.
+  const prefix = `rl:${opts.name}`;
   const perKey = createRateLimit({
     name: 'key',
     points: config.RATE_LIMIT_PER_KEY_PER_MIN ?? DEFAULT_RATE_LIMITS.perKeyPerMin,
     redis,
     logger,
+    prefix,
   });
   const perWebhook = createRateLimit({
     name: 'webhook',
     points: config.RATE_LIMIT_PER_WEBHOOK_PER_MIN ?? DEFAULT_RATE_LIMITS.perWebhookPerMin,
     redis,
     logger,
+    prefix,
   });
   return { perKey, perWebhook, ownRedis };
 }
 
 /** Resolves when `redis` is ready, or after `ms` whatever its state. */
-async function untilReady(redis: IORedis, ms: number): Promise<void> {
+async function untilReady(redis: RedisConnection, ms: number): Promise<void> {
   if (redis.status === 'ready') return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(done, ms);
@@ -166,7 +182,7 @@ async function untilReady(redis: IORedis, ms: number): Promise<void> {
 }
 
 /** Logs a Redis outage once when it starts and once when it ends, not at every reconnect attempt. */
-function watchRedis(redis: IORedis, logger: Logger): void {
+function watchRedis(redis: RedisConnection, logger: Logger): void {
   let down = false;
   redis.on('error', (err: Error) => {
     if (!down) logger.warn('redis unreachable', { message: err.message });

@@ -8,6 +8,13 @@ import { createLogger, type Logger } from '@platform/logger';
 import { freePort } from './net';
 
 export { freePort };
+export {
+  startRedisCluster,
+  startRedisSentinel,
+  type LocalRedisCluster,
+  type LocalRedisSentinel,
+  type RedisNodeProcess,
+} from './redis-topologies';
 
 /** Where the local infrastructure listens (started by scripts/infra.sh). */
 export const testInfra = {

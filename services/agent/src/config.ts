@@ -1,4 +1,11 @@
-import { checkedStringEnv, commonEnv, encryptionKeyEnv, Joi, type CommonConfig } from '@platform/config';
+import {
+  checkedStringEnv,
+  commonEnv,
+  encryptionKeyEnv,
+  Joi,
+  redisUrlSchema,
+  type CommonConfig,
+} from '@platform/config';
 import { parseAllowHosts } from '@platform/outbound';
 
 /** Every environment variable the agent service reads. */
@@ -65,10 +72,11 @@ export const configSchema = Joi.object<AgentServiceConfig>({
     .max(60000)
     .default(10000)
     .description('Time limit of one knowledge retrieval; past it the chat answers 503.'),
-  REDIS_URL: Joi.string()
-    .uri({ scheme: ['redis', 'rediss'] })
+  REDIS_URL: redisUrlSchema()
     .default('redis://127.0.0.1:6379')
-    .description('Redis of the queues (inference tasks go to the worker through it).'),
+    .description(
+      'Redis of the queues (inference tasks go to the worker through it). One node (redis://host:port), a Cluster (redis+cluster://host1:port1,host2:port2,...: queue keys hash-tagged) or Sentinel (redis+sentinel://host1:26379,host2:26379/<master name>); rediss… for TLS.',
+    ),
   QUEUE_PREFIX: Joi.string()
     .pattern(/^[A-Za-z0-9:_-]{1,64}$/)
     .default('bull')

@@ -11,7 +11,7 @@ import {
   producerConnection,
   republishLimits,
   type ConcurrencyGate,
-  type IORedis,
+  type RedisConnection,
 } from '@platform/queue';
 import { createSecretBox } from '@platform/secrets';
 import { captureLogger, createTestDatabases, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
@@ -27,7 +27,7 @@ import { agentBody } from './helpers';
  */
 let dbs: TestDatabases;
 let app: Express;
-let redis: IORedis;
+let redis: RedisConnection;
 let gate: ConcurrencyGate;
 let key: string;
 const outbound = createOutboundClient({ allowHosts: '' });

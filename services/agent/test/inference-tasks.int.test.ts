@@ -1,7 +1,14 @@
 import request from 'supertest';
 
 import type { InferenceTaskJob } from '@platform/agent-client';
-import { createQueue, IORedis, producerConnection, QUEUE_NAMES, type Queue } from '@platform/queue';
+import {
+  createQueue,
+  IORedis,
+  producerConnection,
+  QUEUE_NAMES,
+  type Queue,
+  type RedisConnection,
+} from '@platform/queue';
 import { privateRedis, testInfra, uniqueName } from '@platform/testing';
 
 import { bullTaskQueue } from '../src/tasks/task.queue';
@@ -16,7 +23,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 const openAiError = (message: string) => ({ error: { message, type: 'server_error' } });
 
 let f: InferenceFixture;
-let producer: InstanceType<typeof IORedis>;
+let producer: RedisConnection;
 let queue: Queue<InferenceTaskJob>;
 let alice: string;
 let bob: string;

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { connectMongo, pingMongo, syncIndexes, type Connection, type mongoose } from '@platform/db';
 import { createOutboundClient, type OutboundClient } from '@platform/outbound';
-import { openRedisChangeBus, producerConnection, type ChangeBus, type IORedis } from '@platform/queue';
+import { openRedisChangeBus, producerConnection, type ChangeBus, type RedisConnection } from '@platform/queue';
 import { createSecretBox } from '@platform/secrets';
 import {
   captureLogger,
@@ -25,7 +25,7 @@ import { OPENAI_KEY } from './inference-fixture';
 // caches the agent and credential a run reads; an edit made through either must reach the next run in both.
 let dbs: TestDatabases;
 let conn: Connection;
-let redis: IORedis;
+let redis: RedisConnection;
 let llm: FakeLlm;
 let alice: string;
 let bob: string;

@@ -1,4 +1,4 @@
-import { checkedStringEnv, commonEnv, Joi, type CommonConfig } from '@platform/config';
+import { checkedStringEnv, commonEnv, Joi, redisUrlSchema, type CommonConfig } from '@platform/config';
 import { parseAllowHosts } from '@platform/outbound';
 
 /** Every environment variable the graph service reads. */
@@ -7,10 +7,11 @@ export const configSchema = Joi.object<GraphServiceConfig>({
   MONGODB_DB: Joi.string()
     .default('graph')
     .description("The graph service's own database (pages, chunks, entities, relations, tasks)."),
-  REDIS_URL: Joi.string()
-    .uri({ scheme: ['redis', 'rediss'] })
+  REDIS_URL: redisUrlSchema()
     .default('redis://127.0.0.1:6379')
-    .description('Redis of the crawl queue (?async=true trainings); checked by /readyz.'),
+    .description(
+      'Redis of the crawl queue (?async=true trainings); checked by /readyz. One node (redis://host:port), a Cluster (redis+cluster://host1:port1,host2:port2,...: queue keys hash-tagged) or Sentinel (redis+sentinel://host1:26379,host2:26379/<master name>); rediss… for TLS.',
+    ),
   QUEUE_PREFIX: Joi.string()
     .pattern(/^[A-Za-z0-9:_-]{1,64}$/)
     .default('bull')

@@ -10,8 +10,8 @@ import {
   disconnectRedis,
   workerConnection,
   type ChangeBus,
-  type IORedis,
   type Queue,
+  type RedisConnection,
 } from '@platform/queue';
 import type { LiveIndexStats } from '@platform/retrieval';
 import type { Unit } from '@platform/service';
@@ -121,7 +121,7 @@ export async function startGraphStack(opts: {
   graphTarget.baseUrl = `http://127.0.0.1:${graphServer.port}`;
   await syncIndexes(dbs.conn);
   await syncIndexes(ragDbs.conn);
-  const consumers: { unit: Unit; conn: IORedis }[] = [];
+  const consumers: { unit: Unit; conn: RedisConnection }[] = [];
   return {
     app,
     deps,

@@ -1,13 +1,14 @@
-import { commonEnv, encryptionKeyEnv, Joi, type CommonConfig } from '@platform/config';
+import { commonEnv, encryptionKeyEnv, Joi, redisUrlSchema, type CommonConfig } from '@platform/config';
 
 /** Every environment variable the scheduler service reads. */
 export const configSchema = Joi.object<SchedulerServiceConfig>({
   PORT: Joi.number().port().default(3001).description('HTTP port.'),
   MONGODB_DB: Joi.string().default('scheduler').description("The scheduler service's own database."),
-  REDIS_URL: Joi.string()
-    .uri({ scheme: ['redis', 'rediss'] })
+  REDIS_URL: redisUrlSchema()
     .default('redis://127.0.0.1:6379')
-    .description('Redis connection string (queues; checked by /readyz).'),
+    .description(
+      'Redis connection string (queues; checked by /readyz). One node (redis://host:port), a Cluster (redis+cluster://host1:port1,host2:port2,...: queue keys hash-tagged) or Sentinel (redis+sentinel://host1:26379,host2:26379/<master name>); rediss… for TLS.',
+    ),
   PUBLIC_BASE_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default('http://127.0.0.1:3001')

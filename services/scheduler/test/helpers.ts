@@ -6,7 +6,7 @@ import request from 'supertest';
 import { createAgentDirectory } from '@platform/agent-client';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
-import { pingRedis, producerConnection, type IORedis } from '@platform/queue';
+import { pingRedis, producerConnection, type RedisConnection } from '@platform/queue';
 import { createWebhookStats } from '@platform/scheduling';
 import { createSecretBox, type SecretBox } from '@platform/secrets';
 import {
@@ -65,7 +65,7 @@ export interface SchedulerTestApp {
   /** The app's queues (their prefix is this app's own). */
   queues: TestQueues;
   prefix: string;
-  redis: IORedis;
+  redis: RedisConnection;
   deps: AppDeps;
   /** Moves the app's clock forward. */
   advanceClock(ms: number): void;

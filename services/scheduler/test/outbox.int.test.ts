@@ -7,7 +7,7 @@ import {
   producerConnection,
   QUEUE_NAMES,
   workerConnection,
-  type IORedis,
+  type RedisConnection,
   type Worker,
 } from '@platform/queue';
 import {
@@ -31,7 +31,7 @@ import { createTestQueues, type TestQueues } from './queues';
 
 // The recovery rule (the scheduler's outbox) on real FerretDB and real BullMQ queues (a prefix of this file's own).
 let dbs: TestDatabases;
-let redis: IORedis;
+let redis: RedisConnection;
 let q: TestQueues;
 let prefix: string;
 let executions: ExecutionRepository;

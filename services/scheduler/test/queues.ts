@@ -1,4 +1,4 @@
-import { createQueue, QUEUE_NAMES, within, type IORedis, type Queue } from '@platform/queue';
+import { createQueue, QUEUE_NAMES, within, type Queue, type RedisConnection } from '@platform/queue';
 import { createRepeatStrategy, type AgentRunJob, type FireJob, type RunQueues } from '@platform/scheduling';
 
 export interface TestQueues {
@@ -9,7 +9,7 @@ export interface TestQueues {
 }
 
 /** The scheduler's producer queues on `redis` under `prefix`; `now` drives cron fire computation (tests move it). */
-export function createTestQueues(redis: IORedis, prefix: string, now: () => number = Date.now): TestQueues {
+export function createTestQueues(redis: RedisConnection, prefix: string, now: () => number = Date.now): TestQueues {
   const queues = {
     agentRuns: createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, redis, {}, prefix),
     httpCalls: createQueue<AgentRunJob>(QUEUE_NAMES.httpCalls, redis, {}, prefix),

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { createAgentDirectory } from '@platform/agent-client';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
-import { openRedisChangeBus, producerConnection, type ChangeBus, type IORedis } from '@platform/queue';
+import { openRedisChangeBus, producerConnection, type ChangeBus, type RedisConnection } from '@platform/queue';
 import { createWebhookStats } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
 import { captureLogger, createTestDatabases, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
@@ -19,7 +19,7 @@ import { createTestQueues, type TestQueues } from './queues';
 // trigger's webhook lookup is cached in each; an edit made through either must take effect in both at once.
 const OWNER = { user_id: 'alice', org_id: 'acme' };
 let dbs: TestDatabases;
-let redis: IORedis;
+let redis: RedisConnection;
 const buses: ChangeBus[] = [];
 let queues: TestQueues;
 let key: string;

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { createAgentDirectory } from '@platform/agent-client';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
-import { producerConnection, type IORedis, type Queue } from '@platform/queue';
+import { producerConnection, type Queue, type RedisConnection } from '@platform/queue';
 import {
   createExecutionRepository,
   createRunRecovery,
@@ -113,7 +113,7 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
   const agentId = String(agent.body.agent_id);
 
   const { logger } = captureLogger('scheduler');
-  const redis: IORedis = producerConnection(redisUrl);
+  const redis: RedisConnection = producerConnection(redisUrl);
   redis.on('error', () => undefined);
   const testQueues = createTestQueues(redis, prefix);
   const queue = testQueues.queues.agentRuns;

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { createAgentDirectory } from '@platform/agent-client';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { connectMongo, mongoose, pingMongo, syncIndexes, type Connection } from '@platform/db';
-import { producerConnection, type IORedis } from '@platform/queue';
+import { producerConnection, type RedisConnection } from '@platform/queue';
 import { createWebhookStats } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
 import {
@@ -43,7 +43,7 @@ const REDIS_PER_TRIGGER = 1;
 let redisServer: PrivateRedis;
 let conn: Connection;
 let authConn: Connection;
-let redis: IORedis;
+let redis: RedisConnection;
 let monitor: RedisMonitor;
 let queues: TestQueues;
 let app: Express;

@@ -1,4 +1,11 @@
-import { checkedStringEnv, commonEnv, encryptionKeyEnv, Joi, type CommonConfig } from '@platform/config';
+import {
+  checkedStringEnv,
+  commonEnv,
+  encryptionKeyEnv,
+  Joi,
+  redisUrlSchema,
+  type CommonConfig,
+} from '@platform/config';
 import { parseAllowHosts } from '@platform/outbound';
 import { CALLBACK_DELAYS_MS, CALLBACK_TIMEOUT_MS } from '@platform/scheduling';
 
@@ -10,10 +17,11 @@ export const configSchema = Joi.object<WorkerConfig>({
   MONGODB_DB: Joi.string()
     .default('scheduler')
     .description("The scheduler's database: the worker is its second process."),
-  REDIS_URL: Joi.string()
-    .uri({ scheme: ['redis', 'rediss'] })
+  REDIS_URL: redisUrlSchema()
     .default('redis://127.0.0.1:6379')
-    .description('Redis of the queues.'),
+    .description(
+      'Redis of the queues. One node (redis://host:port), a Cluster (redis+cluster://host1:port1,host2:port2,...: queue keys hash-tagged) or Sentinel (redis+sentinel://host1:26379,host2:26379/<master name>); rediss… for TLS.',
+    ),
   QUEUE_PREFIX: Joi.string()
     .pattern(/^[A-Za-z0-9:_-]{1,64}$/)
     .default('bull')

@@ -4,9 +4,9 @@ import { withLogContext, type Logger } from '@platform/logger';
 import {
   createQueue,
   createWorker,
-  type IORedis,
   type Job,
   type Queue,
+  type RedisConnection,
   type TracedJob,
   type Worker,
   type WorkerSettings,
@@ -26,7 +26,7 @@ export interface QueueConsumer<T> {
 }
 
 export interface ConsumerDeps {
-  connection: IORedis;
+  connection: RedisConnection;
   consumers: QueueConsumer<never>[];
   registry: Registry;
   logger: Logger;

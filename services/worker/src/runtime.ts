@@ -4,7 +4,7 @@ import { createAgentRunner, createTaskClient, type AgentRunner, type TaskClient 
 import type { Connection } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createConcurrencyGate, createQueue, QUEUE_NAMES, type IORedis, type Queue } from '@platform/queue';
+import { createConcurrencyGate, createQueue, QUEUE_NAMES, type Queue, type RedisConnection } from '@platform/queue';
 import {
   CALLBACK_DELAYS_MS,
   CALLBACK_TIMEOUT_MS,
@@ -71,7 +71,7 @@ export interface RuntimeDeps {
   /** The scheduler's database. */
   db: Connection;
   /** A worker connection (see libs/queue). */
-  redis: IORedis;
+  redis: RedisConnection;
   registry: Registry;
   logger: Logger;
   outbound: OutboundClient;
@@ -97,7 +97,7 @@ export interface WorkerRuntime {
  * same queue prefix). Limited runs are agent runs only (HTTP schedules have neither), so waiters are woken on
  * `agent-runs`; a waiter whose job cannot be found or promoted asks again at its next check.
  */
-function runLimits(redis: IORedis, agentRuns: Queue<AgentRunJob>, config: RuntimeConfig): RunLimits {
+function runLimits(redis: RedisConnection, agentRuns: Queue<AgentRunJob>, config: RuntimeConfig): RunLimits {
   const recheckMs = config.CONCURRENCY_RECHECK_MS ?? 5_000;
   const leaseMs = config.CONCURRENCY_LEASE_MS ?? 120_000;
   return {

@@ -6,7 +6,7 @@
 import { Registry } from 'prom-client';
 import request from 'supertest';
 
-import { createQueue, producerConnection, QUEUE_NAMES, type IORedis, type Queue } from '@platform/queue';
+import { createQueue, producerConnection, QUEUE_NAMES, type Queue, type RedisConnection } from '@platform/queue';
 import { captureLogger, testInfra, uniqueName } from '@platform/testing';
 
 import { MIN_ADMIN_TOKEN_LENGTH } from '../src/admin/admin-token';
@@ -14,7 +14,7 @@ import { createApp } from '../src/app';
 import { configSchema } from '../src/config';
 
 const TOKEN = 'worker-admin-token-0123456789abcdef';
-let redis: IORedis;
+let redis: RedisConnection;
 let queues: Queue[];
 
 const appWith = (admin: boolean) =>

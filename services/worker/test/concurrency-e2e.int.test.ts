@@ -3,7 +3,14 @@ import { resolve } from 'node:path';
 import request from 'supertest';
 
 import { syncIndexes } from '@platform/db';
-import { createQueue, producerConnection, QUEUE_NAMES, within, type IORedis, type Queue } from '@platform/queue';
+import {
+  createQueue,
+  producerConnection,
+  QUEUE_NAMES,
+  within,
+  type Queue,
+  type RedisConnection,
+} from '@platform/queue';
 import {
   createExecutionRepository,
   enqueueRun,
@@ -37,7 +44,7 @@ const ANSWER_MS = 300;
 const OWNER = { user_id: 'alice', org_id: 'acme' };
 
 let dbs: TestDatabases;
-let producer: IORedis;
+let producer: RedisConnection;
 let queues: RunQueues;
 let executions: ExecutionRepository;
 let provider: LocalServer;

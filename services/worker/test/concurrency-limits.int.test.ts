@@ -8,8 +8,8 @@ import {
   producerConnection,
   QUEUE_NAMES,
   type ConcurrencyGate,
-  type IORedis,
   type Queue,
+  type RedisConnection,
 } from '@platform/queue';
 import {
   createExecutionRepository,
@@ -49,7 +49,7 @@ const RECHECK_MS = 1_000;
 
 let redis: PrivateRedis;
 let dbs: TestDatabases;
-let producer: IORedis;
+let producer: RedisConnection;
 let queues: RunQueues;
 let executions: ExecutionRepository;
 let gate: ConcurrencyGate;

@@ -9,8 +9,8 @@ import {
   producerConnection,
   QUEUE_NAMES,
   within,
-  type IORedis,
   type Queue,
+  type RedisConnection,
 } from '@platform/queue';
 import { testInfra, type ReceivedRequest } from '@platform/testing';
 
@@ -19,7 +19,7 @@ import { eventually, OWNER, startWorkerStack, type WorkerStack } from './worker-
 // The worker's side of inference tasks: the real runtime consumes `inference-tasks` from the real Redis queue and
 // asks the agent service (a stand-in here; the real one in test/e2e) to run each attempt.
 let s: WorkerStack;
-let producer: IORedis;
+let producer: RedisConnection;
 let tasks: Queue<InferenceTaskJob>;
 
 beforeAll(async () => {

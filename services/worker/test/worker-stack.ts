@@ -10,8 +10,8 @@ import {
   QUEUE_NAMES,
   within,
   workerConnection,
-  type IORedis,
   type Queue,
+  type RedisConnection,
 } from '@platform/queue';
 import {
   createExecutionRepository,
@@ -239,7 +239,7 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
   let targetHandler: LocalHandler = (_req, res) => res.end('ok');
   const target = await startLocalServer((req, res) => targetHandler(req, res));
 
-  const producer: IORedis = producerConnection(redisUrl);
+  const producer: RedisConnection = producerConnection(redisUrl);
   producer.on('error', () => undefined);
   const queues: RunQueues = {
     agentRuns: createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, producer, {}, prefix),

@@ -1,5 +1,5 @@
 import { withLogContext, type Logger } from '@platform/logger';
-import { createWorker, DelayedError, type IORedis, type Job, type TracedJob } from '@platform/queue';
+import { createWorker, DelayedError, type Job, type RedisConnection, type TracedJob } from '@platform/queue';
 import type { Unit } from '@platform/service';
 
 import type { TaskService } from './task.service';
@@ -10,7 +10,7 @@ export const CRAWL_QUEUE = 'graph-crawls';
 
 export interface CrawlConsumerDeps {
   tasks: TaskService;
-  connection: IORedis;
+  connection: RedisConnection;
   logger: Logger;
   prefix: string;
   concurrency: number;
