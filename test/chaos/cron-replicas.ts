@@ -1,6 +1,6 @@
 import request from 'supertest';
 
-import { IORedis, Queue, QUEUE_NAMES } from '@platform/queue';
+import { createQueue, disconnectRedis, QUEUE_NAMES, workerConnection } from '@platform/queue';
 import { executionModel } from '@platform/scheduling';
 import { startLocalServer, testInfra } from '@platform/testing';
 
@@ -26,9 +26,15 @@ export interface CronReplicasResult {
  * same fire. Mid-way one worker and one scheduler are killed with SIGKILL. `breakGuard` first drops the executions'
  * unique indexes on `fire_key` (one execution per fire) and on `slot` (one execution per series position: two
  * replicas creating the same fire collide on it, and the store then finds the fire's key): the guards that make a
- * fire handled twice run once. That is the broken-on-purpose case.
+ * fire handled twice run once. That is the broken-on-purpose case. `redisUrl`: any form (one node, Cluster, Sentinel).
  */
-export async function cronReplicas(schedules: number, breakGuard = false): Promise<CronReplicasResult> {
+export async function cronReplicas(
+  schedules: number,
+  breakGuard = false,
+  redisUrl = testInfra.redisUrl,
+  /** Another fault, made when the worker and the scheduler are killed (e.g. a Redis Cluster master killed). */
+  alsoAtKill?: () => Promise<void>,
+): Promise<CronReplicasResult> {
   const hits = new Map<string, number>();
   const target = await startLocalServer((req, res) => {
     const id = new URL(req.url, 'http://x').searchParams.get('s') ?? '?';
@@ -37,14 +43,14 @@ export async function cronReplicas(schedules: number, breakGuard = false): Promi
   });
   const s = await startChaosStack({
     mongoUri: testInfra.mongoUri,
-    redisUrl: testInfra.redisUrl,
+    redisUrl,
     schedulers: 2,
     workers: 3,
     workerEnv: { OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${target.port}`, JOB_LOCK_MS: '5000', STALLED_INTERVAL_MS: '2000' },
     schedulerEnv: { RECONCILE_INTERVAL_MS: '5000' },
   });
-  const connection = new IORedis(testInfra.redisUrl, { maxRetriesPerRequest: null });
-  const fires = new Queue(QUEUE_NAMES.scheduleFires, { connection, prefix: s.prefix });
+  const connection = workerConnection(redisUrl);
+  const fires = createQueue(QUEUE_NAMES.scheduleFires, connection, {}, s.prefix);
   try {
     const Execution = executionModel(s.db);
     if (breakGuard) {
@@ -80,6 +86,7 @@ export async function cronReplicas(schedules: number, breakGuard = false): Promi
     await sleep(firstFire - Date.now() + 5_000);
     s.workers[0]!.child.kill('SIGKILL');
     s.schedulers[1]!.child.kill('SIGKILL');
+    await alsoAtKill?.();
     await sleep(secondFire - Date.now() + 20_000);
 
     const runs = await Execution.find(
@@ -106,7 +113,7 @@ export async function cronReplicas(schedules: number, breakGuard = false): Promi
     return result;
   } finally {
     await fires.close();
-    connection.disconnect();
+    await disconnectRedis(connection);
     await s.close();
     await target.close();
   }
