@@ -2,10 +2,32 @@ import { commonEnv, Joi, type CommonConfig } from '@platform/config';
 
 import { ROUTE_TABLE, type ServiceName } from './routes';
 
+/** The base URLs in a `<SERVICE>_URL` value: one, or several separated by commas (the service's replicas). */
+export function upstreamList(value: string): URL[] {
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => new URL(part));
+}
+
 const url = (service: string) =>
   Joi.string()
-    .uri({ scheme: ['http', 'https'] })
-    .description(`Base URL of the ${service} service (e.g. http://${service}:PORT); unset: its paths answer 404.`);
+    .custom((value: string, helpers) => {
+      let urls: URL[];
+      try {
+        urls = upstreamList(value);
+      } catch {
+        return helpers.error('string.uri');
+      }
+      if (urls.length === 0 || urls.some((u) => u.protocol !== 'http:' && u.protocol !== 'https:'))
+        return helpers.error('string.uri');
+      return value;
+    })
+    .description(
+      `Base URL of the ${service} service (e.g. http://${service}:PORT), or its replicas' base URLs separated by ` +
+        'commas (requests go to each in turn; one refusing connections is skipped); unset: its paths answer 404.',
+    );
 
 /** The variable naming a service's base URL, e.g. SCHEDULER_URL. */
 export const upstreamVariable = (service: ServiceName) => `${service.toUpperCase()}_URL`;

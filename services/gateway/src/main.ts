@@ -3,7 +3,7 @@ import { listen, onShutdownSignal, startMain } from '@platform/http';
 import { createLogger } from '@platform/logger';
 
 import { createApp } from './app';
-import { configSchema, upstreamVariable, type GatewayConfig } from './config';
+import { configSchema, upstreamList, upstreamVariable, type GatewayConfig } from './config';
 import { ROUTE_TABLE } from './routes';
 
 async function main(): Promise<void> {
@@ -12,12 +12,14 @@ async function main(): Promise<void> {
   const upstreams = Object.fromEntries(
     ROUTE_TABLE.flatMap((r) => {
       const value = config[upstreamVariable(r.service) as `${string}_URL`];
-      return value ? [[r.service, new URL(value)]] : [];
+      return value ? [[r.service, upstreamList(value)]] : [];
     }),
   );
   const app = createApp({ logger, upstreams, timeoutMs: config.UPSTREAM_TIMEOUT_MS });
   const server = await listen(app, config.PORT, logger);
-  logger.info('routing', { upstreams: Object.fromEntries(Object.entries(upstreams).map(([s, u]) => [s, u.origin])) });
+  logger.info('routing', {
+    upstreams: Object.fromEntries(Object.entries(upstreams).map(([s, list]) => [s, list.map((u) => u.origin)])),
+  });
   onShutdownSignal(logger, () => server.close(config.SHUTDOWN_GRACE_MS));
 }
 
