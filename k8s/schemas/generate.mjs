@@ -25,6 +25,8 @@ const KINDS = [
   ['v1', 'core/v1', 'Secret'],
   ['v1', 'core/v1', 'Service'],
   ['apps/v1', 'apps/v1', 'Deployment'],
+  ['apps/v1', 'apps/v1', 'StatefulSet'],
+  ['batch/v1', 'batch/v1', 'Job'],
   ['policy/v1', 'policy/v1', 'PodDisruptionBudget'],
   ['autoscaling/v2', 'autoscaling/v2', 'HorizontalPodAutoscaler'],
   ['networking.k8s.io/v1', 'networking/v1', 'NetworkPolicy'],

@@ -38,7 +38,7 @@ describe('scripts/validate-k8s.sh', () => {
     const { status, output } = validate();
     expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining('k8s manifests valid') });
     const overlays = readdirSync(join(K8S, 'overlays')).sort();
-    expect(overlays).toEqual(expect.arrayContaining(['dev', 'prod']));
+    expect(overlays).toEqual(expect.arrayContaining(['dev', 'ha', 'prod']));
     for (const overlay of overlays) expect(output).toContain(`overlay ${overlay}:`);
     const counts = [
       ...output.matchAll(/Summary: (\d+) resources? found .* Valid: (\d+), Invalid: 0, Errors: 0, Skipped: 0/g),
@@ -79,6 +79,18 @@ describe('scripts/validate-k8s.sh', () => {
       'overlays/prod/kustomization.yaml',
       (t) => t.replace('path: /spec/minAvailable', 'path: /spec/noSuchField/minAvailable'),
       /overlay prod does not render/,
+    ],
+    [
+      "a misspelt field in the ha overlay's StatefulSet",
+      'overlays/ha/redis-cluster/statefulset.yaml',
+      (t) => t.replace('podManagementPolicy: Parallel', 'podManagmentPolicy: Parallel'),
+      /StatefulSet redis-cluster is invalid.*podManagmentPolicy/,
+    ],
+    [
+      'a Job missing its required template',
+      'overlays/ha/mongodb/init-job.yaml',
+      (t) => t.replace(/\n {2}template:\n {4}metadata:\n/, '\n  templat:\n    metadata:\n'),
+      /Job mongo-init is invalid/,
     ],
     [
       'an invalid Secret example',
