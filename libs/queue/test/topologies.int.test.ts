@@ -175,9 +175,31 @@ test('a cluster master killed while jobs are added: a replica takes over and eve
       );
   })();
   await eventually('jobs flowing', () => added.size >= 150 || undefined, 20_000);
+  // Two change buses (two replicas' caches) subscribed before the failure: whichever node carried the subscription,
+  // the bus is heard again after it (a subscriber on the dead node moves to another).
+  const channel = name();
+  const [busA, busB] = [0, 1].map(() => openRedisChangeBus({ url: cluster.url, publisher: producer, channel }));
+  closers.push(
+    () => busA!.close(),
+    () => busB!.close(),
+  );
+  const heard = new Set<string>();
+  busB!.onChange((id) => void heard.add(id));
+  const hearsAgain = async (id: string) =>
+    eventually(
+      `${id} heard`,
+      async () => {
+        busA!.publish(id);
+        await new Promise((r) => setTimeout(r, 200));
+        return heard.has(id) || undefined;
+      },
+      20_000,
+    );
+  await hearsAgain('before');
   const killed = await cluster.killMaster();
   await adding;
   expect(await cluster.masters()).not.toContain(killed);
+  expect(await hearsAgain('after')).toBe(true);
   expect(added.size).toBe(150 * names.length);
   // A job the dead master took but had not yet copied to its replica is lost with it: the platform's sweepers add
   // such runs again from MongoDB (its record of runs). Here, the same: whatever is missing is added again.

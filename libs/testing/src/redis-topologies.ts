@@ -41,6 +41,17 @@ export interface LocalRedisSentinel {
 const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 const REDIS_CLI = process.env.REDIS_CLI_BIN ?? 'redis-cli';
 
+/**
+ * The environment without libfaketime: infrastructure runs on the real clock, as the shared Redis does, even when a
+ * test moves its own processes' clocks (`pnpm test:any-date`); redis-server does not start under libfaketime.
+ */
+function realClockEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.LD_PRELOAD;
+  delete env.FAKETIME;
+  return env;
+}
+
 function startNode(port: number, dir: string, args: string[]): RedisNodeProcess {
   return spawnRedis(port, [
     '--port',
@@ -58,7 +69,7 @@ function startNode(port: number, dir: string, args: string[]): RedisNodeProcess 
 }
 
 function spawnRedis(port: number, argv: string[]): RedisNodeProcess {
-  const child = spawn(REDIS_SERVER, argv, { stdio: 'ignore' });
+  const child = spawn(REDIS_SERVER, argv, { stdio: 'ignore', env: realClockEnv() });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     port,
@@ -105,7 +116,7 @@ async function command(port: number, ...args: string[]): Promise<unknown> {
 
 function run(cmd: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env: realClockEnv() });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.once('error', reject);
