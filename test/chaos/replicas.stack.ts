@@ -23,7 +23,13 @@ import {
   type TestDatabases,
 } from '@platform/testing';
 
-import { composeServices, ROOT, toMap, type ComposeService } from '../deploy/deploy-helpers';
+import {
+  composeHealthPath,
+  composeLocalEnv,
+  composeServices,
+  ROOT,
+  type LocalEnvContext,
+} from '../deploy/deploy-helpers';
 
 const compose = composeServices();
 
@@ -31,47 +37,6 @@ const compose = composeServices();
 export const REPLICATED = Object.entries(compose)
   .filter(([name, s]) => s.build !== undefined && name !== 'gateway')
   .map(([name]) => name);
-
-/** The path a compose healthcheck asks, e.g. /readyz. */
-export function composeHealthPath(s: ComposeService): string {
-  const path = /127\.0\.0\.1:\d+(\/[a-z]+)/.exec(JSON.stringify(s.healthcheck?.test ?? ''))?.[1];
-  if (!path) throw new Error('no healthcheck URL');
-  return path;
-}
-
-export interface LocalEnvContext {
-  /** Where `http://<service>:<port>` URLs of the compose file point, by service name. */
-  urls: Record<string, string>;
-  port: number;
-  /** Prefixes the compose database names (and the queue prefix). */
-  runId: string;
-  authDb: string;
-  uploadDir: string;
-  publicBaseUrl: string;
-  mongoUri?: string;
-  redisUrl?: string;
-}
-
-/** The compose environment of `name`, pointed at this machine (see the file's comment). */
-export function composeLocalEnv(name: string, ctx: LocalEnvContext): Record<string, string> {
-  const local: Record<string, string> = {};
-  for (const [k, v] of Object.entries(toMap(compose[name]!.environment))) {
-    const url = /^(https?):\/\/([a-z0-9-]+):(\d+)(.*)$/.exec(v);
-    local[k] = url && ctx.urls[url[2]!] !== undefined ? `${ctx.urls[url[2]!]}${url[4]}` : v;
-  }
-  const redisUrl = ctx.redisUrl ?? testInfra.redisUrl;
-  local.PORT = String(ctx.port);
-  local.MONGODB_URI = ctx.mongoUri ?? testInfra.mongoUri;
-  local.REDIS_URL = redisUrl;
-  if (local.RATE_LIMIT_REDIS_URL) local.RATE_LIMIT_REDIS_URL = redisUrl;
-  if (local.MONGODB_DB) local.MONGODB_DB = `${ctx.runId}_${local.MONGODB_DB}`;
-  local.AUTH_DB = ctx.authDb;
-  local.QUEUE_PREFIX = ctx.runId;
-  if (local.UPLOAD_DIR) local.UPLOAD_DIR = join(ctx.uploadDir, name);
-  if (local.PUBLIC_BASE_URL) local.PUBLIC_BASE_URL = ctx.publicBaseUrl;
-  if (local.VECTOR_STORE_URI) local.VECTOR_STORE_URI = join(ctx.uploadDir, 'vectors');
-  return local;
-}
 
 export interface ReplicaStackOptions {
   /** Processes of each service (the gateway is one); 2 by default. */

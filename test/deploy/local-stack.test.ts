@@ -30,6 +30,8 @@ import { textPdf } from '../../services/ocr/test/support/text-fixtures';
 import { signSha256 } from '../../services/scheduler/src/webhooks/signature';
 import {
   composeBuild,
+  composeHealthPath,
+  composeLocalEnv,
   composeServices,
   CONTRACT_PORTS,
   dependsOn,
@@ -64,12 +66,6 @@ function entryPoint(s: ComposeService): string {
 }
 
 /** The path a compose healthcheck asks, e.g. /readyz. */
-function healthPath(s: ComposeService): string {
-  const path = /127\.0\.0\.1:\d+(\/[a-z]+)/.exec(JSON.stringify(s.healthcheck?.test ?? ''))?.[1];
-  if (!path) throw new Error('no healthcheck URL');
-  return path;
-}
-
 /** App services in start order: a service after everything it depends on (levels start together). */
 function startLevels(): string[][] {
   const levels: string[][] = [];
@@ -96,24 +92,14 @@ let key: string;
 
 /** The compose environment of a service, pointed at this machine (see the file's comment). */
 function localEnv(name: string): Record<string, string> {
-  const env = toMap(compose[name]!.environment);
-  const local: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) {
-    let value = v;
-    // http://agent:3002 → http://127.0.0.1:<agent's port>
-    const url = /^(https?):\/\/([a-z0-9-]+):(\d+)(.*)$/.exec(v);
-    if (url && ports[url[2]!] !== undefined) value = `${url[1]}://127.0.0.1:${ports[url[2]!]}${url[4]}`;
-    local[k] = value;
-  }
-  local.PORT = String(ports[name]);
-  local.MONGODB_URI = testInfra.mongoUri;
-  local.REDIS_URL = testInfra.redisUrl;
-  if (local.MONGODB_DB) local.MONGODB_DB = `${runId}_${local.MONGODB_DB}`;
-  local.AUTH_DB = `${runId}_${local.AUTH_DB ?? 'auth'}`;
-  local.QUEUE_PREFIX = runId;
-  if (local.UPLOAD_DIR) local.UPLOAD_DIR = uploadDir;
-  if (local.PUBLIC_BASE_URL) local.PUBLIC_BASE_URL = `http://127.0.0.1:${ports.gateway}`;
-  if (local.VECTOR_STORE_URI) local.VECTOR_STORE_URI = join(uploadDir, 'vectors');
+  const local = composeLocalEnv(name, {
+    urls: Object.fromEntries(Object.entries(ports).map(([n, p]) => [n, `http://127.0.0.1:${p}`])),
+    port: ports[name]!,
+    runId,
+    authDb: `${runId}_auth`,
+    uploadDir,
+    publicBaseUrl: `http://127.0.0.1:${ports.gateway}`,
+  });
   // The provider stand-in is a local server: allowed as an operator allows a self-hosted model (the agent's chat,
   // the rag service's embeddings).
   if (name === 'agent' || name === 'rag') local.OUTBOUND_ALLOW_HOSTS = `127.0.0.1:${llm.port}`;
@@ -150,7 +136,7 @@ beforeAll(async () => {
           script: entryPoint(s),
           port: ports[name],
           env: localEnv(name),
-          readyPath: healthPath(s),
+          readyPath: composeHealthPath(s),
           timeoutMs: 60_000,
         });
         procs[name].child.once('exit', (code, signal) => (exits[name] = { code, signal }));
@@ -233,7 +219,7 @@ describe("the compose stack, started from the images' entry points without Docke
     expect(INFRA.sort()).toEqual(['mongo', 'redis']);
     for (const [name, s] of apps) {
       expect(existsSync(entryPoint(s))).toBe(true);
-      const res = await fetch(`${procs[name]!.url}${healthPath(s)}`);
+      const res = await fetch(`${procs[name]!.url}${composeHealthPath(s)}`);
       expect({ name, status: res.status }).toEqual({ name, status: 200 });
     }
     // The gateway started last: it depends on every service it routes to.
