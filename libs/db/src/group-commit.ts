@@ -127,7 +127,7 @@ export function insertEach<T>(
       });
     } catch (err) {
       const perDoc = writeErrorsOf(err);
-      if (!perDoc || perDoc.length === 0) throw unwrapBulk(err);
+      if (!perDoc || perDoc.length === 0) throw err;
       for (const w of perDoc) {
         // Named as the driver names a per-document write error, so that it is classified as the server's errors are:
         // a document refused because the store went away mid-batch is a 503, a duplicate stays a duplicate.
@@ -139,15 +139,6 @@ export function insertEach<T>(
     return outcomes;
   };
   return opts.retry ? (docs) => retryWriteOnce((retry) => once(docs, retry)) : (docs) => once(docs, false);
-}
-
-/**
- * What cut a whole bulk write off (the connection lost, no server to select), which the driver wraps in a
- * MongoBulkWriteError of its own name and no code: thrown as itself, it is classified as the outage it is (503).
- */
-function unwrapBulk(err: unknown): unknown {
-  const inner = (err as { errorResponse?: unknown } | null)?.errorResponse;
-  return err instanceof Error && err.name === 'MongoBulkWriteError' && inner instanceof Error ? inner : err;
 }
 
 /**

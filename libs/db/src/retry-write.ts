@@ -1,24 +1,13 @@
 import mongoose from 'mongoose';
 
+import { UNAVAILABLE_CODES } from '@platform/errors';
+
 /**
  * Server codes of a write that may not have been applied because the primary went away (the retryable-writes
- * specification's list, as the driver keeps it): the member stepped down or shut down, or the network failed.
+ * specification's list): the codes after which the store cannot serve (libs/errors), and two more a write may meet
+ * during an election: ReadConcernMajorityNotAvailableYet (134) and ExceededTimeLimit (262).
  */
-const RETRYABLE_CODES = new Set([
-  6, // HostUnreachable
-  7, // HostNotFound
-  89, // NetworkTimeout
-  91, // ShutdownInProgress
-  134, // ReadConcernMajorityNotAvailableYet
-  189, // PrimarySteppedDown
-  262, // ExceededTimeLimit
-  9001, // SocketException
-  10107, // NotWritablePrimary
-  11600, // InterruptedAtShutdown
-  11602, // InterruptedDueToReplStateChange
-  13435, // NotPrimaryNoSecondaryOk
-  13436, // NotPrimaryOrSecondary
-]);
+const RETRYABLE_CODES = new Set([...UNAVAILABLE_CODES, 134, 262]);
 
 /** The write concern every write of a run's document uses, whatever the connection's default is. */
 export const MAJORITY = { w: 'majority' as const, wtimeoutMS: 10_000 };

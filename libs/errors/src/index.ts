@@ -122,7 +122,9 @@ const UNAVAILABLE_MESSAGES = [
  * and shutdown codes, and FerretDB's InternalError when its PostgreSQL store is unreachable (the driver sees a
  * MongoServerError whose message carries PostgreSQL's connection failure).
  */
-const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436]);
+export const UNAVAILABLE_CODES: ReadonlySet<number> = new Set([
+  6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436,
+]);
 const STORE_DOWN_MESSAGES = [
   /failed to connect to/i,
   /dial error/i,
@@ -160,7 +162,16 @@ function isStoreDownServerError(err: Error): boolean {
  * Recognised by the drivers' error names and messages so that this package needs no driver dependency.
  */
 export function isUnavailableError(err: unknown): boolean {
+  return unavailable(err, 0);
+}
+
+function unavailable(err: unknown, depth: number): boolean {
   if (!(err instanceof Error)) return false;
+  // A bulk write cut off as a whole (insertMany: the connection lost, no server) is a MongoBulkWriteError of no
+  // code wrapping what cut it off in `errorResponse`.
+  const inner = (err as { errorResponse?: unknown }).errorResponse;
+  if (err.name === 'MongoBulkWriteError' && depth < 2 && inner instanceof Error && inner !== err)
+    if (unavailable(inner, depth + 1)) return true;
   if (err instanceof ServiceUnavailableError) return true;
   if (UNAVAILABLE_NAMES.has(err.name)) return true;
   if (isStoreDownServerError(err)) return true;

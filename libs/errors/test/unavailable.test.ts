@@ -67,6 +67,15 @@ describe('isUnavailableError: a store that cannot serve now, not a bad request o
     expect(isUnavailableError(err)).toBe(false);
   });
 
+  test('a bulk write cut off as a whole is the outage it wraps; one refusing a document is not', () => {
+    const cut = named('MongoBulkWriteError', 'connection 3 to 127.0.0.1:27017 closed');
+    Object.assign(cut, { errorResponse: named('MongoNetworkError', 'connection 3 to 127.0.0.1:27017 closed') });
+    expect(isUnavailableError(cut)).toBe(true);
+    const duplicate = named('MongoBulkWriteError', 'E11000 duplicate key', { code: 11000 });
+    Object.assign(duplicate, { errorResponse: named('MongoServerError', 'E11000 duplicate key', { code: 11000 }) });
+    expect(isUnavailableError(duplicate)).toBe(false);
+  });
+
   test('AppErrors pass through toAppError unchanged', () => {
     const e = new NotFoundError('Webhook');
     expect(toAppError(e)).toBe(e);
