@@ -11,13 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { producerConnection } from '@platform/queue';
 import {
   createTestDatabases,
   freePort,
   startLocalServer,
   startServiceProcess,
-  testInfra,
   type LocalServer,
   type ServiceProcess,
   type TestDatabases,
@@ -27,6 +25,7 @@ import {
   composeHealthPath,
   composeLocalEnv,
   composeServices,
+  dropQueueKeys,
   ROOT,
   type LocalEnvContext,
 } from '../deploy/deploy-helpers';
@@ -161,14 +160,7 @@ export async function startReplicaStack(opts: ReplicaStackOptions = {}) {
           .catch(() => undefined);
       await dbs.cleanup().catch(() => undefined);
       rmSync(uploadDir, { recursive: true, force: true });
-      const redis = producerConnection(testInfra.redisUrl);
-      try {
-        await new Promise((resolve) => redis.once('ready', resolve));
-        const keys = await redis.keys(`${runId}:*`);
-        if (keys.length > 0) await redis.del(...keys);
-      } finally {
-        redis.disconnect();
-      }
+      await dropQueueKeys(runId);
     },
   };
 }

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 
 import { describeConfig } from '@platform/config';
+import { producerConnection } from '@platform/queue';
 import { testInfra } from '@platform/testing';
 
 export const ROOT = resolve(__dirname, '../..');
@@ -148,4 +149,16 @@ export function composeLocalEnv(name: string, ctx: LocalEnvContext): Record<stri
   if (local.PUBLIC_BASE_URL) local.PUBLIC_BASE_URL = ctx.publicBaseUrl;
   if (local.VECTOR_STORE_URI) local.VECTOR_STORE_URI = join(ctx.uploadDir, 'vectors');
   return local;
+}
+
+/** Deletes the keys a run's processes left in the shared Redis under its queue prefix. */
+export async function dropQueueKeys(prefix: string): Promise<void> {
+  const redis = producerConnection(testInfra.redisUrl);
+  try {
+    await new Promise((resolve) => redis.once('ready', resolve));
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -15,7 +15,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { connectMongo } from '@platform/db';
-import { producerConnection } from '@platform/queue';
 import {
   freePort,
   startLocalServer,
@@ -35,6 +34,7 @@ import {
   composeServices,
   CONTRACT_PORTS,
   dependsOn,
+  dropQueueKeys,
   ROOT,
   toMap,
   type ComposeService,
@@ -173,14 +173,7 @@ afterAll(async () => {
   const { databases } = await conn.db!.admin().listDatabases();
   for (const d of databases.filter((x) => x.name.startsWith(`${runId}_`))) await conn.useDb(d.name).dropDatabase();
   await conn.close();
-  const redis = producerConnection(testInfra.redisUrl);
-  try {
-    await new Promise((resolve) => redis.once('ready', resolve));
-    const keys = await redis.keys(`${runId}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-  } finally {
-    redis.disconnect();
-  }
+  await dropQueueKeys(runId);
 }, 120_000);
 
 function bagOfWords(text: string): number[] {
