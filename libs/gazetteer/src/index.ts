@@ -1,10 +1,25 @@
-import { COMMON_WORDS, FIRST_NAMES, LAST_NAMES, MAJOR_PLACES, PLACES } from './gazetteer-data';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The package's word lists (`data/*.txt`, generated: see README.md), beside `src/` and `dist/` alike. */
+const DATA_DIR = join(__dirname, '..', 'data');
+
+/** A list of `data/`, one entry a line, as a '|'-separated string. */
+const readList = (name: string): string =>
+  readFileSync(join(DATA_DIR, `${name}.txt`), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .join('|');
 
 /**
  * Word lists for telling names and places from other words, without a tagger: lower-cased, '|'-separated strings
- * (generated, see README.md), and the same lists as Sets, each built on first use and then shared.
+ * (read from the package's data files at load), and the same lists as Sets, each built on first use and then shared.
  */
-export { COMMON_WORDS, FIRST_NAMES, LAST_NAMES, MAJOR_PLACES, PLACES };
+export const FIRST_NAMES = readList('first-names');
+export const LAST_NAMES = readList('last-names');
+export const PLACES = readList('places');
+export const MAJOR_PLACES = readList('major-places');
+export const COMMON_WORDS = readList('common-words');
 
 const lazySet = (list: string): (() => ReadonlySet<string>) => {
   let set: ReadonlySet<string> | undefined;
