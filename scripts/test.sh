@@ -17,11 +17,27 @@ export REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
 export FERRETDB_POSTGRESQL_URL="$PG_URL" # GIN indexes for FerretDB equality lookups (libs/db README)
 
 RESULTS="$RUN_DIR/jest-results.json"
-rm -f "$RESULTS"
+DISCIPLINE="$RUN_DIR/jest-index-discipline.json"
+rm -f "$RESULTS" "$DISCIPLINE"
+# Every process the suites start records the shape of each query it sends (libs/db query-log.ts), for the
+# index-discipline check that follows the whole run; and libs/db's own lines are measured (coverage of the path
+# MongoDB takes: everything but the development server's adapter, at least 95%).
+QUERY_LOG="$RUN_DIR/query-log"
+rm -rf "$QUERY_LOG"
+whole_run=1
+[ "$#" -gt 0 ] && whole_run=0
 set +e
-timeout --kill-after=30 "${TEST_TIME_LIMIT_S:-2400}" npx jest --maxWorkers=2 --json --outputFile="$RESULTS" "$@"
+DB_QUERY_LOG="$QUERY_LOG" DB_COVERAGE=$whole_run timeout --kill-after=30 "${TEST_TIME_LIMIT_S:-2400}" \
+  npx jest --maxWorkers=2 --json --outputFile="$RESULTS" "$@"
 status=$?
 set -e
 [ "$status" -eq 124 ] && echo "jest did not end within ${TEST_TIME_LIMIT_S:-2400} s (a test left something running?)" >&2
-node scripts/jest-summary.js "$RESULTS" || exit 1
+if [ "$whole_run" = 1 ]; then
+  # Over what every suite sent: each filter and sort served by a declared index (test/index-discipline).
+  QUERY_LOG_DIR="$QUERY_LOG" npx jest --json --outputFile="$DISCIPLINE" test/index-discipline/queries.check.test.ts \
+    || status=1
+  node scripts/jest-summary.js "$RESULTS" "$DISCIPLINE" || exit 1
+else
+  node scripts/jest-summary.js "$RESULTS" || exit 1
+fi
 exit $status

@@ -23,6 +23,7 @@ import {
 } from '@platform/testing';
 
 import { machineBusyMs } from '../kit/bench-kit';
+import { preseedExecutions } from '../kit/executions';
 import { cronFloor, cronFloorLine } from '../trigger/floor';
 
 const N = Number(process.env.CRON_BENCH_N ?? 1_000);
@@ -39,6 +40,8 @@ const RECONCILE_INTERVAL_MS = process.env.CRON_BENCH_RECONCILE_MS ?? '30000'; //
 const FIRE_CONCURRENCY = process.env.CRON_BENCH_FIRE_CONCURRENCY ?? '128'; // the product default
 const WORKER_CONCURRENCY = process.env.CRON_BENCH_WORKER_CONCURRENCY ?? '64'; // the product default
 const WORKERS = Number(process.env.CRON_BENCH_WORKERS ?? 2);
+/** Executions of other schedules stored before the run: fires and runs on a store in use. */
+const PRESEED = Number(process.env.CRON_BENCH_PRESEED ?? 100_000);
 const MIN = 60_000;
 const OWNER = { user_id: 'bench-cron', org_id: 'bench-cron' };
 const ROOT = resolve(__dirname, '../../../..'); // from bench/dist/bench/cron
@@ -132,6 +135,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   const dbs: TestDatabases = await createTestDatabases('bench_cron');
   cleanups.push(() => dbs.cleanup());
+  if (PRESEED > 0) {
+    const t = Date.now();
+    const stored = await preseedExecutions(dbs.conn.collection('executions'), PRESEED);
+    out(`preseeded ${stored.toLocaleString('en')} executions in ${s1(Date.now() - t)} s`);
+  }
   const prefix = uniqueName('benchcron');
   const redis = workerConnection(testInfra.redisUrl);
   const queues: Queue[] = Object.values(QUEUE_NAMES).map((name) => createQueue(name, redis, {}, prefix));
@@ -160,7 +168,7 @@ async function main(): Promise<void> {
     MONGODB_DB: dbs.conn.name,
     REDIS_URL: testInfra.redisUrl,
     QUEUE_PREFIX: prefix,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info', // as `pnpm start` runs them
     SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
     AGENT_SERVICE_URL: 'http://127.0.0.1:9',
   };
@@ -444,13 +452,14 @@ async function main(): Promise<void> {
     `  setup: create ${s1(created - createStart)} s, Redis ready ${s1(ready - created)} s later; run total ${s1(Date.now() - started)} s`,
   );
 
-  // What the services logged at warn or above (LOG_LEVEL warn), grouped by message.
+  // What the services logged at warn or above, grouped by message.
   for (const [name, p] of procs.map((p, i) => [i === 0 ? 'scheduler' : `worker ${i}`, p] as const)) {
     const msgs = new Map<string, number>();
     for (const line of (p?.output() ?? '').split('\n').filter(Boolean)) {
       let msg = line.slice(0, 160);
       try {
         const j = JSON.parse(line) as { message?: string; level?: string; err?: unknown };
+        if (j.level === 'info' || j.level === 'http' || j.level === 'debug') continue;
         msg = `${j.level ?? ''} ${j.message ?? line.slice(0, 160)}${j.err ? ` (${String(j.err).slice(0, 120)})` : ''}`;
       } catch {
         /* not JSON */

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 npx tsc -p tsconfig.json
 export MONGODB_URI="${MONGODB_URI:-mongodb://127.0.0.1:27017}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
-# The service adds the GIN indexes FerretDB's PostgreSQL needs for its equality lookups (libs/db README); a no-op on MongoDB.
+# On the development server, libs/db's adapter works in the PostgreSQL database FerretDB stores in (README "FerretDB
+# and MongoDB"); MongoDB ignores it.
 export FERRETDB_POSTGRESQL_URL="${FERRETDB_POSTGRESQL_URL:-postgres://postgres@127.0.0.1:5432/ferretdb}"
 node dist/bench/graph/extract.bench.js
 node dist/bench/graph/graph.bench.js

@@ -1,14 +1,13 @@
 import { mongoose } from '@platform/db';
-import { bucketIndexOf, bucketKey, dayKeysOf, seriesKeyOf, slotKey, type ExecutionStatus } from '@platform/scheduling';
+import type { ExecutionStatus } from '@platform/scheduling';
 
 /** 96% succeeded, 3% failed, 1% skipped: a healthy webhook. */
 export const statusOf = (i: number): ExecutionStatus =>
   i % 100 < 3 ? 'failed' : i % 100 === 3 ? 'skipped' : 'succeeded';
 
-/** One execution as the repository stores it, at position `seq` of its webhook's list. */
+/** One execution as the repository stores it, the `seq`-th of its webhook's. */
 export function executionDoc(webhookId: string, owner: { user_id: string; org_id: string }, seq: number, at: Date) {
   const status = statusOf(seq);
-  const series = seriesKeyOf(owner, webhookId);
   const id = new mongoose.Types.ObjectId();
   const ended = status !== 'skipped';
   return {
@@ -34,10 +33,34 @@ export function executionDoc(webhookId: string, owner: { user_id: string; org_id
     error_message: status === 'failed' ? 'LLM provider error: 502' : null,
     fire_key: id.toHexString(),
     retry_delay_ms: null,
-    series,
-    seq,
-    slot: slotKey(series, seq),
-    bucket: bucketKey(series, bucketIndexOf(seq)),
-    day_keys: dayKeysOf(owner, 'webhook', '7', at),
+    recoveries: 0,
   };
+}
+
+/**
+ * Stores `n` ended executions of 900 webhooks of 100 other users over the last ten days, as the repository stores
+ * them, in batches of 500 (pass a connection without a socket timeout); returns how many were stored.
+ */
+export async function preseedExecutions(
+  coll: { insertMany(docs: object[], o: object): Promise<{ insertedCount: number }> },
+  n: number,
+): Promise<number> {
+  const now = Date.now();
+  const span = 10 * 24 * 3600_000;
+  const others = Array.from({ length: 900 }, (_, w) => `${(w + 1).toString(16).padStart(24, 'f')}`);
+  const seqs = new Array<number>(others.length).fill(0);
+  let stored = 0;
+  for (let i = 0; i < n; i += 500) {
+    const docs = Array.from({ length: Math.min(500, n - i) }, (_, j) => {
+      const w = (i + j) % others.length;
+      return executionDoc(
+        others[w]!,
+        { user_id: `other-${w % 100}`, org_id: 'other' },
+        seqs[w]!++,
+        new Date(now - span + Math.floor(((i + j) * span) / n)),
+      );
+    });
+    stored += (await coll.insertMany(docs, { ordered: false })).insertedCount;
+  }
+  return stored;
 }

@@ -16,7 +16,7 @@
  *
  * `runFloor` is used by trigger.bench.ts; run alone, this file makes its own database and drops it.
  */
-import { connectMongo, ensureLookupIndexes, mongoose, type Connection } from '@platform/db';
+import { connectMongo, mongoose, prepareLookups, type Connection } from '@platform/db';
 import { defaultJobOptions, IORedis, Queue, Worker } from '@platform/queue';
 import { executionModel } from '@platform/scheduling';
 import { testInfra, uniqueName } from '@platform/testing';
@@ -83,7 +83,11 @@ async function freshCollection(conn: Connection, name: string) {
   await coll.createIndexes(
     schema.indexes().map(([key, options]) => ({ ...(options as object), key: key as Record<string, 1 | -1> })),
   );
-  await ensureLookupIndexes({ db: conn, collection: { name }, schema });
+  await prepareLookups(
+    conn,
+    name,
+    schema.indexes().map(([key]) => Object.keys(key)[0]!),
+  );
   return coll;
 }
 

@@ -6,13 +6,12 @@
  * the same concurrency, once into a collection without indexes and once into the executions collection with its
  * indexes; and the floor (floor.ts): the same durable work, insert + enqueue, take, claim, finish, with the driver and
  * BullMQ alone at the same concurrency, beside which intake and completed runs are also given as ratios.
- * BENCH_PRESEED_EXECUTIONS stores that many executions first (intake on a full collection).
+ * BENCH_PRESEED_EXECUTIONS (default 100,000) stores that many executions first: intake on a store in use.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 
 import { mongoose } from '@platform/db';
-import { seriesKeyOf } from '@platform/scheduling';
 import {
   createTestDatabases,
   startFakeLlm,
@@ -23,11 +22,11 @@ import {
 } from '@platform/testing';
 
 import { out, runBench } from '../kit/bench-kit';
-import { executionDoc } from '../kit/executions';
+import { executionDoc, preseedExecutions } from '../kit/executions';
 import { floorLines, floorOptionsFromEnv, runFloor } from './floor';
 
 const TOTAL = Number(process.env.BENCH_TRIGGERS ?? 2_000);
-const PRESEED = Number(process.env.BENCH_PRESEED_EXECUTIONS ?? 0);
+const PRESEED = Number(process.env.BENCH_PRESEED_EXECUTIONS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ROOT = resolve(__dirname, '../../../..'); // from bench/dist/bench/trigger
 const entry = (service: string) => resolve(ROOT, `services/${service}/dist/main.js`);
@@ -81,36 +80,6 @@ async function rawInserts(
   return TOTAL / ((performance.now() - started) / 1000);
 }
 
-/**
- * Seeds `n` ended executions over the last ten days, as months of traffic leave them: of 900 other webhooks of 100
- * other users, stored as the repository stores them (positions, buckets, fire keys), in batches of 500 over a
- * connection without a socket timeout (a 2,000-document batch into the growing collection once took over the
- * services' 30 s).
- */
-async function preseed(
-  coll: { insertMany(docs: object[], o: object): Promise<{ insertedCount: number }> },
-  n: number,
-): Promise<number> {
-  const now = Date.now();
-  const span = 10 * 24 * 3600_000;
-  const others = Array.from({ length: 900 }, (_, w) => `${(w + 1).toString(16).padStart(24, 'f')}`);
-  const seqs = new Array<number>(others.length).fill(0);
-  let stored = 0;
-  for (let i = 0; i < n; i += 500) {
-    const docs = Array.from({ length: Math.min(500, n - i) }, (_, j) => {
-      const w = (i + j) % others.length;
-      return executionDoc(
-        others[w]!,
-        { user_id: `other-${w % 100}`, org_id: 'other' },
-        seqs[w]!++,
-        new Date(now - span + Math.floor(((i + j) * span) / n)),
-      );
-    });
-    stored += (await coll.insertMany(docs, { ordered: false })).insertedCount;
-  }
-  return stored;
-}
-
 const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 function summary(l: Load) {
@@ -124,7 +93,7 @@ async function main(): Promise<void> {
   const internal = randomBytes(32).toString('hex');
   const scheduleKey = randomBytes(32).toString('hex');
   const prefix = uniqueName('benchq');
-  const common = { MONGODB_URI: testInfra.mongoUri, AUTH_DB: dbs.authDb, LOG_LEVEL: 'warn' };
+  const common = { MONGODB_URI: testInfra.mongoUri, AUTH_DB: dbs.authDb, LOG_LEVEL: 'info' }; // as `pnpm start`
   const procs: ServiceProcess[] = [];
   let seeding: mongoose.Connection | undefined;
   try {
@@ -199,7 +168,7 @@ async function main(): Promise<void> {
         .createConnection(testInfra.mongoUri, { dbName: dbs.conn.name, socketTimeoutMS: 0 })
         .asPromise();
       // Counted from the inserts' answers: a count of the whole collection takes FerretDB longer than a socket timeout.
-      const stored = await preseed(seeding.collection('executions'), PRESEED);
+      const stored = await preseedExecutions(seeding.collection('executions'), PRESEED);
       if (stored < PRESEED) throw new Error(`preseed stored ${stored} of ${PRESEED} executions`);
       out(`preseeded ${PRESEED.toLocaleString('en')} executions in ${((performance.now() - t) / 1000).toFixed(0)} s`);
     }
@@ -282,8 +251,7 @@ async function main(): Promise<void> {
       if (done < accepted) await new Promise((r) => setTimeout(r, 100));
     }
     const completeSeconds = (performance.now() - started) / 1000;
-    const series = seriesKeyOf({ user_id: 'bench', org_id: 'bench' }, hook.id ?? '');
-    const succeeded = await executions.countDocuments({ series, status: 'succeeded' });
+    const succeeded = await executions.countDocuments({ webhook_id: hook.id, status: 'succeeded' });
     out(`statuses: ${JSON.stringify(Object.fromEntries(run.statuses))}; runs succeeded ${succeeded}/${accepted}`);
     out(
       `completed runs        : ${f(done / completeSeconds, 0)} runs/s end to end (${f(done / completeSeconds / trig.rps, 2)}× intake), ${done} in ${f(completeSeconds)} s`,

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 npx tsc -p tsconfig.json
 export MONGODB_URI="${MONGODB_URI:-mongodb://127.0.0.1:27017}"
-# The service (and the seeding) add the GIN indexes FerretDB's PostgreSQL needs (libs/db README); a no-op on MongoDB.
+# On FerretDB, libs/db's adapter (in the service and in the seeding) works in the PostgreSQL database FerretDB
+# stores in; MongoDB ignores it.
 export FERRETDB_POSTGRESQL_URL="${FERRETDB_POSTGRESQL_URL:-postgres://postgres@127.0.0.1:5432/ferretdb}"
 node dist/bench/voice/voice.bench.js

@@ -20,7 +20,10 @@ const MAIN = (service: string) => resolve(__dirname, `../../services/${service}/
 export interface ChaosOptions {
   mongoUri: string;
   redisUrl: string;
-  /** FerretDB's PostgreSQL, when the test runs its own (the index companion of libs/db). */
+  /**
+   * The PostgreSQL database of the FerretDB at `mongoUri`, when the test runs its own (`privateStore().postgresUrl`):
+   * libs/db's adapter takes its locks there, in the test's connections and the service processes alike.
+   */
   postgresUrl?: string;
   workers?: number;
   /** Scheduler processes (replicas on the same database and queues); 1 by default. */
@@ -58,7 +61,9 @@ export interface EndState {
  * every call the provider got, by the trigger number in the message.
  */
 export async function startChaosStack(opts: ChaosOptions) {
-  const dbs: TestDatabases = await createTestDatabases('chaos', opts.mongoUri);
+  const dbs: TestDatabases = await createTestDatabases('chaos', opts.mongoUri, {
+    connect: opts.postgresUrl ? { ferretdb: { postgresUrl: opts.postgresUrl } } : {},
+  });
   const prefix = uniqueName('q');
   const internal = randomBytes(32).toString('hex');
   const scheduleKey = randomBytes(32).toString('hex');

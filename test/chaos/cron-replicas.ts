@@ -24,9 +24,8 @@ export interface CronReplicasResult {
  * `schedules` HTTP schedules firing every minute at a local endpoint. Each first fire is also queued a second time
  * by hand at its fire time (as a replica's catch-up that raced the job scheduler would), so two jobs stand for the
  * same fire. Mid-way one worker and one scheduler are killed with SIGKILL. `breakGuard` first drops the executions'
- * unique indexes on `fire_key` (one execution per fire) and on `slot` (one execution per series position: two
- * replicas creating the same fire collide on it, and the store then finds the fire's key): the guards that make a
- * fire handled twice run once. That is the broken-on-purpose case. `redisUrl`: any form (one node, Cluster, Sentinel).
+ * unique index on `fire_key` (one execution per fire): the guard that makes a fire handled twice run once. That is
+ * the broken-on-purpose case. `redisUrl`: any form (one node, Cluster, Sentinel).
  */
 export async function cronReplicas(
   schedules: number,
@@ -56,7 +55,6 @@ export async function cronReplicas(
     if (breakGuard) {
       await Execution.init(); // this process's own index build first, or it would put them back
       await Execution.collection.dropIndex('fire_key_1');
-      await Execution.collection.dropIndex('slot_1');
     }
     const ids: string[] = [];
     for (let i = 0; i < schedules; i++) {

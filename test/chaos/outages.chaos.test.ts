@@ -1,4 +1,4 @@
-import { privateFerretDb, privatePostgres, privateRedis, testInfra } from '@platform/testing';
+import { privatePostgres, privateRedis, privateStore, testInfra } from '@platform/testing';
 
 import { burstAcrossRedisRestart, sleep, startChaosStack } from './chaos-stack';
 import { expectAllEndedOnce, reportNotable } from './end-state';
@@ -10,11 +10,11 @@ import { expectAllEndedOnce, reportNotable } from './end-state';
 
 it('PostgreSQL (FerretDB’s store) stopped for 30 s mid-burst, FerretDB restarted meanwhile: 503 within 5 s, every acknowledged run ends, once', async () => {
   const pg = await privatePostgres();
-  const ferret = await privateFerretDb({ postgresUrl: pg.url });
+  const ferret = await privateStore({ postgresUrl: pg.url });
   const s = await startChaosStack({
     mongoUri: ferret.uri,
     redisUrl: testInfra.redisUrl,
-    postgresUrl: pg.url,
+    postgresUrl: ferret.postgresUrl,
     llmDelayMs: 50,
   });
   try {

@@ -1,4 +1,4 @@
-import { modelFor, mongoose, type Connection, type Owner } from '@platform/db';
+import { modelFor, mongoose, type Connection, type Owner, type StoredDoc } from '@platform/db';
 
 import { generateApiKey } from './api-key';
 
@@ -12,16 +12,7 @@ export interface ApiKeyRecord extends Principal {
   revoked_at: string | null;
 }
 
-interface KeyDoc {
-  prefix: string;
-  user_id: string;
-  org_id: string;
-  name?: string | null;
-  created_at: Date;
-  revoked_at?: Date | null;
-}
-
-const schema = new mongoose.Schema<KeyDoc & { key_hash: string }>(
+const schema = new mongoose.Schema(
   {
     key_hash: { type: String, required: true, unique: true },
     prefix: { type: String, required: true, unique: true },
@@ -33,8 +24,13 @@ const schema = new mongoose.Schema<KeyDoc & { key_hash: string }>(
   },
   { versionKey: false },
 );
+// The list, newest first (the keys themselves are found by their unique hash or prefix).
+schema.index({ created_at: -1 });
 
-function toRecord(d: KeyDoc): ApiKeyRecord {
+/** A stored key, as the schema types it. */
+type KeyDoc = StoredDoc<typeof schema>;
+
+function toRecord(d: Omit<KeyDoc, 'key_hash'>): ApiKeyRecord {
   return {
     prefix: d.prefix,
     user_id: d.user_id,
@@ -57,16 +53,19 @@ export function createApiKeyRepository(conn: Connection) {
     },
     /** The owner of an unrevoked key with this hash, or null. */
     async findActiveByHash(hash: string): Promise<Principal | null> {
-      const d = await ApiKey.findOne({ key_hash: hash, revoked_at: null }, { user_id: 1, org_id: 1 }).lean<KeyDoc>();
-      return d ? { user_id: d.user_id, org_id: d.org_id } : null;
+      const d = await ApiKey.findOne({ key_hash: hash }, { user_id: 1, org_id: 1, revoked_at: 1 }).lean();
+      return d && !d.revoked_at ? { user_id: d.user_id, org_id: d.org_id } : null;
     },
     /** Revokes the key with this display prefix; false when none is active. */
     async revoke(prefix: string): Promise<boolean> {
-      const r = await ApiKey.updateOne({ prefix, revoked_at: null }, { $set: { revoked_at: new Date() } });
+      const d = await ApiKey.findOne({ prefix }, { revoked_at: 1 }).lean();
+      if (!d || d.revoked_at) return false;
+      // Only if still active: of two revocations at once, one says it revoked the key.
+      const r = await ApiKey.updateOne({ _id: d._id, revoked_at: null }, { $set: { revoked_at: new Date() } });
       return r.modifiedCount === 1;
     },
     async list(): Promise<ApiKeyRecord[]> {
-      const docs = await ApiKey.find({}, { key_hash: 0 }).sort({ created_at: -1 }).lean<KeyDoc[]>();
+      const docs = await ApiKey.find({}, { key_hash: 0 }).sort({ created_at: -1 }).lean();
       return docs.map(toRecord);
     },
     async init(): Promise<void> {

@@ -83,7 +83,7 @@ export const commonEnv = {
   MONGODB_URI: Joi.string()
     .uri({ scheme: ['mongodb', 'mongodb+srv'] })
     .default('mongodb://127.0.0.1:27017')
-    .description('MongoDB (or FerretDB) connection string, without a database name.'),
+    .description("MongoDB connection string (or a MongoDB wire-protocol server's), without a database name."),
   AUTH_DB: Joi.string().default('auth').description('Database holding the shared API keys.'),
   API_KEY_CACHE_TTL_MS: Joi.number()
     .integer()
@@ -100,7 +100,7 @@ export const commonEnv = {
   MONGODB_RETRY_WRITES: Joi.boolean()
     .default(true)
     .description(
-      "The driver's retryable writes: on a MongoDB replica set a write cut off by a primary election is retried once on the new primary (FerretDB, standalone: no effect).",
+      "The driver's retryable writes: on a MongoDB replica set a write cut off by a primary election is retried once on the new primary (a standalone server: no effect).",
     ),
   MONGODB_READ_PREFERENCE: Joi.string()
     .valid('primary', 'primaryPreferred', 'secondary', 'secondaryPreferred', 'nearest')

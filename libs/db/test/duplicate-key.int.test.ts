@@ -65,12 +65,13 @@ it('insertEach fails the whole batch when the write itself fails', async () => {
   await conn.close();
 });
 
-it('syncIndexes creates the revision claims collection at start, before any update needs it', async () => {
-  const fresh = dbs.conn.useDb(`${dbs.conn.name}_claims`, { useCache: false });
+it("syncIndexes creates every model's collection at start, before any write needs it", async () => {
+  const fresh = dbs.conn.useDb(`${dbs.conn.name}_fresh`, { useCache: false });
   try {
-    expect((await fresh.db!.listCollections({ name: '_revision_claims' }).toArray()).length).toBe(0);
+    modelFor(fresh, 'Early', new mongoose.Schema({ name: String }), 'early_things');
+    expect((await fresh.db!.listCollections({ name: 'early_things' }).toArray()).length).toBe(0);
     await syncIndexes(fresh);
-    expect((await fresh.db!.listCollections({ name: '_revision_claims' }).toArray()).length).toBe(1);
+    expect((await fresh.db!.listCollections({ name: 'early_things' }).toArray()).length).toBe(1);
   } finally {
     await fresh.dropDatabase();
   }

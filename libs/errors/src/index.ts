@@ -119,8 +119,8 @@ const UNAVAILABLE_MESSAGES = [
 
 /**
  * Server errors that mean "the database cannot serve right now", not "this request is wrong": MongoDB's replica-set
- * and shutdown codes, and FerretDB's InternalError when its PostgreSQL store is unreachable (the driver sees a
- * MongoServerError whose message carries PostgreSQL's connection failure).
+ * and shutdown codes, and the development store's InternalError when its PostgreSQL backend is unreachable (the
+ * driver sees a MongoServerError whose message carries PostgreSQL's connection failure).
  */
 export const UNAVAILABLE_CODES: ReadonlySet<number> = new Set([
   6, 7, 89, 91, 189, 9001, 10107, 11600, 11602, 13435, 13436,

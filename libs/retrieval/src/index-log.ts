@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-import { isDuplicateKeyError, modelFor, mongoose, type Connection, type Model } from '@platform/db';
+import { isDuplicateKeyError, modelFor, mongoose, type Connection, type StoredDoc } from '@platform/db';
 
 import type { IndexedChunk } from './lexical-index';
 import type { IndexChange, IndexHead, LiveIndexStore, SnapshotRef } from './live-index';
@@ -8,7 +8,7 @@ import type { IndexChange, IndexHead, LiveIndexStore, SnapshotRef } from './live
 /**
  * The change log, heads and snapshots of search indexes in MongoDB (what `createLiveIndexes` reads): one head per
  * rag id (`seq`, the newest snapshot and the one before it), one document per change (`<rag id>:<seq>`), snapshots
- * in parts (`<snapshot id>:<part>`). Every read is by `_id` (an indexed equality on MongoDB and on FerretDB alike).
+ * in parts (`<snapshot id>:<part>`). Every read is by `_id`; the deletions of old changes and parts have an index each.
  */
 
 /** Bytes of one stored part of a snapshot (documents stay well under the 16 MB limit). */
@@ -20,31 +20,6 @@ export const CHANGE_BYTES = 4 * 1024 * 1024;
 /** Reads of one snapshot's parts at once. */
 const PART_READS = 4;
 
-export interface IndexHeadDoc {
-  _id: string;
-  seq?: number;
-  snapshot_id?: string;
-  snapshot_seq?: number;
-  snapshot_parts?: number;
-  previous_snapshot_id?: string | null;
-}
-
-export interface IndexChangeDoc {
-  _id: string;
-  rag_id: string;
-  seq: number;
-  reset: boolean;
-  remove_urls: string[];
-  add: IndexedChunk[];
-}
-
-export interface IndexPartDoc {
-  _id: string;
-  rag_id: string;
-  snapshot_id: string;
-  data: Buffer;
-}
-
 /** Collection names of one service's index log, and the prefix of its model names. */
 export interface IndexLogNames {
   heads: string;
@@ -54,7 +29,7 @@ export interface IndexLogNames {
   models: string;
 }
 
-const headSchema = new mongoose.Schema<IndexHeadDoc>(
+const headSchema = new mongoose.Schema(
   {
     _id: { type: String, required: true },
     seq: Number,
@@ -66,7 +41,7 @@ const headSchema = new mongoose.Schema<IndexHeadDoc>(
   { versionKey: false, strict: false },
 );
 
-const changeSchema = new mongoose.Schema<IndexChangeDoc>(
+const changeSchema = new mongoose.Schema(
   {
     _id: { type: String, required: true },
     rag_id: { type: String, required: true },
@@ -80,7 +55,7 @@ const changeSchema = new mongoose.Schema<IndexChangeDoc>(
 );
 changeSchema.index({ rag_id: 1, seq: 1 });
 
-const partSchema = new mongoose.Schema<IndexPartDoc>(
+const partSchema = new mongoose.Schema(
   {
     _id: { type: String, required: true },
     rag_id: { type: String, required: true },
@@ -90,13 +65,19 @@ const partSchema = new mongoose.Schema<IndexPartDoc>(
   { versionKey: false },
 );
 partSchema.index({ snapshot_id: 1 });
-partSchema.index({ rag_id: 1 });
+
+/** A rag id's head: its newest change (`seq`), its newest snapshot and the one before it. */
+export type IndexHeadDoc = StoredDoc<typeof headSchema, string>;
+/** One change of a rag id's index (`_id` `<rag id>:<seq>`). */
+export type IndexChangeDoc = Omit<StoredDoc<typeof changeSchema, string>, 'add'> & { add: IndexedChunk[] };
+/** One part of a snapshot (`_id` `<snapshot id>:<part>`). */
+export type IndexPartDoc = StoredDoc<typeof partSchema, string>;
 
 /** The log's models (services create them at startup, so their collections exist before any load). */
 export const indexLogModels = (conn: Connection, names: IndexLogNames) => ({
-  Head: modelFor(conn, `${names.models}IndexHead`, headSchema, names.heads) as Model<IndexHeadDoc>,
-  Change: modelFor(conn, `${names.models}IndexChange`, changeSchema, names.changes) as Model<IndexChangeDoc>,
-  Part: modelFor(conn, `${names.models}IndexPart`, partSchema, names.parts) as Model<IndexPartDoc>,
+  Head: modelFor(conn, `${names.models}IndexHead`, headSchema, names.heads),
+  Change: modelFor(conn, `${names.models}IndexChange`, changeSchema, names.changes),
+  Part: modelFor(conn, `${names.models}IndexPart`, partSchema, names.parts),
 });
 
 export type IndexLogStore = Pick<LiveIndexStore, 'head' | 'changes' | 'readSnapshot' | 'writeSnapshot'>;
@@ -135,13 +116,15 @@ export function createIndexLog(conn: Connection, names: IndexLogNames) {
     async head(ragId): Promise<IndexHead> {
       const d = await m.Head.findOne({ _id: ragId }).lean();
       const snapshot: SnapshotRef | null =
-        d?.snapshot_id && d.snapshot_seq !== undefined && d.snapshot_parts !== undefined
+        d?.snapshot_id && d.snapshot_seq != null && d.snapshot_parts != null
           ? { id: d.snapshot_id, seq: d.snapshot_seq, parts: d.snapshot_parts }
           : null;
       return { seq: d?.seq ?? 0, snapshot };
     },
     async changes(ragId, seqs) {
-      const docs = await Promise.all(seqs.map((n) => m.Change.findOne({ _id: `${ragId}:${n}` }).lean()));
+      const docs = await Promise.all(
+        seqs.map((n) => m.Change.findOne({ _id: `${ragId}:${n}` }).lean<IndexChangeDoc>()),
+      );
       return docs.map((d) => (d ? { seq: d.seq, reset: d.reset, removeUrls: d.remove_urls, add: d.add } : null));
     },
     async readSnapshot(_ragId, ref) {
@@ -159,7 +142,7 @@ export function createIndexLog(conn: Connection, names: IndexLogNames) {
     },
     async writeSnapshot(ragId, seq, data) {
       const head = await m.Head.findOne({ _id: ragId }).lean();
-      if (head?.snapshot_seq !== undefined && head.snapshot_seq >= seq) return; // a newer one is there
+      if (head?.snapshot_seq != null && head.snapshot_seq >= seq) return; // a newer one is there
       const id = `${ragId}:${seq}:${randomBytes(6).toString('hex')}`;
       const count = Math.max(1, Math.ceil(data.length / SNAPSHOT_PART_BYTES));
       for (let i = 0; i < count; i++)

@@ -33,7 +33,6 @@ export function enqueueAgentRun(
     'run',
     {
       execution_id: exec.id,
-      ...(exec.batch ? { batch: exec.batch } : {}),
       ...(exec.agent_id ? { agent_id: exec.agent_id } : {}),
       ...(exec.webhook_id ? { webhook_id: exec.webhook_id } : {}),
       triggered_ms: Date.parse(exec.triggered_at),

@@ -15,8 +15,6 @@ export interface ExecutionRecord extends Execution {
   fire_key: string;
   /** Fixed delay between attempts (schedules' `retry_delay`); null: exponential backoff. */
   retry_delay_ms: number | null;
-  /** The insert batch that stored it (see the model's `ib`), when known: run jobs carry it to the claim. */
-  batch?: string;
   /** Where its completion callback goes and the sealed signing secret (see NewExecution); absent: none. */
   callback?: CallbackTarget;
 }
@@ -71,8 +69,6 @@ export interface CallbackJob {
 /** What a job on the `agent-runs` or `http-calls` queue carries: ids only, never secrets or bodies. */
 export interface AgentRunJob {
   execution_id: string;
-  /** The execution's insert batch: claims of runs stored together read and write that batch alone. */
-  batch?: string;
   /** The run's agent and webhook, whose concurrency limits the worker applies (absent: none). */
   agent_id?: string;
   webhook_id?: string;

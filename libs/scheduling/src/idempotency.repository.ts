@@ -2,24 +2,19 @@ import { createHash } from 'node:crypto';
 
 import { isDuplicateKeyError, modelFor, mongoose, type Connection } from '@platform/db';
 
-interface KeyDoc {
-  _id: string;
-  execution_id: string;
-  created_at: Date;
-}
-
-const schema = new mongoose.Schema<KeyDoc>(
-  { _id: String, execution_id: { type: String, required: true }, created_at: { type: Date, required: true } },
-  { versionKey: false },
-);
-schema.index({ created_at: 1 });
-
 /** How long an idempotency key is remembered. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
+const schema = new mongoose.Schema(
+  { _id: String, execution_id: { type: String, required: true }, created_at: { type: Date, required: true } },
+  { versionKey: false },
+);
+// Keys go once their window has passed (the server's TTL monitor; until then a claim sees them as expired).
+schema.index({ created_at: 1 }, { expireAfterSeconds: IDEMPOTENCY_WINDOW_MS / 1000 });
+
 /**
- * Idempotency keys per scope (a webhook), remembered for 24 h. Claims are unique-index inserts, atomic on both
- * MongoDB and FerretDB; expired keys are replaced by an atomic delete, and swept (no TTL indexes on FerretDB).
+ * Idempotency keys per scope (a webhook), remembered for 24 h. A claim is a unique-index insert; a key whose window
+ * has passed but that the TTL monitor has not removed yet is taken over by a conditional update on its time.
  */
 export function createIdempotencyStore(conn: Connection) {
   const Key = modelFor(conn, 'IdempotencyKey', schema, 'idempotency_keys');
@@ -35,16 +30,16 @@ export function createIdempotencyStore(conn: Connection) {
         } catch (err) {
           if (!isDuplicateKeyError(err)) throw err;
         }
-        const existing = await Key.findById(_id).lean<KeyDoc>();
+        const existing = await Key.findById(_id).lean();
         if (!existing) continue;
         if (now.getTime() - existing.created_at.getTime() < IDEMPOTENCY_WINDOW_MS) return existing.execution_id;
-        await Key.deleteOne({ _id, created_at: existing.created_at });
+        const taken = await Key.updateOne(
+          { _id, created_at: existing.created_at },
+          { $set: { execution_id: executionId, created_at: now } },
+        );
+        if (taken.modifiedCount === 1) return executionId;
       }
       throw new Error('idempotency key kept changing hands');
-    },
-    async sweep(now: Date): Promise<number> {
-      const r = await Key.deleteMany({ created_at: { $lt: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS) } });
-      return r.deletedCount;
     },
     async init(): Promise<void> {
       await Key.init();

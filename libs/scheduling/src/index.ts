@@ -1,16 +1,9 @@
 export * from './execution.types';
 export { execution as executionSchema } from './execution.schemas';
-export { executionModel, retentionHourOf, type ExecutionDoc } from './execution.model';
-export {
-  createExecutionRetention,
-  startExecutionRetention,
-  type ExecutionRetention,
-  type ExecutionRetentionDeps,
-  type RetentionReport,
-} from './execution.retention';
-export { BUCKET_SIZE, bucketIndexOf, bucketKey, seriesKeyOf, slotKey } from './execution.series';
-export { dayKeysOf } from './execution.recent';
-export { bucketSummaryModel, seriesRootModel } from './execution.summaries';
+export { executionModel, type ExecutionDoc } from './execution.model';
+export { ensureExecutionRetention, RETENTION_INDEX } from './execution.retention';
+export { LEGACY_COLLECTIONS, LEGACY_EXECUTION_INDEXES, migrateExecutions } from './execution.migrate';
+export { listFilter, NEWEST_RUN_FIRST } from './execution.lists';
 export {
   createExecutionRepository,
   presentExecution,

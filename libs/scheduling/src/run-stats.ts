@@ -1,12 +1,4 @@
-import {
-  atomicUpdateEach,
-  createGroupCommit,
-  isObjectIdHex,
-  modelFor,
-  mongoose,
-  type Connection,
-  type UpdateQuery,
-} from '@platform/db';
+import { isObjectIdHex, modelFor, mongoose, type Connection } from '@platform/db';
 import type { Logger } from '@platform/logger';
 
 /** Where a kind of run target keeps its statistics. */
@@ -48,19 +40,16 @@ export interface RunStats {
   flush(): Promise<void>;
 }
 
-/** How long a statistics write waits for others to share its commands (they are off every request's path). */
-const STATS_GATHER_MS = 20;
-
 /** Webhook trigger statistics (kept as its own name: the trigger path and its tests speak of webhooks). */
 export type WebhookStats = RunStats;
 
 /**
  * Run statistics (of webhooks or schedules) written off the request path and coalesced per target: each target gets
- * one atomic `$inc` carrying the sum of what arrived, at most one in flight and at most one started per
+ * one `updateOne` with a `$inc` carrying the sum of what arrived, at most one in flight and at most one started per
  * `minIntervalMs` (the first after a quiet spell goes at once). A busy target costs one write a second, not one per
- * run: a burst would otherwise queue every request behind a per-document write (FerretDB serialises them through
- * revision claims). A failed write is kept and retried. What is pending when a process dies uncleanly is lost: the
- * counters are statistics (at most `minIntervalMs` behind); the executions are the record.
+ * run: a burst would otherwise queue every request behind writes of one document. A failed write is kept and
+ * retried. What is pending when a process dies uncleanly is lost: the counters are statistics (at most
+ * `minIntervalMs` behind); the executions are the record.
  */
 export function createRunStats(
   conn: Connection,
@@ -70,27 +59,11 @@ export function createRunStats(
   minIntervalMs = 1_000,
 ): RunStats {
   // Only the statistics fields; the scheduler owns the rest of the collection.
-  const schema = new mongoose.Schema(
+  const schema = new mongoose.Schema<Record<string, unknown>>(
     { [fields.count]: Number, [fields.lastAt]: Date, [fields.success]: Boolean },
     { strict: false, versionKey: false },
   );
   const Target = modelFor(conn, `${fields.collection}-stats`, schema, fields.collection);
-  // Writes of different targets that fall due together share their revision claims (atomicUpdateEach), and each is
-  // tried at the revision this process last left its target at: a target written only here needs no read.
-  const revs = new Map<string, number>();
-  const writes = createGroupCommit<{ id: string; update: UpdateQuery<unknown> }, unknown>(
-    (items) =>
-      atomicUpdateEach(
-        Target,
-        items.map((it) => ({
-          id: new mongoose.Types.ObjectId(it.id),
-          filter: {},
-          update: it.update,
-          rev: revs.get(it.id),
-        })),
-      ),
-    { maxBatch: 64, maxParallel: 1, gatherMs: STATS_GATHER_MS },
-  );
   const pending = new Map<string, Pending>();
   const inFlight = new Map<string, Promise<void>>();
   /** When each target's last write started (pruned of entries past the interval when it grows). */
@@ -142,15 +115,9 @@ export function createRunStats(
       ...(p.accepted ? { $inc: { [fields.count]: p.accepted } } : {}),
       ...(Object.keys($set).length ? { $set } : {}),
     };
-    const run = writes
-      .add({ id, update })
+    const run = Target.updateOne({ _id: new mongoose.Types.ObjectId(id) }, update)
       .then(
-        (doc) => {
-          if (revs.size >= 10_000) revs.clear();
-          const rev = (doc as { _rev?: number } | null)?._rev;
-          if (rev === undefined) revs.delete(id);
-          else revs.set(id, rev);
-        },
+        () => undefined,
         async (err: unknown) => {
           logger.warn('run stats write failed; retrying', {
             collection: fields.collection,

@@ -1,33 +1,12 @@
-import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
-
-import type { HttpTarget, ScheduleRecord } from './schedule.types';
-
-/**
- * An HTTP target as stored: header names, query names and the body are the user's free-form JSON, kept as JSON text
- * (`$filter` query parameters, dotted header names, `$`-keys and nested arrays in bodies are all legitimate). The
- * Mixed fields are read only for documents written before that.
- */
-export interface HttpTargetDoc extends Omit<HttpTarget, 'headers_sealed' | 'query' | 'body'> {
-  headers_json?: string;
-  query_json?: string;
-  body_json?: string | null;
-  headers_sealed?: Record<string, string>;
-  query?: Record<string, string>;
-  body?: unknown;
-}
-
-export interface ScheduleDoc extends Omit<ScheduleRecord, 'id' | 'http' | 'callback_url' | 'callback_secret_sealed'> {
-  _id: mongoose.Types.ObjectId;
-  /** Absent in documents written before completion callbacks existed: none. */
-  callback_url?: string | null;
-  callback_secret_sealed?: string | null;
-  http: HttpTargetDoc | null;
-  /** See schedule.fire-group.ts; null (or absent, before it existed) when unknown: its fires read it alone. */
-  fire_group?: string | null;
-}
+import { modelFor, mongoose, type Connection, type StoredDoc } from '@platform/db';
 
 const { Mixed } = mongoose.Schema.Types;
 
+/**
+ * An HTTP target as stored: header names, query names and the body are the user's free-form JSON, kept as JSON text
+ * (`$filter` query parameters, dotted header names, `$`-keys and nested arrays in bodies are all legitimate in JSON
+ * and not as document keys). The Mixed fields are read only for documents written before that.
+ */
 const httpSchema = new mongoose.Schema(
   {
     name: { type: String, required: true },
@@ -44,9 +23,9 @@ const httpSchema = new mongoose.Schema(
   { _id: false, minimize: false },
 );
 
-const schema = new mongoose.Schema<ScheduleDoc>(
+const schema = new mongoose.Schema(
   {
-    kind: { type: String, required: true },
+    kind: { type: String, enum: ['agent', 'http'] as const, required: true },
     user_id: { type: String, required: true },
     org_id: { type: String, required: true },
     agent_id: { type: String, default: null },
@@ -56,7 +35,7 @@ const schema = new mongoose.Schema<ScheduleDoc>(
     timezone: { type: String, required: true },
     max_retries: { type: Number, required: true },
     retry_delay: { type: Number, required: true },
-    overlap_policy: { type: String, required: true },
+    overlap_policy: { type: String, enum: ['skip', 'allow'] as const, required: true },
     is_active: { type: Boolean, default: true },
     active_since: { type: Date, required: true },
     created_at: { type: Date, required: true },
@@ -66,6 +45,7 @@ const schema = new mongoose.Schema<ScheduleDoc>(
     run_count: { type: Number, default: 0 },
     callback_url: { type: String, default: null },
     callback_secret_sealed: { type: String, default: null },
+    /** See schedule.fire-group.ts; null (or absent, before it existed) when unknown: its fires read it alone. */
     fire_group: { type: String, default: null },
   },
   { versionKey: false, minimize: false },
@@ -78,7 +58,12 @@ schema.index({ is_active: 1, _id: 1 });
 // The worker's read of the schedules that come due together (schedule.fire-reader.ts).
 schema.index({ fire_group: 1 });
 
-/** The schedules collection (agent and HTTP schedules). Updates go through `atomicUpdateOne` (see libs/db). */
-export function scheduleModel(conn: Connection): Model<ScheduleDoc> {
+/** A stored schedule (agent and HTTP schedules share the collection), as the schema types it. */
+export type ScheduleDoc = StoredDoc<typeof schema>;
+/** A stored HTTP target. */
+export type HttpTargetDoc = NonNullable<ScheduleDoc['http']>;
+
+/** The schedules collection (agent and HTTP schedules). */
+export function scheduleModel(conn: Connection) {
   return modelFor(conn, 'Schedule', schema, 'schedules');
 }

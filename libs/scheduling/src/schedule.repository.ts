@@ -1,13 +1,10 @@
 import {
-  atomicUpdateOne,
-  ensureLookupIndexes,
   findPage,
   fromJsonText,
   isObjectIdHex,
   listEqualities,
   newObjectId,
   ownerFilter,
-  prepareAtomicUpdates,
   toJsonText,
   type Connection,
   type ListFilter,
@@ -19,16 +16,18 @@ import { scheduleModel, type HttpTargetDoc, type ScheduleDoc } from './schedule.
 import type { HttpTarget, NewSchedule, ScheduleKind, ScheduleRecord } from './schedule.types';
 
 function httpOf(h: HttpTargetDoc): HttpTarget {
-  const { headers_json, query_json, body_json, headers_sealed, query, body, ...rest } = h;
   return {
-    ...rest,
-    headers_sealed: fromJsonText(headers_json, headers_sealed ?? {}) as Record<string, string>,
-    query: fromJsonText(query_json, query ?? {}) as Record<string, string>,
-    body: fromJsonText(body_json, body ?? null),
+    name: h.name,
+    url: h.url,
+    method: h.method as HttpTarget['method'],
+    timeout_ms: h.timeout_ms,
+    headers_sealed: fromJsonText(h.headers_json, h.headers_sealed ?? {}) as Record<string, string>,
+    query: fromJsonText(h.query_json, h.query ?? {}) as Record<string, string>,
+    body: fromJsonText(h.body_json, h.body ?? null),
   };
 }
 
-function storedHttp(h: HttpTarget): HttpTargetDoc {
+function storedHttp(h: HttpTarget) {
   const { headers_sealed, query, body, ...rest } = h;
   return {
     ...rest,
@@ -39,7 +38,7 @@ function storedHttp(h: HttpTarget): HttpTargetDoc {
 }
 
 /** The stored form of schedule fields (an HTTP target's free-form parts as JSON text). */
-function stored<T extends { http?: HttpTarget | null }>(fields: T): Omit<T, 'http'> & { http?: HttpTargetDoc | null } {
+function stored<T extends { http?: HttpTarget | null }>(fields: T) {
   if (fields.http === undefined) return fields;
   return { ...fields, http: fields.http ? storedHttp(fields.http) : null };
 }
@@ -58,7 +57,7 @@ function toRecord(d: ScheduleDoc): ScheduleRecord {
     max_retries: d.max_retries,
     retry_delay: d.retry_delay,
     overlap_policy: d.overlap_policy,
-    is_active: d.is_active,
+    is_active: d.is_active ?? true,
     active_since: d.active_since,
     created_at: d.created_at,
     updated_at: d.updated_at ?? null,
@@ -139,11 +138,11 @@ export function createScheduleRepository(conn: Connection) {
       extra: Record<string, unknown> = {},
     ): Promise<ScheduleRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await atomicUpdateOne(
-        Schedule,
+      const d = await Schedule.findOneAndUpdate(
         { _id: id, ...scoped(owner, kind), ...extra },
         { $set: { ...stored(set), ...groupOf(id, set) } },
-      );
+        { returnDocument: 'after' },
+      ).lean<ScheduleDoc>();
       return d ? toRecord(d) : null;
     },
 
@@ -152,9 +151,7 @@ export function createScheduleRepository(conn: Connection) {
      * rule changed has left its old group.
      */
     async inFireGroup(group: string): Promise<ScheduleRecord[]> {
-      // In one reply: a cursor left open for a getMore holds one of FerretDB's PostgreSQL connections, and a hundred
-      // group reads at once then starve the getMores of the driver connections they wait on (measured: every worker
-      // stalled for 30 s, until its sockets timed out, with 10,000 schedules of one rule, 156 a group).
+      // In one reply: no cursor stays open between a group's read and the next (a hundred come due at once).
       const docs = await Schedule.find({ fire_group: group }).batchSize(FIRE_GROUP_READ_BATCH).lean<ScheduleDoc[]>();
       return docs.map(toRecord);
     },
@@ -163,8 +160,7 @@ export function createScheduleRepository(conn: Connection) {
     async storeFireGroup(spec: ActiveSpec): Promise<void> {
       if (!isObjectIdHex(spec.id)) return;
       const fire_group = fireGroupOf(spec.id, spec.cron_expression, spec.timezone);
-      await atomicUpdateOne(
-        Schedule,
+      await Schedule.updateOne(
         { _id: spec.id, cron_expression: spec.cron_expression, timezone: spec.timezone },
         { $set: { fire_group } },
       );
@@ -175,12 +171,10 @@ export function createScheduleRepository(conn: Connection) {
       return (await Schedule.deleteOne({ _id: id, ...scoped(owner, kind) })).deletedCount === 1;
     },
 
-    /**
-     * Every active schedule (all owners), streamed in one pass with only what the reconciler compares: one scan
-     * rather than sorted pages (FerretDB sorts in process, so each page would read them all again).
-     */
+    /** Every active schedule (all owners), streamed in `_id` order with only what the reconciler compares. */
     async *activeSpecs(): AsyncGenerator<ActiveSpec> {
       const cursor = Schedule.find({ is_active: true }, { cron_expression: 1, timezone: 1, fire_group: 1 })
+        .sort({ _id: 1 })
         .lean<ScheduleDoc[]>()
         .cursor({ batchSize: 1000 });
       for await (const d of cursor as AsyncIterable<
@@ -197,8 +191,6 @@ export function createScheduleRepository(conn: Connection) {
 
     async init(): Promise<void> {
       await Schedule.init();
-      await ensureLookupIndexes(Schedule);
-      await prepareAtomicUpdates(conn);
     },
   };
 }

@@ -9,9 +9,7 @@ import {
 } from '@platform/db';
 import { isUnavailableError } from '@platform/errors';
 import { createExecutionRepository, type ExecutionRepository } from '@platform/scheduling';
-import { testInfra, uniqueName } from '@platform/testing';
-
-import { startWireProxy, type WireProxy } from './wire-proxy';
+import { startWireProxy, testInfra, uniqueName, type WireProxy } from '@platform/testing';
 
 // A primary election seen from a client: the connection carrying a write closes, either after the server applied it
 // (its reply is lost) or before the write reached it. The execution's insert is retried once and stored once.
@@ -104,7 +102,7 @@ test("a run's writes wait for a majority", async () => {
     { kind: 'webhook', webhook_id: 'w-wc', agent_id: '7', ...owner, payload: null, max_attempts: 1 },
     now,
   );
-  const claimed = await repo.claim(e.id, now);
+  const claimed = await repo.claim(e.id, now, { claimant: 'job-a' });
   expect(claimed?.status).toBe('running');
   await repo.finish(
     e.id,

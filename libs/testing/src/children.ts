@@ -2,6 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { dropDatabase } from './postgres-databases';
+
 /**
  * Every process a test starts (servers of the stack, service processes) is written down here while it runs, so
  * that jest's global teardown can end whatever a crashed or timed-out test file left behind: a test run leaves
@@ -11,8 +13,10 @@ export const CHILDREN_DIR_ENV = 'TEST_CHILDREN_DIR';
 
 interface Entry {
   pid: number;
-  /** Folders to delete once the process is gone (e.g. a private FerretDB's storage). */
+  /** Folders to delete once the process is gone (e.g. a private store's state). */
   paths: string[];
+  /** PostgreSQL databases (URLs) to drop once the process is gone (e.g. a private store's own database). */
+  databases?: string[];
 }
 
 function registryDir(): string | undefined {
@@ -20,13 +24,13 @@ function registryDir(): string | undefined {
 }
 
 /** Records a started process; the returned function forgets it (call it once the process has exited). */
-export function registerChild(child: ChildProcess, paths: string[] = []): () => void {
+export function registerChild(child: ChildProcess, paths: string[] = [], databases: string[] = []): () => void {
   const dir = registryDir();
   const pid = child.pid;
   if (!dir || pid === undefined) return () => undefined;
   mkdirSync(dir, { recursive: true });
   const file = join(dir, String(pid));
-  writeFileSync(file, JSON.stringify({ pid, paths } satisfies Entry));
+  writeFileSync(file, JSON.stringify({ pid, paths, databases } satisfies Entry));
   return () => rmSync(file, { force: true });
 }
 
@@ -39,7 +43,10 @@ const alive = (pid: number) => {
   }
 };
 
-/** Kills every recorded process still alive (SIGKILL) and deletes its folders; returns the pids it had to kill. */
+/**
+ * Kills every recorded process still alive (SIGKILL), deletes its folders and drops its databases; returns the pids it
+ * had to kill.
+ */
 export function killRecordedChildren(dir: string): number[] {
   const killed: number[] = [];
   let names: string[] = [];
@@ -64,6 +71,7 @@ export function killRecordedChildren(dir: string): number[] {
       }
     }
     for (const p of entry.paths) rmSync(p, { recursive: true, force: true });
+    for (const d of entry.databases ?? []) dropDatabase(d);
   }
   rmSync(dir, { recursive: true, force: true });
   return killed;

@@ -1,13 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 
 import { createApiKeyRepository, type Principal } from '@platform/auth';
-import { connectMongo, type Connection } from '@platform/db';
+import { connectMongo, type Connection, type MongoOptions } from '@platform/db';
 import { createLogger, type Logger } from '@platform/logger';
 
+import { uniqueName } from './names';
 import { freePort } from './net';
 
-export { freePort };
+export { freePort, uniqueName };
 export {
   startRedisCluster,
   startRedisSentinel,
@@ -21,11 +21,6 @@ export const testInfra = {
   mongoUri: process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017',
   redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
 };
-
-/** A short unique name for per-test-file databases. */
-export function uniqueName(prefix: string): string {
-  return `${prefix}_${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-}
 
 export interface TestDatabases {
   /** The service's own database, new for this test file. */
@@ -41,11 +36,17 @@ export interface TestDatabases {
   cleanup(): Promise<void>;
 }
 
+export interface TestDatabasesOptions {
+  monitorCommands?: boolean;
+  /** More options of `connectMongo` for both connections (e.g. the adapter's settings for a `privateStore()`). */
+  connect?: Partial<Omit<MongoOptions, 'uri' | 'dbName'>>;
+}
+
 /** Opens a database per test file (and an auth database beside it) on the real server. */
 export async function createTestDatabases(
   prefix: string,
   uri = testInfra.mongoUri,
-  opts: { monitorCommands?: boolean } = {},
+  opts: TestDatabasesOptions = {},
 ): Promise<TestDatabases> {
   const dbName = uniqueName(prefix);
   const authDb = `${dbName}_auth`;
@@ -54,9 +55,10 @@ export async function createTestDatabases(
     uri,
     dbName,
     serverSelectionTimeoutMS: 3000,
+    ...opts.connect,
     monitorCommands: opts.monitorCommands,
   });
-  const authConn = await connectMongo({ uri, dbName: authDb, serverSelectionTimeoutMS: 3000 });
+  const authConn = await connectMongo({ uri, dbName: authDb, serverSelectionTimeoutMS: 3000, ...opts.connect });
   const keys = createApiKeyRepository(authConn);
   await keys.init();
   return {
@@ -88,7 +90,7 @@ export function captureLogger(service = 'test'): { logger: Logger; lines: string
   return { logger: createLogger({ service, level: 'debug', stream }), lines };
 }
 
-export { ferretDbBinary, privateFerretDb, type PrivateFerretDb, type PrivateFerretDbOptions } from './private-ferretdb';
+export { LOCAL_POSTGRES, privateStore, type PrivateStore, type PrivateStoreOptions } from './private-store';
 export { privatePostgres, type PrivatePostgres } from './private-postgres';
 export { waitForPort } from './wait-port';
 export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process';
@@ -119,4 +121,5 @@ export {
   type ResponseSample,
 } from './openapi-responses';
 export { monitorRedis, type RedisMonitor } from './redis-monitor';
+export { commandOf, startWireProxy, type CutMode, type WireProxy } from './wire-proxy';
 export { eventually } from './eventually';

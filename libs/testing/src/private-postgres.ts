@@ -69,7 +69,7 @@ const signal = (pid: number, sig: NodeJS.Signals) => {
 
 /**
  * A PostgreSQL server of this test's own (a fresh cluster in a temp dir, trust auth, no fsync), which the test may
- * stop and restart to take the store of a FerretDB away, without disturbing the machine's server.
+ * stop and restart to take away the storage of a `privateStore()` on it, without disturbing the machine's server.
  */
 export async function privatePostgres(): Promise<PrivatePostgres> {
   const bin = postgresBin();

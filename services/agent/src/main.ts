@@ -80,8 +80,8 @@ async function main(): Promise<void> {
     units: [
       () => ({ name: 'outbound client', stop: () => outbound.close() }),
       () => ({ name: 'agent changes', stop: () => changes.close() }),
-      // Every agent's limit again at start and every minute (Redis may have lost them). The read scans the agents
-      // (FerretDB pushes no range filter down), projected to two fields: once a minute per replica.
+      // Every agent's limit again at start and every minute (Redis may have lost them): the agents that have one,
+      // from their index on max_concurrency, projected to two fields; once a minute per replica.
       () => {
         const agents = createAgentRepository(infra.db);
         return republishLimits({ kind: 'agent', read: () => agents.concurrencyLimits(), gate, logger });

@@ -5,7 +5,7 @@ import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { createOutboundClient } from '@platform/outbound';
 import { createSecretBox } from '@platform/secrets';
-import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
+import { captureLogger, createTestDatabases, type TestDatabases, type TestDatabasesOptions } from '@platform/testing';
 
 import { createApp } from '../src/app';
 import type { RaiTarget } from '../src/rai/rai.types';
@@ -22,6 +22,8 @@ export interface AgentTestApp {
 export interface AgentTestOptions {
   cacheTtlMs?: number;
   mongoUri?: string;
+  /** More `connectMongo` options for the app's databases (a private store's adapter settings). */
+  connect?: TestDatabasesOptions['connect'];
   /** OUTBOUND_ALLOW_HOSTS for the app's outbound client: the local stand-ins for LLM providers. */
   allowHosts?: string;
   providerTimeoutMs?: number;
@@ -37,7 +39,7 @@ export interface AgentTestOptions {
 
 /** The real agent service app on a fresh database of the real server. */
 export async function startAgentApp(opts: AgentTestOptions = {}): Promise<AgentTestApp> {
-  const dbs = await createTestDatabases('agent', opts.mongoUri);
+  const dbs = await createTestDatabases('agent', opts.mongoUri, { connect: opts.connect });
   const { logger, lines } = captureLogger('agent');
   const outbound = createOutboundClient({ allowHosts: opts.allowHosts ?? '' });
   const app = createApp({

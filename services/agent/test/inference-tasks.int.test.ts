@@ -1,6 +1,7 @@
 import request from 'supertest';
 
 import type { InferenceTaskJob } from '@platform/agent-client';
+import { expireNow } from '@platform/db';
 import {
   createQueue,
   IORedis,
@@ -9,7 +10,7 @@ import {
   type Queue,
   type RedisConnection,
 } from '@platform/queue';
-import { privateRedis, testInfra, uniqueName } from '@platform/testing';
+import { eventually, privateRedis, testInfra, uniqueName } from '@platform/testing';
 
 import { bullTaskQueue } from '../src/tasks/task.queue';
 import { TASK_RETENTION_MS } from '../src/tasks/task.service';
@@ -190,6 +191,24 @@ describe('GET /v3/inference/task/{task_id}', () => {
     expect((await getTask(alice, id)).body).toEqual({ detail: 'Task not found' });
     expect((await run(id)).status).toBe(404);
   });
+
+  it('once expired, is removed from the database by the TTL index on expires_at', async () => {
+    offsetMs = -TASK_RETENTION_MS - 1_000; // submitted 7 days and a second ago: expired already
+    const id = await newTask();
+    offsetMs = 0;
+    const tasks = f.t.dbs.conn.collection('inference_tasks');
+    // MongoDB's TTL monitor removes it within a minute; expireNow does at once what the development server's adapter
+    // does once a minute (and nothing on MongoDB).
+    await eventually(
+      'the expired task removed',
+      async () => {
+        await expireNow(f.t.dbs.conn);
+        return (await tasks.countDocuments({ _id: id as never })) === 0 ? true : undefined;
+      },
+      120_000,
+    );
+    expect(await tasks.countDocuments({ _id: id as never })).toBe(0);
+  }, 150_000);
 });
 
 describe('/v3/inference/chat/task: the same endpoints under the path some public clients call', () => {

@@ -1,22 +1,24 @@
 import request from 'supertest';
 
-import { openAiTextReply, privateFerretDb, startLocalServer, type PrivateFerretDb } from '@platform/testing';
+import { openAiTextReply, privateStore, startLocalServer, type PrivateStore } from '@platform/testing';
 
 import { agentBody, startAgentApp, type AgentTestApp } from './helpers';
 
-// This file runs on a FerretDB process of its own, so stopping it disturbs no other test file.
-let db: PrivateFerretDb;
+// This file runs on a store server of its own, so stopping it disturbs no other test file.
+let db: PrivateStore;
 let t: AgentTestApp;
 let key: string;
+/** The app on this file's store (the development store's adapter takes its locks in the store's PostgreSQL). */
+const onDb = () => ({ mongoUri: db.uri, connect: { ferretdb: { postgresUrl: db.postgresUrl } } });
 
 beforeAll(async () => {
-  db = await privateFerretDb();
-  t = await startAgentApp({ mongoUri: db.uri });
+  db = await privateStore();
+  t = await startAgentApp(onDb());
   key = await t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
 }, 60_000);
 afterAll(async () => {
   await db.start().catch(() => undefined);
-  await t.close().catch(() => undefined);
+  await t?.close().catch(() => undefined);
   await db.dispose();
 }, 60_000);
 
@@ -65,7 +67,7 @@ it('the database going away while the model answers does not turn a paid answer 
     await gate;
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(openAiTextReply('late answer')));
   });
-  const a = await startAgentApp({ mongoUri: db.uri, allowHosts: `127.0.0.1:${llm.port}` });
+  const a = await startAgentApp({ ...onDb(), allowHosts: `127.0.0.1:${llm.port}` });
   try {
     const owner = await a.dbs.mintKey({ user_id: 'carol', org_id: 'acme' });
     const cred = await request(a.app)

@@ -1,7 +1,7 @@
 import request from 'supertest';
 
 import { createApp, createGraphParts } from '../src/app';
-import { factsId, graphModels } from '../src/graph/graph.model';
+import { factsId, graphModels, type PageFactsDoc } from '../src/graph/graph.model';
 import { startGraphStack, type GraphStack } from './helpers';
 import { startTestSite, type TestSite } from './site';
 
@@ -156,7 +156,7 @@ describe('facts of a graph trained before page facts documents (one row per enti
     );
     // The page's facts as the earlier layout stored them.
     const m = graphModels(g.deps.db);
-    const doc = await m.Facts.findOne({ _id: factsId(ragId, url) }).lean();
+    const doc = await m.Facts.findOne({ _id: factsId(ragId, url) }).lean<PageFactsDoc>();
     expect(doc?.relations.length).toBeGreaterThan(0);
     await m.Facts.deleteMany({ rag_id: ragId });
     await m.Entity.insertMany(doc!.entities.map((e) => ({ ...e, rag_id: ragId, url })));

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import request from 'supertest';
 
-import { connectMongo, type mongoose } from '@platform/db';
+import { connectMongo, syncIndexes, type mongoose } from '@platform/db';
 import { disconnectRedis, localChangeBus, openRedisChangeBus, workerConnection, type ChangeBus } from '@platform/queue';
 import { indexLogModels, type LiveIndexStats } from '@platform/retrieval';
 import { startLocalServer, testInfra, uniqueName, type LocalServer } from '@platform/testing';
@@ -180,7 +180,9 @@ async function monitoredReplica(): Promise<{ app: Express; commands: string[]; c
     if (line.includes('graph_')) commands.push(line);
   });
   const deps = { ...g.deps, db: conn, changes: bus(), indexStats: newStats() };
-  return { app: createApp(deps, createGraphParts(deps)), commands, close: () => conn.close() };
+  const app = createApp(deps, createGraphParts(deps));
+  await syncIndexes(conn); // as a service does before it serves: no index is still being made when questions come
+  return { app, commands, close: () => conn.close() };
 }
 
 it("a question to a replica holding the index reads the head and its hits' chunks, nothing else", async () => {

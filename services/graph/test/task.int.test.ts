@@ -1,6 +1,11 @@
 import request from 'supertest';
 
-import { startGraphStack, type GraphStack } from './helpers';
+import { expireNow } from '@platform/db';
+
+import { trainBody } from '../src/graph/graph.schemas';
+import { TASK_KEEP_MS, taskModel } from '../src/tasks/task.model';
+import { createTaskRepository } from '../src/tasks/task.repository';
+import { ALICE, startGraphStack, type GraphStack } from './helpers';
 import { startTestSite, type TestSite } from './site';
 
 let s: TestSite;
@@ -113,5 +118,22 @@ describe('?async=true', () => {
     const res = await startAsync(g.bob, ragId, { urls: [`${s.site.url}/`] });
     expect(res.status).toBe(404);
     expect(await g.queue.count()).toBe(before);
+  });
+});
+
+describe('expiry', () => {
+  it('reads a task for 7 days; then it answers 404 and its TTL index removes it', async () => {
+    const ragId = await g.createRag(g.alice);
+    const repo = createTaskRepository(g.dbs.conn);
+    const input = trainBody.validate({ urls: [`${s.site.url}/`] }).value;
+    const now = Date.now();
+    const old = await repo.create(ALICE, ragId, input, new Date(now - TASK_KEEP_MS - 1000));
+    const recent = await repo.create(ALICE, ragId, input, new Date(now - TASK_KEEP_MS + 60_000));
+    expect((await task(g.alice, old.id)).status).toBe(404);
+    expect((await task(g.alice, recent.id)).status).toBe(200);
+    await expireNow(g.dbs.conn);
+    const Task = taskModel(g.dbs.conn);
+    expect(await Task.findById(old.id).lean()).toBeNull();
+    expect(await Task.findById(recent.id).lean()).not.toBeNull();
   });
 });

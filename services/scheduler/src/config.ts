@@ -105,7 +105,7 @@ export const configSchema = Joi.object<SchedulerServiceConfig>({
     .max(3650)
     .default(30)
     .description(
-      'Ended executions triggered more than this many days ago are removed by a paced sweep (one replica at a time); whole days, 1 to 3650; 0 keeps them forever.',
+      'Executions that ended more than this many days ago are removed (a TTL index on finished_at, set to match at start; removal lags by up to a minute); whole days, 1 to 3650; 0 keeps them forever.',
     ),
   ...commonEnv,
 });

@@ -16,7 +16,7 @@ import {
   createRepeatStrategy,
   createScheduleStats,
   createWebhookStats,
-  startExecutionRetention,
+  ensureExecutionRetention,
   type AgentRunJob,
   type CallbackJob,
   type FireJob,
@@ -29,9 +29,6 @@ import { configSchema, type SchedulerServiceConfig } from './config';
 import { startRunRecovery } from './runs/run-recovery';
 import { startReconciler } from './schedules/reconciler.unit';
 import { createWebhookRepository } from './webhooks/webhook.repository';
-
-/** How long after one retention sweep ends the next begins (an hour of runs falls due once an hour; most find none). */
-const RETENTION_SWEEP_INTERVAL_MS = 60_000;
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit<SchedulerServiceConfig>(configSchema, process.env, 'scheduler');
@@ -89,6 +86,11 @@ async function main(): Promise<void> {
     },
   });
   const executions = createExecutionRepository(infra.db);
+  // Before anything writes a run: a store written by an earlier version is brought up to date, and the retention
+  // TTL index made to match EXECUTION_RETENTION_DAYS (0: none, runs are kept).
+  await executions.init();
+  const retention = await ensureExecutionRetention(infra.db, config.EXECUTION_RETENTION_DAYS);
+  logger.info('execution retention', { days: config.EXECUTION_RETENTION_DAYS, index: retention });
 
   await runService({
     name: 'scheduler',
@@ -124,18 +126,6 @@ async function main(): Promise<void> {
           catchUpMs: config.SCHEDULE_CATCH_UP_MS,
           enqueueTimeoutMs: config.ENQUEUE_TIMEOUT_MS,
         }),
-      // Ended executions past EXECUTION_RETENTION_DAYS go, in paced batches, by one replica at a time (a lease);
-      // 0 keeps them forever.
-      () =>
-        config.EXECUTION_RETENTION_DAYS === 0
-          ? { name: 'execution retention (off: EXECUTION_RETENTION_DAYS=0)', stop: () => undefined }
-          : startExecutionRetention({
-              conn: infra.db,
-              retentionDays: config.EXECUTION_RETENTION_DAYS,
-              clock: () => new Date(),
-              logger,
-              intervalMs: RETENTION_SWEEP_INTERVAL_MS,
-            }),
       () => ({ name: 'webhook changes', stop: () => webhookChanges.close() }),
       // Every webhook's limit again at start and every minute (Redis may have lost them).
       () => {

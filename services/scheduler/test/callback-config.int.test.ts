@@ -41,7 +41,6 @@ beforeAll(async () => {
   repo = createExecutionRepository(t.dbs.conn);
 }, 60_000);
 afterAll(async () => {
-  await repo.settle();
   await t.close();
 }, 30_000);
 
@@ -254,7 +253,6 @@ it('the worker’s fire reader returns callback_url and callback_secret_sealed w
 describe('the runs the scheduler creates carry the callback target', () => {
   /** The execution's raw document, and its public object as its parent's run list shows it. */
   async function runOf(listPath: string, executionId: string) {
-    await repo.settle();
     const raw = await rawOf('executions', executionId);
     const list = await api.get(`${listPath}?limit=100`);
     expect(list.status).toBe(200);
@@ -332,7 +330,7 @@ describe('the runs the scheduler creates carry the callback target', () => {
       { ...owner, ...ids, kind, agent_id: k.name === 'HTTP schedule' ? null : agentId, payload: 'x', max_attempts: 1 },
       at,
     );
-    await repo.claim(original.id, at);
+    await repo.claim(original.id, at, { claimant: 'test' });
     await repo.finish(original.id, 1, ok, at, at);
     const listPath = k.name === 'webhook' ? `${k.base}/${parent.id}/executions` : `${k.base}/${parent.id}/logs`;
     expectNoTarget(await runOf(listPath, original.id));
@@ -348,7 +346,7 @@ describe('the runs the scheduler creates carry the callback target', () => {
       { ...owner, ...ids, kind, agent_id: k.name === 'HTTP schedule' ? null : agentId, payload: 'y', max_attempts: 1 },
       at,
     );
-    await repo.claim(again.id, at);
+    await repo.claim(again.id, at, { claimant: 'test' });
     await repo.finish(again.id, 1, ok, at, at);
     const bulk = await api.post(`${k.base}/${parent.id}/executions/replay`, { limit: 100 });
     expect(bulk.status).toBe(200);

@@ -17,6 +17,7 @@ import {
   uniqueName,
   type ServiceProcess,
   type TestDatabases,
+  type TestDatabasesOptions,
 } from '@platform/testing';
 
 import { createApp, createWebhooks, type AppDeps } from '../src/app';
@@ -85,13 +86,15 @@ export interface StartOptions {
   agentServiceUrl?: string;
   agentTimeoutMs?: number;
   redisUrl?: string;
-  /** Another MongoDB server (e.g. a private FerretDB the test stops). */
+  /** Another MongoDB server (e.g. a private store the test stops). */
   mongoUri?: string;
+  /** More `connectMongo` options for the app's databases (a private store's adapter settings). */
+  connect?: TestDatabasesOptions['connect'];
 }
 
 /** The real scheduler app on a fresh database of the real server, beside a real agent service process. */
 export async function startSchedulerApp(opts: StartOptions = {}): Promise<SchedulerTestApp> {
-  const dbs = await createTestDatabases('scheduler', opts.mongoUri);
+  const dbs = await createTestDatabases('scheduler', opts.mongoUri, { connect: opts.connect });
   const agentService = opts.agentServiceUrl ? undefined : await startAgentService(dbs);
   const agentServiceUrl = opts.agentServiceUrl ?? agentService!.process.url;
   const { logger, lines } = captureLogger('scheduler');

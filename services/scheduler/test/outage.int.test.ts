@@ -1,18 +1,22 @@
 import request from 'supertest';
 
-import { freePort, privateFerretDb, type PrivateFerretDb } from '@platform/testing';
+import { freePort, privateStore, type PrivateStore } from '@platform/testing';
 
 import { startSchedulerApp, type SchedulerTestApp } from './helpers';
 
-// MongoDB outage on a FerretDB process of this file's own, so stopping it disturbs no other test file.
+// MongoDB outage on a store server of this file's own, so stopping it disturbs no other test file.
 describe('MongoDB down', () => {
-  let db: PrivateFerretDb;
+  let db: PrivateStore;
   let t: SchedulerTestApp;
   let key: string;
 
   beforeAll(async () => {
-    db = await privateFerretDb();
-    t = await startSchedulerApp({ mongoUri: db.uri, agentServiceUrl: `http://127.0.0.1:${await freePort()}` });
+    db = await privateStore();
+    t = await startSchedulerApp({
+      mongoUri: db.uri,
+      connect: { ferretdb: { postgresUrl: db.postgresUrl } },
+      agentServiceUrl: `http://127.0.0.1:${await freePort()}`,
+    });
     key = await t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
   }, 60_000);
   afterAll(async () => {

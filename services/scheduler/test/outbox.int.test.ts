@@ -162,7 +162,7 @@ it('a running run whose job completed or vanished is recovered only once it has 
   const e = await run(new Date(started.getTime() - 1000));
   await enqueueRun(q.queues, e, enqueueOpts);
   await settleJobsWith('complete', [e.id]);
-  await executions.claim(e.id, started);
+  await executions.claim(e.id, started, { claimant: 'test' });
   expect((await recovery(new Date())()).recovered).toBe(0); // 30 s: may still be running somewhere
   const later = recovery(new Date(started.getTime() + 61_000));
   expect((await later()).recovered).toBe(1);

@@ -6,7 +6,6 @@ import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 
 import { openapi } from './openapi';
-import { createTallyRepository } from './transcripts/tally.repository';
 import { createTranscriptRepository } from './transcripts/transcript.repository';
 import { createTranscriptRoutes } from './transcripts/transcript.routes';
 import { createTranscriptService } from './transcripts/transcript.service';
@@ -29,7 +28,6 @@ export const DEFAULT_JSON_LIMIT = '10mb';
 export function createApp(deps: AppDeps): Express {
   const transcripts = createTranscriptService({
     repo: createTranscriptRepository(deps.db),
-    tallies: createTallyRepository(deps.db),
     clock: deps.clock ?? (() => new Date()),
   });
   const routes = Router();

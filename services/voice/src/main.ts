@@ -4,11 +4,14 @@ import { openInfra, runService, startMain } from '@platform/service';
 
 import { createApp } from './app';
 import { configSchema, type VoiceServiceConfig } from './config';
+import { migrateTranscriptStore } from './transcripts/transcript.migration';
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit<VoiceServiceConfig>(configSchema, process.env, 'voice');
   const logger = createLogger({ service: 'voice', level: config.LOG_LEVEL });
   const infra = await openInfra({ name: 'voice', config, logger });
+  const retired = await migrateTranscriptStore(infra.db);
+  if (retired.indexes.length + retired.tallies > 0) logger.info('removed what earlier versions stored', retired);
   const app = createApp({
     logger,
     db: infra.db,

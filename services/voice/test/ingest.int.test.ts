@@ -194,13 +194,16 @@ it('ignores server-owned and unknown fields; lower-cases the session id', async 
 it('a transcript stored by an ingest that failed before counting it is counted by the retry, once', async () => {
   const body = ingestBody({ agentId: 'recovered-agent' });
   expect((await ingest(t.app, alice, body)).status).toBe(201);
-  // As if the first ingest had stopped after storing the transcript: not counted anywhere yet.
+  // As if the first ingest had stopped after storing the transcript: not counted in its agent's totals yet.
   await t.dbs.conn.collection('transcripts').updateOne({ session_id: body.sessionId }, { $set: { tallied: false } });
-  await t.dbs.conn.collection('transcript_tallies').deleteMany({ _id: { $regex: 'recovered-agent' } } as object);
+  await t.dbs.conn
+    .collection<{ _id: string }>('transcript_tallies')
+    .deleteOne({ _id: JSON.stringify(['agent', 'acme', 'recovered-agent']) });
   expect(await stats(alice, 'recovered-agent')).toEqual({ totalCalls: 0, avgMessages: 0, avgDurationMs: 0 });
+  // Lists read the transcripts themselves: it is listed all along.
+  const list = await request(t.app).get('/v1/transcripts?agentId=recovered-agent').set('x-api-key', alice);
+  expect(list.body).toMatchObject({ total: 1, items: [expect.objectContaining({ sessionId: body.sessionId })] });
   const retries = await Promise.all([ingest(t.app, alice, body), ingest(t.app, alice, body)]);
   expect(retries.map((r) => r.status)).toEqual([200, 200]);
   expect(await stats(alice, 'recovered-agent')).toEqual({ totalCalls: 1, avgMessages: 3, avgDurationMs: 60_000 });
-  const list = await request(t.app).get('/v1/transcripts?agentId=recovered-agent').set('x-api-key', alice);
-  expect(list.body).toMatchObject({ total: 1, items: [expect.objectContaining({ sessionId: body.sessionId })] });
 });

@@ -1,4 +1,3 @@
-import { AtomicConflictError } from '@platform/db';
 import { isUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import { DelayedError, type Job } from '@platform/queue';
@@ -17,8 +16,7 @@ interface Waits {
 /**
  * A store (MongoDB, Redis, or the agent service in front of its own) being unreachable is not a failure of the run:
  * the job waits, moved to delayed with capped backoff, and does not spend one of its attempts (those are for the
- * agent's or the endpoint's own failures). So is an atomic update that could not claim its document (a claim an
- * interrupted write left behind, gone within 30 s). Any other error is the processor's to report as before.
+ * agent's or the endpoint's own failures). Any other error is the processor's to report as before.
  *
  * If Redis itself is gone, the job cannot be moved: its lock lapses and BullMQ redelivers it once Redis is back (and
  * the recovery rule covers a job Redis lost).
@@ -33,8 +31,7 @@ export function waitingForStores<T>(
       await process(job, token);
       if ((job.data as Waits).store_waits) await job.updateData({ ...job.data, store_waits: 0 }).catch(() => undefined);
     } catch (err) {
-      const waitable = isUnavailableError(err) || err instanceof AtomicConflictError;
-      if (!waitable || token === undefined) throw err;
+      if (!isUnavailableError(err) || token === undefined) throw err;
       const waits = ((job.data as Waits).store_waits ?? 0) + 1;
       const delayMs = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(waits - 1, 20));
       onWait(job, err as Error, delayMs);

@@ -318,7 +318,7 @@ describe('a worker that stopped between ending a run and queuing its callback', 
       callback,
     });
     const started = new Date();
-    const claimed = await s.executions.claim(exec.id, started);
+    const claimed = await s.executions.claim(exec.id, started, { claimant: 'test' });
     await s.executions.finish(
       exec.id,
       claimed!.attempt,

@@ -422,7 +422,6 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
       await agentDoor.shut();
       await agent.close();
       await target.close();
-      await executions.settle();
       await dbs.cleanup();
     },
   };

@@ -1,32 +1,4 @@
-import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
-
-import type { AgentInput, AgentKind } from './agent.types';
-
-/** Stored feature: its config as JSON text. */
-export interface FeatureDoc {
-  type: string;
-  config?: Record<string, unknown>;
-  config_json?: string;
-  priority: number;
-}
-
-type JsonFields = 'features' | 'response_format' | 'tool_configs' | 'additional_model_params';
-
-export interface AgentDoc extends Omit<AgentInput, JsonFields> {
-  features?: FeatureDoc[];
-  response_format?: Record<string, unknown> | null;
-  response_format_json?: string | null;
-  tool_configs?: unknown;
-  tool_configs_json?: string | null;
-  additional_model_params?: Record<string, unknown> | null;
-  additional_model_params_json?: string | null;
-  _id: number;
-  user_id: string;
-  org_id: string;
-  kind: AgentKind;
-  created_at: Date;
-  updated_at: Date | null;
-}
+import { modelFor, mongoose, type Connection, type StoredDoc } from '@platform/db';
 
 const { Mixed } = mongoose.Schema.Types;
 const nullableString = { type: String, default: null };
@@ -43,12 +15,12 @@ const featureSchema = new mongoose.Schema(
   { _id: false, minimize: false },
 );
 
-const agentSchema = new mongoose.Schema<AgentDoc>(
+const agentSchema = new mongoose.Schema(
   {
     _id: { type: Number, required: true },
     user_id: { type: String, required: true },
     org_id: { type: String, required: true },
-    kind: { type: String, enum: ['agent', 'single_task'], required: true },
+    kind: { type: String, enum: ['agent', 'single_task'] as const, required: true },
     name: { type: String, required: true },
     description: nullableString,
     system_prompt: nullableString,
@@ -83,9 +55,15 @@ const agentSchema = new mongoose.Schema<AgentDoc>(
   },
   { versionKey: false, minimize: false },
 );
-agentSchema.index({ user_id: 1, org_id: 1, created_at: -1 });
-agentSchema.index({ user_id: 1, org_id: 1, name: 1, created_at: -1 });
+// The owner's list, newest first (then by id), and the owner's newest agent of a name.
+agentSchema.index({ user_id: 1, org_id: 1, created_at: -1, _id: -1 });
+agentSchema.index({ user_id: 1, org_id: 1, name: 1, created_at: -1, _id: -1 });
+// Every agent with a limit (republishing the limits): a range over the agents that have one.
+agentSchema.index({ max_concurrency: 1 });
 
-export function agentModel(conn: Connection): Model<AgentDoc> {
+/** A stored agent, as the schema types it (its id an integer of the `agents` sequence). */
+export type AgentDoc = StoredDoc<typeof agentSchema, number>;
+
+export function agentModel(conn: Connection) {
   return modelFor(conn, 'Agent', agentSchema, 'agents');
 }

@@ -3,39 +3,59 @@ import { createSequence, findPage, fromJsonText, ownerFilter, toJsonText, type C
 import { agentModel, type AgentDoc } from './agent.model';
 import type { AgentInput, AgentKind, AgentRecord, Feature, Owner } from './agent.types';
 
+/** The client's plain (not JSON) settings, stored as sent; unset ones are null. */
+const SETTINGS = [
+  'description',
+  'system_prompt',
+  'llm_credential_id',
+  'provider_id',
+  'model',
+  'top_p',
+  'temperature',
+  'agent_goal',
+  'agent_context',
+  'agent_output',
+  'max_iterations',
+  'store_messages',
+  'agent_role',
+  'agent_instructions',
+  'examples',
+  'tool',
+  'tool_usage_description',
+  'template_type',
+  'version',
+  'max_concurrency',
+] as const;
+type Settings = { [K in (typeof SETTINGS)[number]]: NonNullable<AgentDoc[K]> | null };
+
+/** A stored agent as the service sees it. Fields a document was written without read as null (or empty lists). */
 function toRecord(d: AgentDoc): AgentRecord {
-  const {
-    _id,
-    created_at,
-    updated_at,
-    features,
-    response_format_json,
-    tool_configs_json,
-    additional_model_params_json,
-    ...rest
-  } = d;
-  delete (rest as Record<string, unknown>)._rev;
   return {
-    ...rest,
-    features: (features ?? []).map((f) => ({
+    id: d._id,
+    user_id: d.user_id,
+    org_id: d.org_id,
+    kind: d.kind,
+    name: d.name,
+    ...(Object.fromEntries(SETTINGS.map((k) => [k, d[k] ?? null])) as Settings),
+    features: (d.features ?? []).map((f) => ({
       type: f.type,
       priority: f.priority,
       config: fromJsonText(f.config_json, f.config ?? {}) as Feature['config'],
     })),
-    response_format: fromJsonText(response_format_json, rest.response_format) as AgentRecord['response_format'],
-    tool_configs: fromJsonText(tool_configs_json, rest.tool_configs) as AgentRecord['tool_configs'],
+    tools: d.tools ?? [],
+    response_format: fromJsonText(d.response_format_json, d.response_format) as AgentRecord['response_format'],
+    tool_configs: fromJsonText(d.tool_configs_json, d.tool_configs) as AgentRecord['tool_configs'],
     additional_model_params: fromJsonText(
-      additional_model_params_json,
-      rest.additional_model_params,
+      d.additional_model_params_json,
+      d.additional_model_params,
     ) as AgentRecord['additional_model_params'],
-    id: _id,
-    created_at: created_at.toISOString(),
-    updated_at: updated_at ? updated_at.toISOString() : null,
+    created_at: d.created_at.toISOString(),
+    updated_at: d.updated_at ? d.updated_at.toISOString() : null,
   };
 }
 
 /** The stored form of a client's input: free-form JSON fields as JSON text. */
-function toDoc(input: AgentInput): Omit<AgentDoc, '_id' | 'user_id' | 'org_id' | 'kind' | 'created_at' | 'updated_at'> {
+function toStored(input: AgentInput) {
   const { features, response_format, tool_configs, additional_model_params, ...rest } = input;
   return {
     ...rest,
@@ -59,7 +79,7 @@ const JSON_FIELDS: Record<string, string> = {
 
 /** The update of a partial input: `$set` of the stored form of each field sent; a JSON field drops its legacy copy. */
 function toPatch(patch: Partial<AgentInput>): { $set: Record<string, unknown>; $unset: Record<string, ''> } {
-  const stored = toDoc(patch as AgentInput) as Record<string, unknown>;
+  const stored: Record<string, unknown> = toStored(patch as AgentInput);
   const $set: Record<string, unknown> = {};
   const $unset: Record<string, ''> = {};
   for (const [key, value] of Object.entries(patch)) {
@@ -78,7 +98,7 @@ export function createAgentRepository(conn: Connection) {
   return {
     async create(owner: Owner, kind: AgentKind, input: AgentInput, now: Date): Promise<AgentRecord> {
       const doc = await Agent.create({
-        ...toDoc(input),
+        ...toStored(input),
         ...ownerFilter(owner),
         _id: await nextId(),
         kind,
@@ -87,14 +107,14 @@ export function createAgentRepository(conn: Connection) {
       return toRecord(doc.toObject());
     },
     async get(owner: Owner, id: number): Promise<AgentRecord | null> {
-      const d = await Agent.findOne({ _id: id, ...ownerFilter(owner) }).lean<AgentDoc>();
+      const d = await Agent.findOne({ _id: id, ...ownerFilter(owner) }).lean();
       return d ? toRecord(d) : null;
     },
     /** The owner's newest agent named exactly `name`, or null. */
     async findNewestByName(owner: Owner, name: string): Promise<AgentRecord | null> {
       const d = await Agent.findOne({ ...ownerFilter(owner), name })
         .sort({ created_at: -1, _id: -1 })
-        .lean<AgentDoc>();
+        .lean();
       return d ? toRecord(d) : null;
     },
     list: (owner: Owner, skip: number, limit: number): Promise<{ items: AgentRecord[]; total: number }> =>
@@ -108,10 +128,10 @@ export function createAgentRepository(conn: Connection) {
       now: Date,
     ): Promise<boolean> {
       const filter = { _id: id, ...ownerFilter(owner), ...(kind ? { kind } : {}) };
-      const current = await Agent.findOne(filter).lean<AgentDoc>();
+      const current = await Agent.findOne(filter).lean();
       if (!current) return false;
       const replacement = new Agent({
-        ...toDoc(input),
+        ...toStored(input),
         ...ownerFilter(owner),
         _id: id,
         kind: current.kind,
@@ -139,11 +159,9 @@ export function createAgentRepository(conn: Connection) {
       const r = await Agent.deleteOne({ _id: id, ...ownerFilter(owner) });
       return r.deletedCount === 1;
     },
-    /** Every agent with a `max_concurrency` (of any owner), for republishing the limits: a scan on FerretDB. */
+    /** Every agent with a `max_concurrency` (of any owner), for republishing the limits: a range of its index. */
     async concurrencyLimits(): Promise<{ id: number; max_concurrency: number }[]> {
-      const docs = await Agent.find({ max_concurrency: { $gte: 1 } }, { _id: 1, max_concurrency: 1 }).lean<
-        Pick<AgentDoc, '_id' | 'max_concurrency'>[]
-      >();
+      const docs = await Agent.find({ max_concurrency: { $gte: 1 } }, { _id: 1, max_concurrency: 1 }).lean();
       return docs.map((d) => ({ id: d._id, max_concurrency: d.max_concurrency! }));
     },
     async init(): Promise<void> {

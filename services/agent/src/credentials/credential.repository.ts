@@ -1,12 +1,4 @@
-import {
-  atomicUpdateOne,
-  findPage,
-  fromJsonText,
-  isObjectIdHex,
-  ownerFilter,
-  toJsonText,
-  type Connection,
-} from '@platform/db';
+import { findPage, fromJsonText, isObjectIdHex, ownerFilter, toJsonText, type Connection } from '@platform/db';
 
 import { credentialModel, type CredentialDoc } from './credential.model';
 import {
@@ -78,7 +70,7 @@ export function createCredentialRepository(conn: Connection) {
     },
     async get(owner: Owner, id: string): Promise<CredentialRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await Credential.findOne(scoped(owner, id)).lean<CredentialDoc>();
+      const d = await Credential.findOne(scoped(owner, id)).lean();
       return d ? toRecord(d) : null;
     },
     list: (
@@ -87,13 +79,15 @@ export function createCredentialRepository(conn: Connection) {
       skip: number,
       limit: number,
     ): Promise<{ items: CredentialRecord[]; total: number }> =>
-      findPage(Credential, listFilter(owner, filter), { skip, limit }, toRecord),
-    /** Sets the given fields atomically; null when the owner has no such credential. */
+      findPage(Credential, listFilter(owner, filter), { skip, limit }, (d) => toRecord(d as CredentialDoc)),
+    /** Sets the given fields (one atomic update); null when the owner has no such credential. */
     async update(owner: Owner, id: string, changes: CredentialChanges, now: Date): Promise<CredentialRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await atomicUpdateOne(Credential, scoped(owner, id), {
-        $set: { ...toStored(changes), updated_at: now },
-      });
+      const d = await Credential.findOneAndUpdate(
+        scoped(owner, id),
+        { $set: { ...toStored(changes), updated_at: now } },
+        { returnDocument: 'after' },
+      ).lean();
       return d ? toRecord(d) : null;
     },
     async delete(owner: Owner, id: string): Promise<boolean> {

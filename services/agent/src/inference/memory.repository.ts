@@ -1,4 +1,4 @@
-import { mongoose, ownerFilter, type Connection } from '@platform/db';
+import { findPage, mongoose, ownerFilter, type Connection, type SortKeys } from '@platform/db';
 
 import type { ChatMessage, Owner, StoredMessage, ToolCallRecord, TurnFinding, Usage } from './inference.types';
 import { chatMessageModel, type ChatMessageDoc } from './memory.model';
@@ -20,9 +20,14 @@ export interface Turn {
   findings?: TurnFinding[];
 }
 
-const NEWEST_FIRST = { turn_at: -1, turn_id: -1, seq: -1 } as const;
+/** A session's messages newest first: by turn, then the reply before the user's message. */
+const NEWEST_FIRST: SortKeys = [
+  ['turn_at', -1],
+  ['turn_id', -1],
+  ['seq', -1],
+];
 
-function toStored(d: ChatMessageDoc): StoredMessage {
+function toRecord(d: ChatMessageDoc): StoredMessage {
   return {
     id: d._id.toHexString(),
     session_id: d.session_id,
@@ -44,10 +49,7 @@ export function createMemoryRepository(conn: Connection) {
     async recent(owner: Owner, agentId: number, sessionId: string, limit: number): Promise<ChatMessage[]> {
       if (limit <= 0) return [];
       const filter = { ...ownerFilter(owner), agent_id: agentId, session_id: sessionId };
-      const docs = await Message.find(filter, { role: 1, content: 1 })
-        .sort(NEWEST_FIRST)
-        .limit(limit)
-        .lean<ChatMessageDoc[]>();
+      const docs = await Message.find(filter, { role: 1, content: 1 }).sort(NEWEST_FIRST).limit(limit).lean();
       return docs.reverse().map((d) => ({ role: d.role, content: d.content }));
     },
 
@@ -79,18 +81,13 @@ export function createMemoryRepository(conn: Connection) {
     },
 
     /** The owner's messages of a session (optionally of one agent), newest first, with the total count. */
-    async list(owner: Owner, sessionId: string, page: { skip: number; limit: number; agentId?: number }) {
+    list(owner: Owner, sessionId: string, page: { skip: number; limit: number; agentId?: number }) {
       const filter = {
-        user_id: owner.user_id,
-        org_id: owner.org_id,
+        ...ownerFilter(owner),
         session_id: sessionId,
         ...(page.agentId === undefined ? {} : { agent_id: page.agentId }),
       };
-      const [docs, total] = await Promise.all([
-        Message.find(filter).sort(NEWEST_FIRST).skip(page.skip).limit(page.limit).lean<ChatMessageDoc[]>(),
-        Message.countDocuments(filter),
-      ]);
-      return { items: docs.map(toStored), total };
+      return findPage(Message, filter, page, (d) => toRecord(d as ChatMessageDoc), NEWEST_FIRST);
     },
 
     async init(): Promise<void> {

@@ -1,41 +1,33 @@
-import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+import { modelFor, mongoose, type Connection, type StoredDoc } from '@platform/db';
 
 import type { TaskStatus } from './task.types';
 
-/** An inference task. Its state moves queued → running → completed | failed (running → queued between attempts). */
-export interface TaskDoc {
-  _id: string;
-  user_id: string;
-  org_id: string;
-  status: TaskStatus;
-  /** The chat body as JSON text (`toJsonText`). */
-  input_json: string;
-  /** The chat result as JSON text, once completed. */
-  result_json: string | null;
-  error: string | null;
-  attempts: number;
-  created_at: Date;
-  updated_at: Date;
-  /** Tasks are kept 7 days: removed by `createExpiry` (TTL index or sweep); reads ignore expired ones. */
-  expires_at: Date;
-}
+const STATUSES = ['queued', 'running', 'completed', 'failed'] as const satisfies readonly TaskStatus[];
 
-const taskSchema = new mongoose.Schema<TaskDoc>(
+/** An inference task. Its state moves queued → running → completed | failed (running → queued between attempts). */
+const taskSchema = new mongoose.Schema(
   {
     _id: { type: String, required: true },
     user_id: { type: String, required: true },
     org_id: { type: String, required: true },
-    status: { type: String, enum: ['queued', 'running', 'completed', 'failed'], required: true },
+    status: { type: String, enum: STATUSES, required: true },
+    /** The chat body as JSON text (`toJsonText`). */
     input_json: { type: String, required: true },
+    /** The chat result as JSON text, once completed. */
     result_json: { type: String, default: null },
     error: { type: String, default: null },
     attempts: { type: Number, default: 0 },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
+    /** When the task is gone: reads ignore it from then on, and the TTL index below removes it soon after. */
     expires_at: { type: Date, required: true },
   },
   { versionKey: false },
 );
+// Every read and update is by `_id`; the one other index is the TTL index that removes a task once it expired.
+taskSchema.index({ expires_at: 1 }, { expireAfterSeconds: 0 });
 
-export const taskModel = (conn: Connection): Model<TaskDoc> =>
-  modelFor(conn, 'InferenceTask', taskSchema, 'inference_tasks');
+/** A stored task, as the schema types it (its id a UUID). */
+export type TaskDoc = StoredDoc<typeof taskSchema, string>;
+
+export const taskModel = (conn: Connection) => modelFor(conn, 'InferenceTask', taskSchema, 'inference_tasks');

@@ -1,12 +1,4 @@
-import {
-  atomicUpdateOne,
-  createExpiry,
-  fromJsonText,
-  iso,
-  ownerFilter,
-  toJsonText,
-  type Connection,
-} from '@platform/db';
+import { fromJsonText, iso, ownerFilter, toJsonText, type Connection } from '@platform/db';
 
 import { taskModel, type TaskDoc } from './task.model';
 import type { ChatInput, Owner, TaskRecord, TaskView } from './task.types';
@@ -25,22 +17,27 @@ function toRecord(d: TaskDoc): TaskRecord {
     user_id: d.user_id,
     org_id: d.org_id,
     input: fromJsonText(d.input_json) as ChatInput,
-    attempts: d.attempts,
+    attempts: d.attempts ?? 0,
     expires_at: iso(d.expires_at)!,
   };
 }
 
-/** Inference tasks in MongoDB, scoped to their owner; expired tasks are as good as gone. */
+/**
+ * Inference tasks in MongoDB, scoped to their owner; expired tasks are as good as gone (the TTL index removes them
+ * within a minute or so). Each change of state is one conditional update of the task, by its id.
+ */
 export function createTaskRepository(conn: Connection) {
   const Task = taskModel(conn);
-  const expiry = createExpiry(Task, 'expires_at');
   const live = (owner: Owner, id: string, now: Date) => ({ _id: id, ...ownerFilter(owner), expires_at: { $gt: now } });
+  /** The task while it has not ended, updated with `update`: the task after it, or null. */
+  const unfinished = async (owner: Owner, id: string, now: Date, update: Record<string, unknown>) => {
+    const d = await Task.findOneAndUpdate({ ...live(owner, id, now), status: { $in: ['queued', 'running'] } }, update, {
+      returnDocument: 'after',
+    }).lean();
+    return d ? toRecord(d) : null;
+  };
   const ended = (id: string, owner: Owner, now: Date, set: Partial<TaskDoc>) =>
-    atomicUpdateOne(
-      Task,
-      { ...live(owner, id, now), status: { $in: ['queued', 'running'] } },
-      { $set: { ...set, updated_at: now } },
-    );
+    unfinished(owner, id, now, { $set: { ...set, updated_at: now } });
   return {
     async create(owner: Owner, id: string, input: ChatInput, now: Date, keepMs: number): Promise<TaskRecord> {
       const doc: TaskDoc = {
@@ -55,24 +52,16 @@ export function createTaskRepository(conn: Connection) {
         updated_at: now,
         expires_at: new Date(now.getTime() + keepMs),
       };
-      await expiry.ensure();
-      await Task.collection.insertOne(doc as never);
-      expiry.sweep(now);
+      await Task.create(doc);
       return toRecord(doc);
     },
     async get(owner: Owner, id: string, now: Date): Promise<TaskRecord | null> {
-      const d = await Task.findOne(live(owner, id, now)).lean<TaskDoc>();
+      const d = await Task.findOne(live(owner, id, now)).lean();
       return d ? toRecord(d) : null;
     },
     /** Starts an attempt: a queued task, or a running one whose worker died, becomes running. Null if it ended or is gone. */
-    async claim(owner: Owner, id: string, now: Date): Promise<TaskRecord | null> {
-      const d = await atomicUpdateOne(
-        Task,
-        { ...live(owner, id, now), status: { $in: ['queued', 'running'] } },
-        { $set: { status: 'running', updated_at: now }, $inc: { attempts: 1 } },
-      );
-      return d ? toRecord(d) : null;
-    },
+    claim: (owner: Owner, id: string, now: Date): Promise<TaskRecord | null> =>
+      unfinished(owner, id, now, { $set: { status: 'running', updated_at: now }, $inc: { attempts: 1 } }),
     complete: (owner: Owner, id: string, result: NonNullable<TaskView['result']>, now: Date) =>
       ended(id, owner, now, { status: 'completed', result_json: toJsonText(result), error: null }),
     fail: (owner: Owner, id: string, error: string, now: Date) => ended(id, owner, now, { status: 'failed', error }),

@@ -1,36 +1,13 @@
-import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
-
-/**
- * One tool (one operation of an imported document). Documents, schemas and defaults are stored as JSON text:
- * OpenAPI documents hold `$ref` keys and user objects may hold keys with dots or `$`, which MongoDB and FerretDB
- * treat specially as field names.
- */
-export interface ToolDoc {
-  _id: mongoose.Types.ObjectId;
-  user_id: string;
-  org_id: string;
-  tool_id: string;
-  tool_set_name: string;
-  name: string;
-  description: string;
-  method: string;
-  path: string;
-  operation_id: string | null;
-  parameters_json: string;
-  openapi_schema_json: string;
-  /** Header names → AES-256-GCM sealed values, as JSON text. */
-  default_headers_json: string;
-  default_query_params_json: string;
-  default_body_params_json: string;
-  endpoint_defaults_json: string;
-  enabled: boolean;
-  created_at: Date;
-  updated_at: Date | null;
-}
+import { modelFor, mongoose, type Connection, type StoredDoc } from '@platform/db';
 
 const requiredString = { type: String, required: true };
 
-const toolSchema = new mongoose.Schema<ToolDoc>(
+/**
+ * One tool (one operation of an imported document). Documents, schemas and defaults are stored as JSON text:
+ * OpenAPI documents hold `$ref` keys and user objects may hold keys with dots or `$`, which MongoDB treats specially
+ * in field names.
+ */
+const toolSchema = new mongoose.Schema(
   {
     user_id: requiredString,
     org_id: requiredString,
@@ -43,6 +20,7 @@ const toolSchema = new mongoose.Schema<ToolDoc>(
     operation_id: { type: String, default: null },
     parameters_json: requiredString,
     openapi_schema_json: requiredString,
+    /** Header names → AES-256-GCM sealed values, as JSON text. */
     default_headers_json: { type: String, default: '{}' },
     default_query_params_json: { type: String, default: '{}' },
     default_body_params_json: { type: String, default: '{}' },
@@ -53,10 +31,14 @@ const toolSchema = new mongoose.Schema<ToolDoc>(
   },
   { versionKey: false },
 );
+// A tool by its id (unique per owner), a set by its name, and the owner's list newest first then by id.
 toolSchema.index({ user_id: 1, org_id: 1, tool_id: 1 }, { unique: true });
-toolSchema.index({ user_id: 1, org_id: 1, created_at: -1 });
 toolSchema.index({ user_id: 1, org_id: 1, tool_set_name: 1 });
+toolSchema.index({ user_id: 1, org_id: 1, created_at: -1, _id: -1 });
 
-export function toolModel(conn: Connection): Model<ToolDoc> {
+/** A stored tool, as the schema types it. */
+export type ToolDoc = StoredDoc<typeof toolSchema>;
+
+export function toolModel(conn: Connection) {
   return modelFor(conn, 'Tool', toolSchema, 'tools');
 }

@@ -1,4 +1,4 @@
-import { atomicUpdateOne, findPage, isDuplicateKeyError, mongoose, ownerFilter, type Connection } from '@platform/db';
+import { findPage, isDuplicateKeyError, mongoose, ownerFilter, type Connection } from '@platform/db';
 
 import { toolModel, type ToolDoc } from './tool.model';
 import type { HttpMethod, NewTool, Owner, ToolChanges, ToolRecord } from './tool.types';
@@ -48,7 +48,7 @@ function toStored(fields: ToolChanges): Record<string, unknown> {
   return out;
 }
 
-/** Tools in MongoDB, every query scoped to the owner (user and org). Updates go through atomicUpdateOne. */
+/** Tools in MongoDB, every query scoped to the owner (user and org). */
 export function createToolRepository(conn: Connection) {
   const Tool = toolModel(conn);
   const scoped = (owner: Owner, toolId: string) => ({ ...ownerFilter(owner), tool_id: toolId });
@@ -74,16 +74,25 @@ export function createToolRepository(conn: Connection) {
       }
     },
     async get(owner: Owner, toolId: string): Promise<ToolRecord | null> {
-      const d = await Tool.findOne(scoped(owner, toolId)).lean<ToolDoc>();
+      const d = await Tool.findOne(scoped(owner, toolId)).lean();
       return d ? toRecord(d) : null;
     },
     list: (owner: Owner, skip: number, limit: number): Promise<{ items: ToolRecord[]; total: number }> =>
-      findPage(Tool, ownerFilter(owner), { skip, limit }, toRecord),
-    /** The owner's tools named by id or by set name (`openapi-<set>`), oldest first. */
+      findPage(Tool, ownerFilter(owner), { skip, limit }, (d) => toRecord(d as ToolDoc)),
+    /**
+     * The owner's tools named by id or by set name (`openapi-<set>`), oldest first: one lookup by each of the two
+     * indexes, merged (an agent names a few).
+     */
     async findByRefs(owner: Owner, refs: string[]): Promise<ToolRecord[]> {
       if (refs.length === 0) return [];
-      const filter = { ...ownerFilter(owner), $or: [{ tool_id: { $in: refs } }, { tool_set_name: { $in: refs } }] };
-      return (await Tool.find(filter).sort({ created_at: 1, _id: 1 }).lean<ToolDoc[]>()).map(toRecord);
+      const [byId, bySet] = await Promise.all([
+        Tool.find({ ...ownerFilter(owner), tool_id: { $in: refs } }).lean(),
+        Tool.find({ ...ownerFilter(owner), tool_set_name: { $in: refs } }).lean(),
+      ]);
+      const unique = new Map([...byId, ...bySet].map((d) => [d._id.toHexString(), d]));
+      return [...unique.entries()]
+        .sort(([a, x], [b, y]) => x.created_at.getTime() - y.created_at.getTime() || (a < b ? -1 : 1))
+        .map(([, d]) => toRecord(d));
     },
     async update(
       owner: Owner,
@@ -91,7 +100,11 @@ export function createToolRepository(conn: Connection) {
       changes: ToolChanges & { enabled?: boolean },
       now: Date,
     ): Promise<ToolRecord | null> {
-      const d = await atomicUpdateOne(Tool, scoped(owner, toolId), { $set: { ...toStored(changes), updated_at: now } });
+      const d = await Tool.findOneAndUpdate(
+        scoped(owner, toolId),
+        { $set: { ...toStored(changes), updated_at: now } },
+        { returnDocument: 'after' },
+      ).lean();
       return d ? toRecord(d) : null;
     },
     async delete(owner: Owner, toolId: string): Promise<boolean> {
@@ -100,7 +113,7 @@ export function createToolRepository(conn: Connection) {
     /** Deletes the owner's tools among `toolIds`; returns the ids it found and how many it deleted. */
     async deleteMany(owner: Owner, toolIds: string[]): Promise<{ found: string[]; deleted: number }> {
       const filter = { ...ownerFilter(owner), tool_id: { $in: toolIds } };
-      const found = (await Tool.find(filter, { tool_id: 1 }).lean<{ tool_id: string }[]>()).map((d) => d.tool_id);
+      const found = (await Tool.find(filter, { tool_id: 1 }).lean()).map((d) => d.tool_id);
       if (found.length === 0) return { found, deleted: 0 };
       const { deletedCount } = await Tool.deleteMany({ ...ownerFilter(owner), tool_id: { $in: found } });
       return { found, deleted: deletedCount };

@@ -1,34 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
-
-/** A page trained into a graph; one per (rag_id, url). */
-export interface PageDoc {
-  _id: mongoose.Types.ObjectId;
-  rag_id: string;
-  user_id: string;
-  org_id: string;
-  url: string;
-  title: string;
-  chunk_count: number;
-  trained_at: Date;
-  /** The rag service's knowledge-base documents whose trainings reached this page (absent: trained directly). */
-  source_ids?: string[];
-}
-
-/** A chunk of a page's text, the unit of retrieval. */
-export interface ChunkDoc {
-  _id: string;
-  rag_id: string;
-  url: string;
-  title: string;
-  ordinal: number;
-  text: string;
-  /** The chunk's embedding when the RAG configuration has an embedding credential. */
-  embedding: number[] | null;
-  /** What the chunk states (see `ChunkFacts`); absent in chunks trained before. */
-  stated?: ChunkFacts;
-}
+import { modelFor, mongoose, type Connection, type StoredDoc } from '@platform/db';
 
 /**
  * The relations a chunk states, as its page counts them (weight summed over the page's chunks), with the names of
@@ -58,51 +30,12 @@ export interface PageRelation {
   chunk_ids: string[];
 }
 
-/**
- * What one page contributes to a graph's entities and relations, in one document (the graph's entity or relation is
- * the sum over pages; retraining a page replaces its document). `_id` is `factsId(rag_id, url)`, so a search reads
- * the facts of its hits' pages by `_id`.
- */
-export interface PageFactsDoc {
-  _id: string;
-  rag_id: string;
-  url: string;
-  entities: PageEntity[];
-  relations: PageRelation[];
-}
-
 /** The `_id` of a page's facts document. */
 export const factsId = (ragId: string, url: string) =>
   createHash('sha256').update(`${ragId}\u0000${url}`).digest('hex').slice(0, 32);
 
-/**
- * Before page facts documents: one row per entity and page (an `EntityDoc`) and per relation and page. Read and
- * deleted still (a graph trained before keeps its facts until its pages are trained again); never written.
- */
-export interface EntityDoc {
-  _id: mongoose.Types.ObjectId;
-  rag_id: string;
-  url: string;
-  key: string;
-  name: string;
-  type: string;
-  weight: number;
-  chunk_ids: string[];
-}
-
-/** A relation row of a graph trained before page facts documents (see `EntityDoc`). */
-export interface RelationDoc {
-  _id: mongoose.Types.ObjectId;
-  rag_id: string;
-  url: string;
-  source: string;
-  target: string;
-  type: string;
-  weight: number;
-  chunk_ids: string[];
-}
-
-const pageSchema = new mongoose.Schema<PageDoc>(
+/** A page trained into a graph; one per (rag_id, url). */
+const pageSchema = new mongoose.Schema(
   {
     rag_id: { type: String, required: true },
     user_id: { type: String, required: true },
@@ -111,13 +44,17 @@ const pageSchema = new mongoose.Schema<PageDoc>(
     title: { type: String, default: '' },
     chunk_count: { type: Number, required: true },
     trained_at: { type: Date, required: true },
+    /** The rag service's knowledge-base documents whose trainings reached this page (absent: trained directly). */
     source_ids: { type: [String], default: undefined },
   },
   { versionKey: false },
 );
+// One page per URL of a graph; a graph's pages in URL order; the pages a knowledge-base document reached.
 pageSchema.index({ rag_id: 1, url: 1 }, { unique: true });
+pageSchema.index({ rag_id: 1, source_ids: 1 });
 
-const chunkSchema = new mongoose.Schema<ChunkDoc>(
+/** A chunk of a page's text, the unit of retrieval. */
+const chunkSchema = new mongoose.Schema(
   {
     _id: { type: String, required: true },
     rag_id: { type: String, required: true },
@@ -125,14 +62,33 @@ const chunkSchema = new mongoose.Schema<ChunkDoc>(
     title: { type: String, default: '' },
     ordinal: { type: Number, required: true },
     text: { type: String, required: true },
+    /** The chunk's embedding when the RAG configuration has an embedding credential. */
     embedding: { type: [Number], default: null },
-    // Written and read lean (never cast per element).
+    /** What the chunk states (a `ChunkFacts`; written and read lean, never cast); absent in chunks trained before. */
     stated: { type: mongoose.Schema.Types.Mixed, default: undefined },
   },
   { versionKey: false },
 );
-chunkSchema.index({ rag_id: 1 });
+// A graph's chunks, and those of some of its pages.
 chunkSchema.index({ rag_id: 1, url: 1 });
+
+/**
+ * What one page contributes to a graph's entities and relations, in one document (the graph's entity or relation is
+ * the sum over pages; retraining a page replaces its document). `_id` is `factsId(rag_id, url)`, so a search reads
+ * the facts of its hits' pages by `_id`.
+ */
+const pageFactsSchema = new mongoose.Schema(
+  {
+    _id: { type: String, required: true },
+    rag_id: { type: String, required: true },
+    url: { type: String, required: true },
+    // `PageEntity[]` and `PageRelation[]`, written and read lean (never cast per element): a page has tens of each.
+    entities: { type: mongoose.Schema.Types.Mixed, default: [] },
+    relations: { type: mongoose.Schema.Types.Mixed, default: [] },
+  },
+  { versionKey: false },
+);
+pageFactsSchema.index({ rag_id: 1, url: 1 });
 
 /** Fields of every per-page graph row (entities and relations). */
 const pageRowFields = {
@@ -143,32 +99,33 @@ const pageRowFields = {
   chunk_ids: { type: [String], default: [] },
 };
 
-const entitySchema = new mongoose.Schema<EntityDoc>(
+/**
+ * Before page facts documents: one row per entity and page and per relation and page. Read and deleted still (a
+ * graph trained before keeps its facts until its pages are trained again); never written.
+ */
+const entitySchema = new mongoose.Schema(
   { ...pageRowFields, key: { type: String, required: true }, name: { type: String, required: true } },
   { versionKey: false },
 );
-entitySchema.index({ rag_id: 1 });
 entitySchema.index({ rag_id: 1, url: 1 });
+entitySchema.index({ rag_id: 1, key: 1 });
 
-const relationSchema = new mongoose.Schema<RelationDoc>(
+/** A relation row of a graph trained before page facts documents (see `entitySchema`). */
+const relationSchema = new mongoose.Schema(
   { ...pageRowFields, source: { type: String, required: true }, target: { type: String, required: true } },
   { versionKey: false },
 );
-relationSchema.index({ rag_id: 1 });
 relationSchema.index({ rag_id: 1, url: 1 });
 
-const pageFactsSchema = new mongoose.Schema<PageFactsDoc>(
-  {
-    _id: { type: String, required: true },
-    rag_id: { type: String, required: true },
-    url: { type: String, required: true },
-    // Written and read lean (never cast per element): a page has tens of each.
-    entities: { type: mongoose.Schema.Types.Mixed, default: [] },
-    relations: { type: mongoose.Schema.Types.Mixed, default: [] },
-  },
-  { versionKey: false },
-);
-pageFactsSchema.index({ rag_id: 1 });
+/** Stored pages, chunks, facts and legacy rows, as their schemas type them (the free-form fields named). */
+export type PageDoc = StoredDoc<typeof pageSchema>;
+export type ChunkDoc = Omit<StoredDoc<typeof chunkSchema, string>, 'stated'> & { stated?: ChunkFacts | null };
+export type PageFactsDoc = Omit<StoredDoc<typeof pageFactsSchema, string>, 'entities' | 'relations'> & {
+  entities: PageEntity[];
+  relations: PageRelation[];
+};
+export type EntityDoc = StoredDoc<typeof entitySchema>;
+export type RelationDoc = StoredDoc<typeof relationSchema>;
 
 /** Where the graph's search index keeps its change log, head and snapshots (libs/retrieval's index log). */
 export const GRAPH_INDEX_LOG = {
@@ -179,9 +136,9 @@ export const GRAPH_INDEX_LOG = {
 };
 
 export const graphModels = (conn: Connection) => ({
-  Page: modelFor(conn, 'GraphPage', pageSchema, 'graph_pages') as Model<PageDoc>,
-  Chunk: modelFor(conn, 'GraphChunk', chunkSchema, 'graph_chunks') as Model<ChunkDoc>,
-  Entity: modelFor(conn, 'GraphEntity', entitySchema, 'graph_entities') as Model<EntityDoc>,
-  Relation: modelFor(conn, 'GraphRelation', relationSchema, 'graph_relations') as Model<RelationDoc>,
-  Facts: modelFor(conn, 'GraphPageFacts', pageFactsSchema, 'graph_page_facts') as Model<PageFactsDoc>,
+  Page: modelFor(conn, 'GraphPage', pageSchema, 'graph_pages'),
+  Chunk: modelFor(conn, 'GraphChunk', chunkSchema, 'graph_chunks'),
+  Entity: modelFor(conn, 'GraphEntity', entitySchema, 'graph_entities'),
+  Relation: modelFor(conn, 'GraphRelation', relationSchema, 'graph_relations'),
+  Facts: modelFor(conn, 'GraphPageFacts', pageFactsSchema, 'graph_page_facts'),
 });

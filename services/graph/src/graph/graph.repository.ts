@@ -116,11 +116,10 @@ export function createGraphRepository(conn: Connection) {
     const names = new Map(found.flatMap((d) => d.entities.map((e) => [e.key, e.name] as const)));
     const missing = urls.filter((u) => !found.some((d) => d.url === u));
     if (missing.length > 0 && (await mayHaveLegacy(ragId))) {
-      const legacy = await m.Relation.find({
-        rag_id: ragId,
-        url: { $in: missing },
-        chunk_ids: { $in: [...ids] },
-      }).lean<RelationDoc[]>();
+      // The pages' rows, a few tens each, of which those the hits state.
+      const legacy = (await m.Relation.find({ rag_id: ragId, url: { $in: missing } }).lean<RelationDoc[]>()).filter(
+        stated,
+      );
       rows.push(...legacy);
       const keys = [...new Set(legacy.flatMap((r) => [r.source, r.target]))].filter((k) => !names.has(k));
       if (keys.length > 0) {
@@ -341,7 +340,6 @@ export function createGraphRepository(conn: Connection) {
       const kept = pages.filter((p) => !onlyThese(p)).map((p) => p.url);
       const where = { rag_id: ragId, url: { $in: gone } };
       if (gone.length > 0) await Promise.all([deleteRows(where), m.Page.deleteMany(where)]);
-      // $pullAll, not $pull with an $in condition: FerretDB 1.24 leaves the array as it was for the latter.
       if (kept.length > 0)
         await m.Page.updateMany({ rag_id: ragId, url: { $in: kept } }, { $pullAll: { source_ids: sourceIds } });
       if (gone.length > 0) await log.append(ragId, { removeUrls: gone, add: [] });

@@ -5,8 +5,9 @@ export const MAX_PENDING_PAGES = 64;
 /** Pages written by one batch at most. */
 export const MAX_BATCH_PAGES = 32;
 /**
- * Batches being written at once (a crawl's pages are distinct, so batches do not depend on each other). One: on
- * FerretDB two at once contend for the same index entries and train fewer pages per second, not more.
+ * Batches being written at once (a crawl's pages are distinct, so batches do not depend on each other). One: the
+ * batches of a crawl then reach the graph's index log in order, each taking the next sequence number without racing
+ * the crawl's other batch for it, and a training puts one write at a time on the database however fast it crawls.
  */
 export const MAX_BATCHES_IN_FLIGHT = 1;
 

@@ -1,24 +1,9 @@
-import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+import { modelFor, mongoose, type Connection, type StoredDoc } from '@platform/db';
 
-export interface TaskDoc {
-  _id: mongoose.Types.ObjectId;
-  user_id: string;
-  org_id: string;
-  rag_id: string;
-  status: string;
-  input_json: string;
-  pages_crawled: number;
-  pages_trained: number;
-  crawl_errors: { url: string; reason: string }[];
-  error: string | null;
-  attempts: number;
-  created_at: Date;
-  updated_at: Date;
-  /** Tasks are read for 7 days; older ones answer 404 (FerretDB has no TTL indexes). */
-  expires_at: Date;
-}
+/** How long a task is kept: older ones answer 404, and the TTL index on `expires_at` removes them. */
+export const TASK_KEEP_MS = 7 * 24 * 3600 * 1000;
 
-const taskSchema = new mongoose.Schema<TaskDoc>(
+const taskSchema = new mongoose.Schema(
   {
     user_id: { type: String, required: true },
     org_id: { type: String, required: true },
@@ -32,12 +17,17 @@ const taskSchema = new mongoose.Schema<TaskDoc>(
     attempts: { type: Number, default: 0 },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, required: true },
+    /** `created_at` + `TASK_KEEP_MS`. */
     expires_at: { type: Date, required: true },
   },
   { versionKey: false },
 );
-taskSchema.index({ user_id: 1, org_id: 1, created_at: -1 });
+// Every read is by `_id`; the one other index is the TTL index that removes a task once it expired.
+taskSchema.index({ expires_at: 1 }, { expireAfterSeconds: 0 });
 
-export function taskModel(conn: Connection): Model<TaskDoc> {
+/** A stored task, as the schema types it. */
+export type TaskDoc = StoredDoc<typeof taskSchema>;
+
+export function taskModel(conn: Connection) {
   return modelFor(conn, 'GraphTask', taskSchema, 'graph_tasks');
 }

@@ -1,10 +1,8 @@
-import { createExpiry, isObjectIdHex, ownerFilter, type Connection, type Owner } from '@platform/db';
+import { isObjectIdHex, ownerFilter, type Connection, type Owner } from '@platform/db';
 
 import type { TrainInput } from '../graph/train.types';
-import { taskModel, type TaskDoc } from './task.model';
+import { TASK_KEEP_MS, taskModel, type TaskDoc } from './task.model';
 import type { TaskRecord, TaskStatus } from './task.types';
-
-const KEEP_MS = 7 * 24 * 3600 * 1000;
 
 const toRecord = (d: TaskDoc): TaskRecord => ({
   id: d._id.toHexString(),
@@ -15,7 +13,7 @@ const toRecord = (d: TaskDoc): TaskRecord => ({
   input: JSON.parse(d.input_json) as TrainInput,
   pages_crawled: d.pages_crawled ?? 0,
   pages_trained: d.pages_trained ?? 0,
-  errors: (d.crawl_errors ?? []).map((e) => ({ url: e.url, reason: e.reason })),
+  errors: (d.crawl_errors ?? []).map((e) => ({ url: e.url ?? '', reason: e.reason ?? '' })),
   error: d.error ?? null,
   attempts: d.attempts ?? 0,
   created_at: d.created_at.toISOString(),
@@ -29,12 +27,9 @@ export type TaskChanges = Partial<
 /** Asynchronous trainings, each scoped to its owner. */
 export function createTaskRepository(conn: Connection) {
   const Task = taskModel(conn);
-  // Kept 7 days: MongoDB's TTL index or, on FerretDB, an hourly sweep removes them; reads ignore expired ones.
-  const expiry = createExpiry(Task, 'expires_at');
+  // Kept 7 days: the TTL index removes them within a minute or so of expiring; reads ignore expired ones meanwhile.
   return {
     async create(owner: Owner, ragId: string, input: TrainInput, now: Date): Promise<TaskRecord> {
-      await expiry.ensure();
-      expiry.sweep(now);
       const doc = await Task.create({
         ...ownerFilter(owner),
         rag_id: ragId,
@@ -42,19 +37,19 @@ export function createTaskRepository(conn: Connection) {
         input_json: JSON.stringify(input),
         created_at: now,
         updated_at: now,
-        expires_at: new Date(now.getTime() + KEEP_MS),
+        expires_at: new Date(now.getTime() + TASK_KEEP_MS),
       });
       return toRecord(doc.toObject());
     },
     async get(owner: Owner, id: string, now: Date): Promise<TaskRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await Task.findOne({ _id: id, ...ownerFilter(owner), expires_at: { $gt: now } }).lean<TaskDoc>();
+      const d = await Task.findOne({ _id: id, ...ownerFilter(owner), expires_at: { $gt: now } }).lean();
       return d ? toRecord(d) : null;
     },
     /** For the consumer, which acts for whoever queued the task. */
     async byId(id: string): Promise<TaskRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await Task.findOne({ _id: id }).lean<TaskDoc>();
+      const d = await Task.findOne({ _id: id }).lean();
       return d ? toRecord(d) : null;
     },
     async update(id: string, changes: TaskChanges, now: Date): Promise<void> {

@@ -1,20 +1,15 @@
-import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+import { modelFor, mongoose, type Connection, type StoredDoc } from '@platform/db';
 
-import type { ExtractionRecord } from './extraction.types';
+import { OCR_MODES } from './worker/protocol';
 
-/** The stored shape: the record's fields, with the ObjectId and a Date. */
-export interface ExtractionDoc extends Omit<ExtractionRecord, 'id' | 'created_at'> {
-  _id: mongoose.Types.ObjectId;
-  created_at: Date;
-}
-
-const extractionSchema = new mongoose.Schema<ExtractionDoc>(
+const extractionSchema = new mongoose.Schema(
   {
     user_id: { type: String, required: true },
     org_id: { type: String, required: true },
     filename: { type: String, default: null },
     size_bytes: { type: Number, required: true },
-    ocr_mode: { type: String, required: true },
+    ocr_mode: { type: String, enum: OCR_MODES, required: true },
+    /** Text of page i + 1 at index i. */
     pages: { type: [String], default: [] },
     ocr_pages: { type: [Number], default: [] },
     total_actions: { type: Number, required: true },
@@ -22,8 +17,11 @@ const extractionSchema = new mongoose.Schema<ExtractionDoc>(
   },
   { versionKey: false },
 );
-extractionSchema.index({ org_id: 1, created_at: -1 });
+// Read back by `_id` alone (within the organization that made it): no other index.
 
-export function extractionModel(conn: Connection): Model<ExtractionDoc> {
+/** A stored extraction, as the schema types it. */
+export type ExtractionDoc = StoredDoc<typeof extractionSchema>;
+
+export function extractionModel(conn: Connection) {
   return modelFor(conn, 'Extraction', extractionSchema, 'extractions');
 }

@@ -28,7 +28,7 @@ export function createExtractionRepository(conn: Connection) {
     },
     async get(orgId: string, id: string): Promise<ExtractionRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await Extraction.findOne({ _id: id, org_id: orgId }).lean<ExtractionDoc>();
+      const d = await Extraction.findOne({ _id: id, org_id: orgId }).lean();
       return d ? toRecord(d) : null;
     },
   };

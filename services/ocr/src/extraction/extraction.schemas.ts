@@ -13,6 +13,7 @@ import type {
   PageContent,
   ReadExtractionQuery,
 } from './extraction.schemas.types';
+import { OCR_MODES } from './worker/protocol';
 
 /** Organization ids are opaque strings (UUIDs in practice); bounded so that no query echoes a megabyte. */
 const organizationId = Joi.string()
@@ -27,7 +28,7 @@ const organizationId = Joi.string()
 export const extractQuery = Joi.object<ExtractQuery>({
   organization_id: organizationId.required(),
   ocr: Joi.string()
-    .valid('auto', 'off', 'force')
+    .valid(...OCR_MODES)
     .default('auto')
     .description('auto: OCR the pages without a text layer; off: text layer only; force: OCR every page.'),
 }).meta({ className: 'ExtractQuery' });

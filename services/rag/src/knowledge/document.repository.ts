@@ -4,9 +4,6 @@ import { createIndexLog, type IndexedChunk, type LiveIndexStore } from '@platfor
 import { knowledgeModels, type ChunkDoc, type DocumentDoc } from './document.model';
 import type { DocumentKind } from './knowledge.types';
 
-/** Writes per statement: FerretDB answers large batches slowly, so inserts and `$in` lists go 50 at a time. */
-export const WRITE_BATCH = 50;
-
 export interface DocumentRecord {
   id: string;
   rag_id: string;
@@ -55,12 +52,6 @@ const toChunk = (c: ChunkDoc): ChunkRecord => ({
   source: c.source,
 });
 
-function batches<T>(items: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += WRITE_BATCH) out.push(items.slice(i, i + WRITE_BATCH));
-  return out;
-}
-
 /** Where the knowledge bases' search indexes keep their change log, heads and snapshots. */
 export const KNOWLEDGE_INDEX_LOG = {
   heads: 'knowledge_index_heads',
@@ -88,10 +79,9 @@ export function createDocumentRepository(conn: Connection) {
   const log = createIndexLog(conn, KNOWLEDGE_INDEX_LOG);
   const indexStore: LiveIndexStore = {
     ...log.store,
-    allChunks: async (ragId) =>
-      (await Chunk.find({ rag_id: ragId }).lean<ChunkDoc[]>()).map((c) => indexed(toChunk(c))),
+    allChunks: async (ragId) => (await Chunk.find({ rag_id: ragId }).lean()).map((c) => indexed(toChunk(c))),
     async texts(_ragId, ids) {
-      const docs = await Promise.all(ids.map((id) => Chunk.findOne({ _id: id }, { text: 1 }).lean<ChunkDoc>()));
+      const docs = await Promise.all(ids.map((id) => Chunk.findOne({ _id: id }, { text: 1 }).lean()));
       return new Map(docs.filter((d) => d !== null).map((d) => [d._id, d.text]));
     },
   };
@@ -100,14 +90,14 @@ export function createDocumentRepository(conn: Connection) {
     /** Stores documents with their chunks (chunks first: a document is listed only once its chunks are stored). */
     async insert(documents: DocumentRecord[], chunks: ChunkRecord[]): Promise<void> {
       try {
-        for (const batch of batches(chunks))
+        if (chunks.length > 0)
           await Chunk.insertMany(
-            batch.map(({ id, ...c }) => ({ _id: id, ...c })),
+            chunks.map(({ id, ...c }) => ({ _id: id, ...c })),
             { ordered: true },
           );
-        for (const batch of batches(documents))
+        if (documents.length > 0)
           await Document.insertMany(
-            batch.map(({ id, metadata, created_at, ...d }) => ({
+            documents.map(({ id, metadata, created_at, ...d }) => ({
               _id: id,
               ...d,
               metadata_json: toJsonText(metadata) ?? '{}',
@@ -129,14 +119,11 @@ export function createDocumentRepository(conn: Connection) {
     },
     /** Of `ids`, those that are documents of the rag id. */
     async existing(ragId: string, ids: string[]): Promise<{ id: string; kind: DocumentKind }[]> {
-      const found: { id: string; kind: DocumentKind }[] = [];
-      for (const batch of batches(ids)) {
-        const rows = await Document.find({ rag_id: ragId, _id: { $in: batch } }, { _id: 1, kind: 1 }).lean<
-          { _id: string; kind: DocumentKind }[]
-        >();
-        found.push(...rows.map((r) => ({ id: r._id, kind: r.kind })));
-      }
-      return found;
+      if (ids.length === 0) return [];
+      const rows = await Document.find({ _id: { $in: ids }, rag_id: ragId }, { _id: 1, kind: 1 }).lean<
+        Pick<DocumentDoc, '_id' | 'kind'>[]
+      >();
+      return rows.map((r) => ({ id: r._id, kind: r.kind }));
     },
     /** Whether the rag id has a website document (whose pages live in the knowledge graph). */
     async hasWebsite(ragId: string): Promise<boolean> {
@@ -144,13 +131,11 @@ export function createDocumentRepository(conn: Connection) {
     },
     /** Removes the documents `ids` of the rag id and their chunks; how many documents were removed. */
     async remove(ragId: string, ids: string[]): Promise<number> {
-      let deleted = 0;
-      for (const batch of batches(ids)) {
-        await Chunk.deleteMany({ rag_id: ragId, document_id: { $in: batch } });
-        deleted += (await Document.deleteMany({ rag_id: ragId, _id: { $in: batch } })).deletedCount;
-      }
-      if (ids.length > 0) await log.append(ragId, { removeUrls: ids, add: [] });
-      return deleted;
+      if (ids.length === 0) return 0;
+      await Chunk.deleteMany({ rag_id: ragId, document_id: { $in: ids } });
+      const { deletedCount } = await Document.deleteMany({ _id: { $in: ids }, rag_id: ragId });
+      await log.append(ragId, { removeUrls: ids, add: [] });
+      return deletedCount;
     },
     /** Removes every document and chunk of the rag id; how many documents were removed. */
     async reset(ragId: string): Promise<number> {
@@ -160,13 +145,11 @@ export function createDocumentRepository(conn: Connection) {
       return deleted;
     },
     async chunks(ragId: string): Promise<ChunkRecord[]> {
-      return (await Chunk.find({ rag_id: ragId }).lean<ChunkDoc[]>()).map(toChunk);
+      return (await Chunk.find({ rag_id: ragId }).lean()).map(toChunk);
     },
     async chunksByIds(ragId: string, ids: string[]): Promise<ChunkRecord[]> {
-      const out: ChunkRecord[] = [];
-      for (const batch of batches(ids))
-        out.push(...(await Chunk.find({ rag_id: ragId, _id: { $in: batch } }).lean<ChunkDoc[]>()).map(toChunk));
-      return out;
+      if (ids.length === 0) return [];
+      return (await Chunk.find({ _id: { $in: ids }, rag_id: ragId }).lean()).map(toChunk);
     },
   };
 }

@@ -57,11 +57,12 @@ export function createRagRepository(conn: Connection) {
     },
     async get(owner: Owner, id: string): Promise<RagRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await Rag.findOne(scoped(owner, id)).lean<RagDoc>();
+      const d = await Rag.findOne(scoped(owner, id)).lean();
       return d ? toRecord(d) : null;
     },
     list(owner: Owner, page: Page): Promise<{ items: RagRecord[]; total: number }> {
-      return findPage(Rag, { ...ownerFilter(owner) }, page, toRecord);
+      // The page is read lean, with its `_id`s (findPage types it as the schema, which has none).
+      return findPage(Rag, { ...ownerFilter(owner) }, page, (d) => toRecord(d as RagDoc));
     },
     /** Changes the client fields given; null when the owner has no such configuration. */
     async update(owner: Owner, id: string, fields: Partial<RagInput>, now: Date): Promise<RagRecord | null> {
@@ -72,9 +73,7 @@ export function createRagRepository(conn: Connection) {
         ...(meta_data === undefined ? {} : { meta_data_json: toJsonText(meta_data) }),
         updated_at: now,
       };
-      const d = await unique(
-        Rag.findOneAndUpdate(scoped(owner, id), { $set }, { returnDocument: 'after' }).lean<RagDoc>(),
-      );
+      const d = await unique(Rag.findOneAndUpdate(scoped(owner, id), { $set }, { returnDocument: 'after' }).lean());
       return d ? toRecord(d) : null;
     },
     async delete(owner: Owner, id: string): Promise<boolean> {

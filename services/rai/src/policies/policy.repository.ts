@@ -36,11 +36,12 @@ export function createPolicyRepository(conn: Connection) {
     },
     async get(owner: Owner, id: string): Promise<PolicyRecord | null> {
       if (!isObjectIdHex(id)) return null;
-      const d = await Policy.findOne(scoped(owner, id)).lean<PolicyDoc>();
+      const d = await Policy.findOne(scoped(owner, id)).lean();
       return d ? toRecord(d) : null;
     },
     list(owner: Owner, page: Page): Promise<{ items: PolicyRecord[]; total: number }> {
-      return findPage(Policy, { ...ownerFilter(owner) }, page, toRecord);
+      // The page is read lean, with its `_id`s (findPage types it as the schema, which has none).
+      return findPage(Policy, { ...ownerFilter(owner) }, page, (d) => toRecord(d as PolicyDoc));
     },
     async replace(owner: Owner, id: string, input: PolicyInput, now: Date): Promise<PolicyRecord | null> {
       if (!isObjectIdHex(id)) return null;
@@ -48,7 +49,7 @@ export function createPolicyRepository(conn: Connection) {
         scoped(owner, id),
         { $set: { ...fieldsOf(input), updated_at: now } },
         { returnDocument: 'after' },
-      ).lean<PolicyDoc>();
+      ).lean();
       return d ? toRecord(d) : null;
     },
     async delete(owner: Owner, id: string): Promise<boolean> {

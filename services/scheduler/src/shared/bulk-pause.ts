@@ -40,8 +40,7 @@ async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Pro
  * Pauses the owner's objects among `ids`, classifying every entry exactly once, in order: a malformed id is
  * invalid; an id matching none of the owner's objects is not found (also when repeated); one already paused, or a
  * repeat of a found id, is already paused; the rest are paused by one conditional update each (active → paused),
- * so concurrent requests over the same ids pause each object exactly once. Each distinct id is looked up by
- * itself: FerretDB serves `_id: {$in: [...]}` by reading the whole collection.
+ * so concurrent requests over the same ids pause each object exactly once (each answer names what it paused).
  */
 export async function pauseBulk<R, P>(
   deps: BulkPauseDeps<R, P>,

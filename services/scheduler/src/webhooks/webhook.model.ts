@@ -1,21 +1,6 @@
-import { modelFor, mongoose, type Connection, type Model } from '@platform/db';
+import { modelFor, mongoose, type Connection, type StoredDoc } from '@platform/db';
 
-import type { WebhookRecord } from './webhook.types';
-
-/** The stored document: the repository's record with MongoDB's `_id` in place of `id`. */
-export interface WebhookDoc extends Omit<
-  WebhookRecord,
-  'id' | 'max_concurrency' | 'callback_url' | 'callback_secret_sealed'
-> {
-  _id: mongoose.Types.ObjectId;
-  /** Absent in documents written before it existed: no limit. */
-  max_concurrency?: number | null;
-  /** Absent in documents written before completion callbacks existed: none. */
-  callback_url?: string | null;
-  callback_secret_sealed?: string | null;
-}
-
-const webhookSchema = new mongoose.Schema<WebhookDoc>(
+const webhookSchema = new mongoose.Schema(
   {
     user_id: { type: String, required: true },
     org_id: { type: String, required: true },
@@ -40,8 +25,13 @@ const webhookSchema = new mongoose.Schema<WebhookDoc>(
 webhookSchema.index({ user_id: 1, org_id: 1, created_at: -1, _id: -1 });
 webhookSchema.index({ user_id: 1, org_id: 1, agent_id: 1, created_at: -1, _id: -1 });
 webhookSchema.index({ user_id: 1, org_id: 1, is_active: 1, created_at: -1, _id: -1 });
+// The concurrency limits republished every minute: only the webhooks that have one.
+webhookSchema.index({ max_concurrency: 1 });
 
-/** The webhooks collection. Every update of it goes through `atomicUpdateOne` (see libs/db). */
-export function webhookModel(conn: Connection): Model<WebhookDoc> {
+/** A stored webhook, as the schema types it. */
+export type WebhookDoc = StoredDoc<typeof webhookSchema>;
+
+/** The webhooks collection. */
+export function webhookModel(conn: Connection) {
   return modelFor(conn, 'Webhook', webhookSchema, 'webhooks');
 }

@@ -1,4 +1,4 @@
-import { atomicUpdateOne, findPage, isObjectIdHex, listEqualities, ownerFilter, type Connection } from '@platform/db';
+import { findPage, isObjectIdHex, listEqualities, ownerFilter, type Connection } from '@platform/db';
 
 import { webhookModel, type WebhookDoc } from './webhook.model';
 import type { ListFilter, Owner, WebhookRecord } from './webhook.types';
@@ -13,7 +13,7 @@ function toRecord(d: WebhookDoc): WebhookRecord {
     secret_key_sealed: d.secret_key_sealed,
     previous_secret_key_sealed: d.previous_secret_key_sealed ?? null,
     previous_secret_expires_at: d.previous_secret_expires_at ?? null,
-    is_active: d.is_active,
+    is_active: d.is_active ?? true,
     created_at: d.created_at,
     updated_at: d.updated_at ?? null,
     last_triggered_at: d.last_triggered_at ?? null,
@@ -38,7 +38,7 @@ export interface NewWebhook {
 
 /**
  * Webhooks in MongoDB, always scoped to their owner (user and org). Ids that are not 24-char lowercase hex match
- * nothing. Every update goes through `atomicUpdateOne`: FerretDB's own updates are not atomic.
+ * nothing. Updates are conditional `findOneAndUpdate`s (compare-and-set on what they expect).
  */
 export function createWebhookRepository(conn: Connection) {
   const Webhook = webhookModel(conn);
@@ -51,7 +51,11 @@ export function createWebhookRepository(conn: Connection) {
     set: Partial<WebhookDoc>,
   ): Promise<WebhookRecord | null> {
     if (!isObjectIdHex(id)) return null;
-    const d = await atomicUpdateOne(Webhook, { _id: id, ...ownerFilter(owner), ...extra }, { $set: set });
+    const d = await Webhook.findOneAndUpdate(
+      { _id: id, ...ownerFilter(owner), ...extra },
+      { $set: set },
+      { returnDocument: 'after' },
+    ).lean<WebhookDoc>();
     return d ? toRecord(d) : null;
   }
 
@@ -114,7 +118,7 @@ export function createWebhookRepository(conn: Connection) {
       return (await Webhook.deleteOne({ _id: id, ...ownerFilter(owner) })).deletedCount === 1;
     },
 
-    /** Every webhook with a `max_concurrency` (of any owner), for republishing the limits: a scan on FerretDB. */
+    /** Every webhook with a `max_concurrency` (of any owner), for republishing the limits. */
     async concurrencyLimits(): Promise<{ id: string; max_concurrency: number }[]> {
       const docs = await Webhook.find({ max_concurrency: { $gte: 1 } }, { _id: 1, max_concurrency: 1 }).lean<
         Pick<WebhookDoc, '_id' | 'max_concurrency'>[]

@@ -1,15 +1,30 @@
 import {
-  atomicUpdateOne,
+  findPage,
   fromJsonText,
   isDuplicateKeyError,
   mongoose,
   toJsonText,
   type Connection,
+  type SortKeys,
 } from '@platform/db';
 
-import { transcriptModels, type TranscriptBodyDoc, type TranscriptDoc } from './transcript.model';
-import type { ChatItem, DerivedFields, TranscriptRecord, TranscriptSummaryRecord } from './transcript.types';
+import {
+  agentTotalsId,
+  transcriptModels,
+  type AgentTotalsDoc,
+  type TranscriptBodyDoc,
+  type TranscriptDoc,
+} from './transcript.model';
+import type {
+  ChatItem,
+  DerivedFields,
+  ListQuery,
+  TranscriptRecord,
+  TranscriptSummaryRecord,
+  TranscriptTotals,
+} from './transcript.types';
 
+/** The one mapping from a stored summary to its record. */
 function toSummary(d: TranscriptDoc): TranscriptSummaryRecord {
   return {
     id: d._id.toHexString(),
@@ -26,13 +41,13 @@ function toSummary(d: TranscriptDoc): TranscriptSummaryRecord {
     createdAt: d.created_at.toISOString(),
     updatedAt: d.updated_at.toISOString(),
     fingerprint: d.fingerprint,
-    tallied: d.tallied,
+    counted: d.tallied,
   };
 }
 
 function withBody(summary: TranscriptSummaryRecord, body: TranscriptBodyDoc | null): TranscriptRecord {
   const report = (fromJsonText(body?.session_report, {}) ?? {}) as Record<string, unknown>;
-  const chat = body?.chat_history === null || body?.chat_history === undefined ? null : fromJsonText(body.chat_history);
+  const chat = body?.chat_history == null ? null : fromJsonText(body.chat_history);
   return {
     ...summary,
     sessionReport: report,
@@ -49,6 +64,23 @@ function reportItems(report: Record<string, unknown>): ChatItem[] {
   );
 }
 
+/**
+ * The documents a list matches: the organization's (one agent's), `from` ≤ started_at < `to`. With the sort below,
+ * served by the index `(org_id[, agent_id], started_at, _id)`, walked forward or backward.
+ */
+function listFilter(orgId: string, q: Pick<ListQuery, 'agentId' | 'from' | 'to'>): Record<string, unknown> {
+  const filter: Record<string, unknown> = { org_id: orgId };
+  if (q.agentId !== undefined) filter.agent_id = q.agentId;
+  if (q.from !== undefined || q.to !== undefined)
+    filter.started_at = { ...(q.from && { $gte: q.from }), ...(q.to && { $lt: q.to }) };
+  return filter;
+}
+
+const byStart = (dir: 1 | -1): SortKeys => [
+  ['started_at', dir],
+  ['_id', dir],
+];
+
 export interface NewTranscript extends DerivedFields {
   sessionId: string;
   agentId: string;
@@ -58,14 +90,12 @@ export interface NewTranscript extends DerivedFields {
   /** Null when the chat history is the report's own. */
   chatHistory: ChatItem[] | null;
   fingerprint: string;
-  orgBucket: string;
-  agentBucket: string;
   now: Date;
 }
 
 /** Transcripts: summaries in one collection, report and chat history in another under the same id. */
 export function createTranscriptRepository(conn: Connection) {
-  const { Transcript, Body } = transcriptModels(conn);
+  const { Transcript, Body, AgentTotals } = transcriptModels(conn);
   return {
     /** Stores a new transcript; null when the organization already has one for the session. */
     async insert(t: NewTranscript): Promise<TranscriptRecord | null> {
@@ -92,8 +122,6 @@ export function createTranscriptRepository(conn: Connection) {
         updated_at: t.now,
         fingerprint: t.fingerprint,
         tallied: false,
-        org_bucket: t.orgBucket,
-        agent_bucket: t.agentBucket,
       };
       try {
         await Transcript.collection.insertOne(doc);
@@ -104,26 +132,38 @@ export function createTranscriptRepository(conn: Connection) {
       }
       return { ...toSummary(doc), sessionReport: t.sessionReport, chatHistory: t.chatHistory ?? [] };
     },
+
     /** The organization's transcript of a session, whole; null when it has none. */
     async findBySession(orgId: string, sessionId: string): Promise<TranscriptRecord | null> {
       const d = await Transcript.findOne({ session_id: sessionId, org_id: orgId }).lean<TranscriptDoc>();
       if (!d) return null;
       return withBody(toSummary(d), await Body.findById(d._id).lean<TranscriptBodyDoc>());
     },
-    /** Every transcript of one bucket key (`org_bucket` or `agent_bucket`), in no particular order. */
-    async bucket(field: 'org_bucket' | 'agent_bucket', key: string): Promise<TranscriptSummaryRecord[]> {
-      const docs = await Transcript.find({ [field]: key }).lean<TranscriptDoc[]>();
-      return docs.map(toSummary);
+
+    /** One page of the organization's (or one agent's) transcripts by startedAt then id, and how many match. */
+    page(orgId: string, q: ListQuery): Promise<{ items: TranscriptSummaryRecord[]; total: number }> {
+      const sort = byStart(q.sort === 'asc' ? 1 : -1);
+      // findPage types a document as its schema without `_id`; what lean() reads has it.
+      const toRecord = (d: object) => toSummary(d as TranscriptDoc);
+      return findPage(Transcript, listFilter(orgId, q), { skip: q.offset, limit: q.limit }, toRecord, sort);
     },
-    /** Marks a transcript as counted by the tallies; true for the one caller that did so. */
-    async claimTally(id: string): Promise<boolean> {
-      return (
-        (await atomicUpdateOne(
-          Transcript,
-          { _id: new mongoose.Types.ObjectId(id), tallied: false },
-          { $set: { tallied: true } },
-        )) !== null
-      );
+
+    /** Marks a transcript as counted in its agent's totals; true for the one caller that did so. */
+    async claimCount(id: string): Promise<boolean> {
+      const r = await Transcript.updateOne({ _id: id, tallied: false }, { $set: { tallied: true } });
+      return r.modifiedCount === 1;
+    },
+
+    /** Counts one call in its agent's totals. */
+    async addToTotals(t: Pick<TranscriptSummaryRecord, 'orgId' | 'agentId' | 'messageCount' | 'durationMs'>) {
+      const $inc = { calls: 1, messages: t.messageCount, duration_ms: t.durationMs };
+      await AgentTotals.updateOne({ _id: agentTotalsId(t.orgId, t.agentId) }, { $inc }, { upsert: true });
+    },
+
+    /** How many calls one of the organization's agents has, with their messages and duration summed. */
+    async agentTotals(orgId: string, agentId: string): Promise<TranscriptTotals> {
+      const d = await AgentTotals.findById(agentTotalsId(orgId, agentId)).lean<AgentTotalsDoc>();
+      return { calls: d?.calls ?? 0, messages: d?.messages ?? 0, durationMs: d?.duration_ms ?? 0 };
     },
   };
 }

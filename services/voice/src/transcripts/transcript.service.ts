@@ -1,10 +1,7 @@
 import { ConflictError, ValidationError } from '@platform/errors';
 
-import type { TallyRepository } from './tally.repository';
-import { agentBucketKey, bucketOf, dayOf, dayTallyId, orgBucketKey, tallyId } from './transcript.buckets';
 import { chatHistoryOf, deriveFields, fingerprintOf } from './transcript.derive';
 import { TranscriptNotFoundError } from './transcript.errors';
-import { readPage } from './transcript.pages';
 import type { TranscriptRepository } from './transcript.repository';
 import type {
   AgentStats,
@@ -19,39 +16,28 @@ import { summaryView, transcriptView } from './transcript.views';
 
 export interface TranscriptServiceDeps {
   repo: TranscriptRepository;
-  tallies: TallyRepository;
   clock: () => Date;
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Voice transcripts of an organization: idempotent ingest, reads, lists and per-agent stats. */
-export function createTranscriptService({ repo, tallies, clock }: TranscriptServiceDeps) {
+export function createTranscriptService({ repo, clock }: TranscriptServiceDeps) {
   /**
-   * Counts a stored transcript in its organization's and agent's tallies, once: the claim decides who counts it.
-   * A transcript stored by an ingest that failed before counting is counted by the runtime's retry of that ingest.
+   * Counts a stored transcript in its agent's totals, once: the claim decides who counts it. A transcript stored by
+   * an ingest that failed before counting it is counted by the runtime's retry of that ingest.
    */
-  async function tally(t: TranscriptRecord): Promise<void> {
-    if (t.tallied || !(await repo.claimTally(t.id))) return;
-    const day = dayOf(new Date(t.startedAt));
-    const bucket = bucketOf(new Date(t.startedAt));
-    const entries = [
-      { id: tallyId(t.orgId), key: day },
-      { id: tallyId(t.orgId, t.agentId), key: day },
-      { id: dayTallyId(t.orgId, day), key: bucket },
-      { id: dayTallyId(t.orgId, day, t.agentId), key: bucket },
-    ];
-    await tallies.add(entries, t.messageCount, t.durationMs);
+  async function count(t: TranscriptRecord): Promise<void> {
+    if (t.counted || !(await repo.claimCount(t.id))) return;
+    await repo.addToTotals(t);
   }
 
-  async function replay(
-    stored: TranscriptRecord,
-    fingerprint: string,
-  ): Promise<{ created: boolean; transcript: Transcript }> {
+  /** The stored transcript answers a replay of its own body; any other body for the session is a conflict. */
+  async function replay(stored: TranscriptRecord, fingerprint: string) {
     if (stored.fingerprint !== fingerprint) {
       throw new ConflictError(`Transcript for session ${stored.sessionId} already exists with different content`);
     }
-    await tally(stored);
+    await count(stored);
     return { created: false, transcript: transcriptView(stored) };
   }
 
@@ -69,7 +55,6 @@ export function createTranscriptService({ repo, tallies, clock }: TranscriptServ
       const now = clock();
       const chat = chatHistoryOf(input);
       const fields = deriveFields(input, chat.items, now);
-      const bucket = bucketOf(fields.startedAt);
       const inserted = await repo.insert({
         ...fields,
         sessionId: input.sessionId,
@@ -79,8 +64,6 @@ export function createTranscriptService({ repo, tallies, clock }: TranscriptServ
         sessionReport: input.sessionReport ?? {},
         chatHistory: chat.fromReport ? null : chat.items,
         fingerprint,
-        orgBucket: orgBucketKey(caller.org_id, bucket),
-        agentBucket: agentBucketKey(caller.org_id, input.agentId, bucket),
         now,
       });
       if (!inserted) {
@@ -89,7 +72,7 @@ export function createTranscriptService({ repo, tallies, clock }: TranscriptServ
         if (!winner) throw new ConflictError(`Transcript for session ${input.sessionId} is being stored; retry`);
         return replay(winner, fingerprint);
       }
-      await tally(inserted);
+      await count(inserted);
       return { created: true, transcript: transcriptView({ ...inserted, chatHistory: chat.items }) };
     },
 
@@ -100,7 +83,7 @@ export function createTranscriptService({ repo, tallies, clock }: TranscriptServ
     },
 
     async list(caller: Caller, q: ListQuery): Promise<TranscriptList> {
-      const { items, total } = await readPage({ repo, tallies }, caller.org_id, q);
+      const { items, total } = await repo.page(caller.org_id, q);
       const next = q.offset + items.length;
       return {
         items: items.map(summaryView),
@@ -113,7 +96,7 @@ export function createTranscriptService({ repo, tallies, clock }: TranscriptServ
 
     /** Calls of one of the organization's agents, with their mean message count and duration (0 without calls). */
     async agentStats(caller: Caller, agentId: string): Promise<AgentStats> {
-      const t = await tallies.read(tallyId(caller.org_id, agentId));
+      const t = await repo.agentTotals(caller.org_id, agentId);
       if (t.calls === 0) return { totalCalls: 0, avgMessages: 0, avgDurationMs: 0 };
       return {
         totalCalls: t.calls,

@@ -30,8 +30,15 @@ export interface DerivedFields {
 export interface TranscriptSummaryRecord extends TranscriptSummary {
   /** Hash of the ingest body that created it: a replay with the same hash changes nothing, another is a conflict. */
   fingerprint: string;
-  /** False until the organization's and agent's tallies count it (see transcript.service.ts). */
-  tallied: boolean;
+  /** False until its agent's totals count it (see transcript.service.ts). */
+  counted: boolean;
+}
+
+/** One agent's calls, with their message counts and durations summed. */
+export interface TranscriptTotals {
+  calls: number;
+  messages: number;
+  durationMs: number;
 }
 
 /** A whole stored transcript. */

@@ -92,7 +92,7 @@ export function createFireProcessor(deps: FireDeps) {
       fire_key: fireKeyOf(s.id, fireMs),
       callback: callbackTargetOf(s),
     };
-    if (s.overlap_policy === 'skip' && (await deps.executions.hasUnfinishedRun(s.id))) {
+    if (s.overlap_policy === 'skip' && (await deps.executions.hasUnfinishedRun(s, s.id))) {
       const skipped = await deps.executions.createOnce(
         {
           ...base,

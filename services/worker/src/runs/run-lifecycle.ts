@@ -1,4 +1,5 @@
-import { AtomicConflictError } from '@platform/db';
+import { randomUUID } from 'node:crypto';
+
 import { isUnavailableError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import { DelayedError, limitKeys, type ConcurrencyGate, type GateSlot, type Job } from '@platform/queue';
@@ -66,8 +67,7 @@ async function untilStored<R>(
     try {
       return await write();
     } catch (err) {
-      // A conflict here is a claim that an interrupted write of this very outcome left behind: it goes soon.
-      if (!isUnavailableError(err) && !(err instanceof AtomicConflictError)) throw err;
+      if (!isUnavailableError(err)) throw err;
       const delay = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(tries, 20));
       if (tries === 0 || tries % 10 === 0)
         log.warn('database unreachable; holding the outcome until it can be stored', {
@@ -99,6 +99,15 @@ export function createRunProcessor(
   attempt: (exec: ExecutionRecord) => Promise<AttemptResult>,
 ) {
   const log = deps.logger.child({ module });
+  /** This processor among every worker's: part of each claim it makes (execution.repository.ts `claim`). */
+  const processorId = randomUUID();
+  /**
+   * Who claims a run for this delivery of its job: a claim sent again for the same delivery (its reply was lost, and
+   * the job came back after a store wait) is the attempt it already started; a retry of the job, a delivery after a
+   * stall or another worker's claims anew.
+   */
+  const claimantOf = (job: Job<RunJobData>) =>
+    `${job.id ?? ''}:${job.attemptsMade}:${job.stalledCounter ?? 0}:${processorId}`;
   /**
    * Queues the callback of a run that ended with one and has no delivery yet. Redis not taking it makes the job wait
    * as for any store (store-wait.ts): it comes back, finds its run ended, and queues the callback then.
@@ -114,10 +123,9 @@ export function createRunProcessor(
   const run = async (job: Job<RunJobData>): Promise<void> => {
     const startedAt = deps.clock();
     // A store error from here to the attempt's answer leaves the job waiting (store-wait.ts) with nothing spent.
-    // A job redelivered after a stall: its first holder stopped renewing it, so the claim takes over that holder's lease.
-    const exec = await deps.executions.claim(job.data.execution_id, startedAt, job.data.resume_attempt, {
-      batch: job.data.batch,
-      redelivered: (job.stalledCounter ?? 0) > 0,
+    const exec = await deps.executions.claim(job.data.execution_id, startedAt, {
+      claimant: claimantOf(job),
+      resumeAttempt: job.data.resume_attempt,
     });
     if (!exec) {
       log.info('execution already ended or unknown; nothing to run', { execution_id: job.data.execution_id });
@@ -132,7 +140,6 @@ export function createRunProcessor(
       // Claimed, but a store (or the agent service in front of its own) was away before the attempt could run:
       // the same attempt resumes when the job comes back.
       if (isUnavailableError(err)) {
-        await deps.executions.unlease(exec.id).catch(() => undefined); // whichever worker resumes it writes the run
         await job.updateData({ ...job.data, resume_attempt: exec.attempt });
         throw err;
       }

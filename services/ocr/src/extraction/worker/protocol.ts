@@ -1,7 +1,8 @@
 /** What the service and the document process say to each other over the IPC channel. */
 
 /** `auto`: OCR the pages without a text layer; `off`: text layer only; `force`: OCR every page. */
-export type OcrMode = 'auto' | 'off' | 'force';
+export const OCR_MODES = ['auto', 'off', 'force'] as const;
+export type OcrMode = (typeof OCR_MODES)[number];
 
 /** One document to read, sent to the document process. */
 export interface DocumentJob {

@@ -1,0 +1,208 @@
+import type mongoose from 'mongoose';
+
+import type { DocLocks } from './locks';
+import { onlyEqualities, type ReadOptions, type Reads } from './reads';
+
+/**
+ * What makes a collection behave on FerretDB 1.24 as on MongoDB, under the driver's own methods (mongoose and the
+ * repositories call them unchanged). FerretDB applies an update as a read of the matching documents and a write of
+ * each whole document back: every update, replace and conditional delete here holds the locks (locks.ts) of the
+ * documents it may change from before FerretDB reads them to after it writes them. A filter naming one `_id` locks
+ * that document; otherwise the matching ids are read first, locked, and the write runs narrowed to them (a
+ * single-document write whose document stopped matching meanwhile looks again). Inserts need nothing (a unique index
+ * refuses the second of a race), nor does a delete by `_id` alone. Pages, counts and lookups beyond equalities are
+ * read from PostgreSQL (reads.ts).
+ */
+export interface AdapterContext {
+  dbName: string;
+  locks: DocLocks;
+  reads(collection: string): Reads;
+  /** An index about to be created (TTL indexes): the options to create it with. */
+  onIndex(collection: string, keys: Record<string, unknown>, options: Record<string, unknown>): Record<string, unknown>;
+  afterIndex(collection: string, keys: Record<string, unknown>): Promise<void>;
+  /** An index dropped by name. */
+  onDropIndex(collection: string, name: string): void;
+}
+
+type Filter = Record<string, unknown>;
+type Options = Record<string, unknown> & { upsert?: boolean; sort?: unknown; includeResultMetadata?: boolean };
+type Method = (...args: unknown[]) => unknown;
+type Counts = Partial<Record<'matchedCount' | 'modifiedCount' | 'upsertedCount' | 'deletedCount', number>> & {
+  acknowledged?: boolean;
+  upsertedId?: unknown;
+};
+
+const ADAPTED = Symbol.for('platform.db.adapted');
+const CHUNK = 256; // documents locked per write of a multi-document update or delete
+const LOOKS = 5; // looks of a single-document write whose document moved before its lock
+
+const isOps = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && Object.keys(v).some((k) => k.startsWith('$'));
+const isId = (v: unknown) =>
+  typeof v === 'string' || typeof v === 'number' || (v !== null && typeof v === 'object' && !isOps(v));
+/** The one `_id` a filter names (`{_id: v}`, `{_id: {$eq: v}}`). */
+const oneIdOf = (f: Filter): unknown =>
+  isId(f._id) ? f._id : isOps(f._id) && Object.keys(f._id).length === 1 && isId(f._id.$eq) ? f._id.$eq : undefined;
+/** The ids of `{_id: {$in: [...]}}`. */
+const listedIdsOf = (f: Filter): unknown[] | undefined =>
+  isOps(f._id) && Object.keys(f._id).length === 1 && Array.isArray(f._id.$in) && f._id.$in.every(isId)
+    ? (f._id.$in as unknown[])
+    : undefined;
+const hasEquality = (f: Filter) => Object.entries(f).some(([k, v]) => k !== '_id' && !k.startsWith('$') && !isOps(v));
+const onlyId = (f: Filter) => Object.keys(f).length === 1 && oneIdOf(f) !== undefined;
+const idText = (id: unknown) =>
+  typeof id === 'string' ? `s:${id}` : typeof id === 'number' ? `n:${id}` : `o:${String(id)}`;
+/** An upsert's lock while no document matches: its filter, whatever the order of its fields. */
+const upsertKeyOf = (f: Filter) =>
+  JSON.stringify(
+    Object.keys(f)
+      .sort()
+      .map((k) => [k, f[k]]),
+  );
+
+function sum(a: Counts, b: Counts): Counts {
+  const out: Counts = { ...a, ...b, acknowledged: true, upsertedId: a.upsertedId ?? b.upsertedId ?? null };
+  for (const k of ['matchedCount', 'modifiedCount', 'upsertedCount', 'deletedCount'] as const)
+    if (a[k] !== undefined || b[k] !== undefined) out[k] = (a[k] ?? 0) + (b[k] ?? 0);
+  return out;
+}
+const NO_UPDATE: Counts = { acknowledged: true, matchedCount: 0, modifiedCount: 0, upsertedCount: 0, upsertedId: null };
+const NO_DELETE: Counts = { acknowledged: true, deletedCount: 0 };
+const changed = (r: Counts) => (r.matchedCount ?? 0) + (r.upsertedCount ?? 0) + (r.deletedCount ?? 0) > 0;
+
+/** Installs the FerretDB behaviour on a mongoose collection (once: the models of one collection share it). */
+export function adaptCollection(coll: mongoose.Collection, ctx: AdapterContext): void {
+  const target = coll as unknown as Record<string | symbol, unknown>;
+  if (target[ADAPTED]) return;
+  target[ADAPTED] = true;
+  const proto = Object.getPrototypeOf(coll) as Record<string, Method>;
+  const call = <R = Counts>(name: string, ...args: unknown[]) => proto[name]!.apply(coll, args) as Promise<R>;
+  const keyOf = (id: unknown) => `${ctx.dbName}\u0000${coll.name}\u0000${idText(id)}`;
+  const reads = ctx.reads(coll.name);
+  const findAll = async (filter: Filter, o: ReadOptions) =>
+    (await reads.find(filter, o)) ??
+    (proto.find!.call(coll, filter, o) as { toArray(): Promise<Record<string, unknown>[]> }).toArray();
+  const idsMatching = async (filter: Filter, o: ReadOptions) =>
+    (await findAll(filter, { ...o, projection: { _id: 1 } })).map((d) => d._id);
+
+  /** A write of at most one document; `run` is told when its filter is narrowed to a document seen (no upsert then). */
+  async function one<R>(
+    filter: Filter,
+    opts: Options,
+    run: (f: Filter, seen: boolean) => Promise<R>,
+    none: R,
+    hit: (r: R) => boolean,
+  ) {
+    const id = oneIdOf(filter);
+    if (id !== undefined) return ctx.locks.hold([keyOf(id)], () => run(filter, false));
+    for (let look = 0; look < LOOKS; look++) {
+      const [found] = await idsMatching(filter, { sort: opts.sort, limit: 1 });
+      if (found === undefined)
+        return opts.upsert ? ctx.locks.hold([upsertKeyOf(filter)], () => run(filter, false)) : none;
+      const r = await ctx.locks.hold([keyOf(found)], () => run({ ...filter, _id: found }, true));
+      if (hit(r)) return r;
+    }
+    return none;
+  }
+
+  /** A write of every matching document, locked and written a chunk at a time. */
+  async function many(filter: Filter, run: (f: Filter) => Promise<Counts>, none: Counts): Promise<Counts> {
+    const id = oneIdOf(filter);
+    if (id !== undefined) return ctx.locks.hold([keyOf(id)], () => run(filter));
+    const ids = listedIdsOf(filter) ?? (await idsMatching(filter, {}));
+    let out = none;
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
+      // Without another equality, `$in` would make FerretDB read the whole collection: one write per id instead.
+      const write = hasEquality(filter)
+        ? () => run({ ...filter, _id: { $in: chunk } })
+        : async () => (await Promise.all(chunk.map((x) => run({ ...filter, _id: x })))).reduce(sum, none);
+      out = sum(out, await ctx.locks.hold(chunk.map(keyOf), write));
+    }
+    return out;
+  }
+
+  const noDoc = (o: Options) =>
+    o.includeResultMetadata ? { value: null, ok: 1, lastErrorObject: { n: 0, updatedExisting: false } } : null;
+  const found = (o: Options) => (r: unknown) =>
+    (o.includeResultMetadata ? (r as { value?: unknown } | null)?.value : r) != null;
+  /** A write of one document by the driver's method `name`: (filter, opts) or, `withChange`, (filter, change, opts). */
+  const single =
+    (name: string, withChange: boolean, none: (o: Options) => unknown, hit: (o: Options) => (r: unknown) => boolean) =>
+    (filter: Filter, ...args: unknown[]) => {
+      const o = ((withChange ? args[1] : args[0]) ?? {}) as Options;
+      const change = withChange ? [args[0]] : [];
+      return one(filter, o, (f, seen) => call(name, f, ...change, seen ? { ...o, upsert: false } : o), none(o), hit(o));
+    };
+  const updateOne = single(
+    'updateOne',
+    true,
+    () => NO_UPDATE,
+    () => (r) => changed(r as Counts),
+  );
+
+  const methods: Record<string, (...args: never[]) => unknown> = {
+    findOneAndUpdate: single('findOneAndUpdate', true, noDoc, found),
+    findOneAndReplace: single('findOneAndReplace', true, noDoc, found),
+    findOneAndDelete: single('findOneAndDelete', false, noDoc, found),
+    updateOne,
+    replaceOne: single(
+      'replaceOne',
+      true,
+      () => NO_UPDATE,
+      () => (r) => changed(r as Counts),
+    ),
+    deleteOne: (filter: Filter, opts: Options = {}) =>
+      onlyId(filter)
+        ? call('deleteOne', filter, opts)
+        : single(
+            'deleteOne',
+            false,
+            () => NO_DELETE,
+            () => (r) => changed(r as Counts),
+          )(filter, opts),
+    deleteMany: (filter: Filter, opts: Options = {}) =>
+      onlyId(filter) ? call('deleteMany', filter, opts) : many(filter, (f) => call('deleteMany', f, opts), NO_DELETE),
+    updateMany: async (filter: Filter, change: unknown, opts: Options = {}) => {
+      const r = await many(filter, (f) => call('updateMany', f, change, { ...opts, upsert: false }), NO_UPDATE);
+      return !opts.upsert || changed(r)
+        ? r
+        : ctx.locks.hold([upsertKeyOf(filter)], () => call('updateMany', filter, change, opts));
+    },
+    // Not made atomic here: the domain writes with the calls above.
+    bulkWrite: () =>
+      Promise.reject(new Error('bulkWrite is not supported on the development server: use updateOne/updateMany')),
+    findOne: async (filter: Filter = {}, opts: Options = {}) => {
+      if (!opts.sort && onlyEqualities(filter)) return call('findOne', filter, opts);
+      const found = await reads.find(filter, { ...opts, limit: 1 });
+      return found ? (found[0] ?? null) : call('findOne', filter, opts);
+    },
+    countDocuments: async (filter: Filter = {}, opts: Options = {}) =>
+      (await reads.count(filter, opts)) ?? call('countDocuments', filter, opts),
+    // A page (a limit) is read at once from PostgreSQL; anything else as FerretDB streams it.
+    find: (filter: Filter = {}, opts: Options & ReadOptions = {}) =>
+      opts.limit && !opts.explain ? pageCursor(() => findAll(filter, opts)) : proto.find!.call(coll, filter, opts),
+    createIndex: async (keys: Record<string, unknown>, opts: Record<string, unknown> = {}) => {
+      const created = await call<unknown>('createIndex', keys, ctx.onIndex(coll.name, keys, opts));
+      await ctx.afterIndex(coll.name, keys);
+      return created;
+    },
+    dropIndex: async (name: string, opts: Options = {}) => {
+      const dropped = await call<unknown>('dropIndex', name, opts);
+      ctx.onDropIndex(coll.name, name);
+      return dropped;
+    },
+  };
+  Object.assign(target, methods);
+}
+
+/** The cursor methods mongoose uses (`toArray` for a query, `next` for its cursor), over documents read at once. */
+function pageCursor(load: () => Promise<Record<string, unknown>[]>) {
+  let docs: Promise<Record<string, unknown>[]> | undefined;
+  let at = 0;
+  return {
+    next: async () => (await (docs ??= load()))[at++] ?? null,
+    toArray: async () => (await (docs ??= load())).slice(at),
+    close: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,118 @@
+import { ConnectionStates, type Connection, type Schema } from 'mongoose';
+import { Pool } from 'pg';
+
+import type { AdapterContext } from './adapter';
+import { createExpiry } from './expiry';
+import { analyzeTables, createLookupIndexer, tableOf } from './indexes';
+import { createDocLocks, type DocLocks } from './locks';
+import { addFieldTypes, createReads, type FieldTypes, type Reads } from './reads';
+
+/** Where FerretDB stores its data: read here (a development server's setting, not a service's). */
+export const FERRETDB_POSTGRESQL_URL_ENV = 'FERRETDB_POSTGRESQL_URL';
+
+export interface FerretDbOptions {
+  /** The PostgreSQL database FerretDB stores in (default: the FERRETDB_POSTGRESQL_URL variable). */
+  postgresUrl?: string;
+  /** How often expired documents of TTL indexes are removed (default 60 s, as MongoDB's TTL monitor). */
+  ttlSweepMs?: number;
+}
+
+export interface FerretDbContext extends AdapterContext {
+  /** Makes a model's fields known to the reads of its collection. */
+  describe(collection: string, schema: Schema): void;
+  sweepExpired(): Promise<void>;
+  analyze(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function isFerretDb(conn: Connection): Promise<boolean> {
+  return 'ferretdbVersion' in (await conn.db!.admin().command({ buildInfo: 1 }));
+}
+
+/** A process's PostgreSQL sessions per URL, shared by its connections: one for the locks, a small pool for reads. */
+const shared = new Map<string, { locks: DocLocks; pool: Pool; users: number }>();
+
+function pgOf(url: string) {
+  let s = shared.get(url);
+  if (!s) {
+    const pool = new Pool({ connectionString: url, max: 4, idleTimeoutMillis: 5_000, connectionTimeoutMillis: 3_000 });
+    pool.on('error', () => undefined); // an idle client lost: the pool makes another when asked
+    shared.set(url, (s = { locks: createDocLocks(url), pool, users: 0 }));
+  }
+  const mine = s;
+  mine.users += 1;
+  const release = async () => {
+    if (--mine.users > 0) return;
+    shared.delete(url);
+    await Promise.all([mine.locks.close(), mine.pool.end().catch(() => undefined)]);
+  };
+  return { locks: mine.locks, pool: mine.pool, release };
+}
+
+/** The adapter's state for one connection to FerretDB. */
+export function createFerretDbContext(conn: Connection, opts: FerretDbOptions = {}): FerretDbContext {
+  const url = opts.postgresUrl ?? process.env[FERRETDB_POSTGRESQL_URL_ENV];
+  if (!url)
+    throw new Error(
+      `the database server is FerretDB: set ${FERRETDB_POSTGRESQL_URL_ENV} to the PostgreSQL database it stores in`,
+    );
+  const dbName = conn.name;
+  const pg = pgOf(url);
+  const expiry = createExpiry(url, dbName, opts.ttlSweepMs ?? 60_000);
+  const lookup = createLookupIndexer(url, dbName);
+  const collections = new Map<string, { types: FieldTypes; reads: Reads }>();
+  const collectionOf = (name: string) => {
+    let c = collections.get(name);
+    if (!c) {
+      const types: FieldTypes = new Map();
+      let table: string | null = null;
+      const resolve = async () => {
+        const client = await pg.pool.connect();
+        try {
+          return (table ??= await tableOf(client, dbName, name));
+        } finally {
+          client.release();
+        }
+      };
+      const target = {
+        pool: pg.pool,
+        db: dbName,
+        collection: name,
+        up: () => conn.readyState === ConnectionStates.connected,
+      };
+      collections.set(
+        name,
+        (c = { types, reads: createReads({ ...target, table: async () => table ?? resolve() }, types) }),
+      );
+    }
+    return c;
+  };
+  return {
+    dbName,
+    locks: pg.locks,
+    reads: (collection) => collectionOf(collection).reads,
+    describe: (collection, schema) => addFieldTypes(collectionOf(collection).types, schema),
+    onIndex(collection, keys, { expireAfterSeconds, ...rest }) {
+      if (typeof expireAfterSeconds !== 'number') return rest;
+      const [field, ...others] = Object.keys(keys);
+      if (!field || others.length || field.includes('.'))
+        throw new Error(`TTL index of ${collection}: one top-level field`);
+      expiry.register(
+        collection,
+        typeof rest.name === 'string' ? rest.name : `${field}_${String(keys[field])}`,
+        field,
+        expireAfterSeconds,
+      );
+      return rest;
+    },
+    // The leading field of an index is what its queries test for equality; `_id` is every collection's.
+    afterIndex: (collection, keys) => lookup(collection, ['_id', Object.keys(keys)[0]!]).catch(() => undefined),
+    onDropIndex: (collection, name) => expiry.unregister(collection, name),
+    sweepExpired: () => expiry.sweep(),
+    analyze: () => analyzeTables(url, dbName),
+    async close() {
+      expiry.stop();
+      await pg.release();
+    },
+  };
+}

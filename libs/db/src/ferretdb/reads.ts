@@ -1,0 +1,202 @@
+import mongoose from 'mongoose';
+import type { Pool } from 'pg';
+
+import { logQuery } from '../query-log';
+import { asOutage, quoteLiteral } from './indexes';
+
+/**
+ * Reads FerretDB 1.24 cannot serve from an index, served from its PostgreSQL: it pushes down only top-level
+ * equalities, and sorts, skips, limits, counts, `$in`, ranges and `$or` over every matching document in its own
+ * process (a page of a list of 100,000 runs read them all). A `find` with a limit, a `findOne` with a sort or more
+ * than equalities, and a `countDocuments` become one statement on the collection's table, over the expressions
+ * FerretDB's btree indexes are built on (`_jsonb -> 'field'`), so the declared compound indexes serve them as
+ * MongoDB's would. Rows are FerretDB's documents (JSON, with each value's BSON type beside it in `$s`), decoded as the
+ * driver decodes BSON. Anything not translated here, or a row holding a type not decoded here, is left to FerretDB.
+ *
+ * Translated: top-level fields every schema types as one scalar (String, Number, Date, Boolean, ObjectId: never an
+ * array, so equality means what it means in MongoDB) with a value, `$eq`, `$ne`, `$in`, `$gt`, `$gte`, `$lt`, `$lte`,
+ * `$exists`, under `$and` and `$or`; sorts on them (a missing value counts as null, the lowest, as in MongoDB).
+ */
+export type FieldTypes = Map<string, string>;
+
+const SCALARS = new Set(['String', 'Number', 'Date', 'Boolean', 'ObjectId']);
+const RANGES: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
+class Untranslatable extends Error {}
+const no = (): never => {
+  throw new Untranslatable();
+};
+const isOid = (v: unknown): v is mongoose.mongo.ObjectId => v instanceof mongoose.mongo.ObjectId;
+
+/** Adds a schema's scalar top-level fields (`Date!`: required, never missing); two types of one field: none. */
+export function addFieldTypes(types: FieldTypes, schema: mongoose.Schema): void {
+  schema.eachPath((path, type) => {
+    if (path.includes('.')) return;
+    const required = path === '_id' || (type as { isRequired?: boolean }).isRequired === true;
+    const t = SCALARS.has(type.instance) ? type.instance : 'other';
+    const had = types.get(path)?.replace('!', '');
+    const agree = t !== 'other' && (had === undefined || had === t);
+    types.set(path, agree ? `${t}${required && types.get(path) !== t ? '!' : ''}` : 'other');
+  });
+}
+
+/** The jsonb text of a scalar as FerretDB stores it (dates as epoch milliseconds, ObjectIds as hex). */
+function jsonOf(v: unknown): string {
+  if (v instanceof Date) return String(v.getTime());
+  if (isOid(v)) return JSON.stringify(v.toHexString());
+  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
+    ? JSON.stringify(v)
+    : no();
+}
+const jsonTypeOf = (v: unknown) =>
+  typeof v === 'boolean' ? 'boolean' : typeof v === 'string' || isOid(v) ? 'string' : 'number';
+
+function translator(params: string[], types: FieldTypes) {
+  const field = (name: string) =>
+    name.startsWith('$') || name.includes('.') || (types.get(name) ?? 'other') === 'other'
+      ? no()
+      : `(_jsonb -> ${quoteLiteral(name)})`;
+  const value = (v: unknown) => `$${params.push(jsonOf(v))}::jsonb`;
+  // Equality as MongoDB means it: null also matches a missing field.
+  const equals = (f: string, v: unknown) =>
+    v === null ? `(${f} IS NULL OR ${f} = 'null'::jsonb)` : `${f} = ${value(v)}`;
+  const condition = (name: string, cond: unknown): string => {
+    const f = field(name);
+    if (
+      cond === null ||
+      typeof cond !== 'object' ||
+      cond instanceof Date ||
+      isOid(cond) ||
+      !Object.keys(cond).every((k) => k.startsWith('$'))
+    )
+      return equals(f, cond);
+    return Object.entries(cond)
+      .map(([op, v]) => {
+        if (op === '$eq') return equals(f, v);
+        if (op === '$ne') return `NOT coalesce(${equals(f, v)}, false)`;
+        if (op === '$exists') return `${f} IS ${v ? 'NOT ' : ''}NULL`;
+        if (op === '$in' && Array.isArray(v)) return `(false${v.map((x) => ` OR ${equals(f, x)}`).join('')})`;
+        // Only values of the bound's type are in a range: MongoDB never ranks a null, or a string, among numbers.
+        if (RANGES[op] && v !== null)
+          return `(${f} ${RANGES[op]} ${value(v)} AND jsonb_typeof(${f}) = '${jsonTypeOf(v)}')`;
+        return no();
+      })
+      .join(' AND ');
+  };
+  const where = (filter: Record<string, unknown>): string =>
+    Object.entries(filter)
+      .map(([k, v]) =>
+        (k === '$and' || k === '$or') && Array.isArray(v) && v.length > 0
+          ? `(${v.map((x) => where(x as Record<string, unknown>)).join(k === '$and' ? ' AND ' : ' OR ')})`
+          : `(${condition(k, v)})`,
+      )
+      .join(' AND ') || 'true';
+  // A required field is ordered by the expression its btree index holds, so the index serves the order.
+  const key = (name: string) =>
+    types.get(name)?.endsWith('!') ? field(name) : `coalesce(${field(name)}, 'null'::jsonb)`;
+  const dir = (d: unknown) => (d === 1 || d === 'asc' ? 'ASC' : d === -1 || d === 'desc' ? 'DESC' : no());
+  const orderBy = (sort: unknown) => {
+    const entries = Object.entries((sort ?? {}) as Record<string, unknown>);
+    return entries.length ? ` ORDER BY ${entries.map(([k, d]) => `${key(k)} ${dir(d)}`).join(', ')}` : '';
+  };
+  return { where, orderBy };
+}
+
+interface Sjson {
+  t?: string;
+  $s?: { p: Record<string, Sjson>; $k: string[] };
+  i?: Sjson[];
+}
+
+function decode(v: unknown, s: Sjson | undefined): unknown {
+  if (s?.t === 'object') return decodeDoc(v as Record<string, unknown>, s.$s!);
+  if (s?.t === 'array') return (v as unknown[]).map((x, i) => decode(x, s.i?.[i]));
+  if (s?.t === 'string' || s?.t === 'bool' || s?.t === 'int' || s?.t === 'long') return v;
+  if (s?.t === 'double' && typeof v === 'number') return v;
+  if (s?.t === 'null') return null;
+  if (s?.t === 'date') return new Date(v as number);
+  if (s?.t === 'objectId') return new mongoose.Types.ObjectId(v as string);
+  return no();
+}
+function decodeDoc(v: Record<string, unknown>, s: { p: Record<string, Sjson>; $k: string[] }) {
+  return Object.fromEntries(s.$k.map((k) => [k, decode(v[k], s.p[k])]));
+}
+
+/** An inclusion (`{a: 1}`, `_id` kept unless excluded) or exclusion (`{a: 0}`) of top-level fields. */
+function project(doc: Record<string, unknown>, projection: unknown): Record<string, unknown> {
+  const spec = Object.entries((projection ?? {}) as Record<string, unknown>);
+  if (spec.some(([k, v]) => k.includes('.') || (typeof v !== 'number' && typeof v !== 'boolean'))) no();
+  if (!spec.some(([k, v]) => k !== '_id' && v))
+    return Object.fromEntries(Object.entries(doc).filter(([k]) => !spec.some(([x, v]) => x === k && !v)));
+  const keep = new Set(spec.filter(([, v]) => v).map(([k]) => k));
+  if (!spec.some(([k, v]) => k === '_id' && !v)) keep.add('_id');
+  return Object.fromEntries(Object.entries(doc).filter(([k]) => keep.has(k)));
+}
+
+export interface ReadOptions {
+  sort?: unknown;
+  skip?: number;
+  limit?: number;
+  projection?: unknown;
+}
+
+/** Where reads go: the pool, the collection's table (null before it exists), whether FerretDB is reachable. */
+export interface ReadTarget {
+  pool: Pool;
+  db: string;
+  collection: string;
+  table: () => Promise<string | null>;
+  /** While FerretDB is away its store's reads fail as its own would (503), not served around it. */
+  up: () => boolean;
+}
+
+/** The SQL reads of a collection; undefined: left to FerretDB. */
+export function createReads({ pool, db, collection, table, up }: ReadTarget, types: FieldTypes) {
+  async function run<T>(
+    build: (t: ReturnType<typeof translator>) => string,
+    rows: (r: Record<string, unknown>[]) => T,
+  ) {
+    const params: string[] = [];
+    if (!up()) return undefined;
+    try {
+      const text = build(translator(params, types));
+      const t = await table();
+      return t
+        ? rows((await pool.query(text.replace('$TABLE', t), params)).rows as Record<string, unknown>[])
+        : undefined;
+    } catch (err) {
+      if (err instanceof Untranslatable) return undefined;
+      throw asOutage(err);
+    }
+  }
+  const page = (o: ReadOptions) =>
+    `${o.limit ? ` LIMIT ${Math.floor(o.limit)}` : ''}${o.skip ? ` OFFSET ${Math.floor(o.skip)}` : ''}`;
+  return {
+    find: (filter: Record<string, unknown>, o: ReadOptions) =>
+      logQuery(db, collection, 'find', filter, o.sort) ??
+      run(
+        (t) => `SELECT _jsonb FROM $TABLE WHERE ${t.where(filter)}${t.orderBy(o.sort)}${page(o)}`,
+        (rows) =>
+          rows.map(({ _jsonb: d }) => project(decodeDoc(d as Record<string, unknown>, (d as Sjson).$s!), o.projection)),
+      ),
+    count: (filter: Record<string, unknown>, o: ReadOptions) =>
+      logQuery(db, collection, 'count', filter) ??
+      run(
+        (t) => `SELECT count(*)::int AS n FROM (SELECT 1 FROM $TABLE WHERE ${t.where(filter)}${page(o)}) AS m`,
+        (rows) => Number(rows[0]?.n ?? 0),
+      ),
+  };
+}
+
+export type Reads = ReturnType<typeof createReads>;
+
+/** Top-level equalities alone: FerretDB serves them from its lookup indexes as well as a statement here would. */
+export const onlyEqualities = (filter: Record<string, unknown>) =>
+  Object.entries(filter).every(
+    ([k, v]) =>
+      !k.startsWith('$') &&
+      (v === null ||
+        typeof v !== 'object' ||
+        v instanceof Date ||
+        isOid(v) ||
+        !Object.keys(v).some((x) => x.startsWith('$'))),
+  );
