@@ -37,6 +37,8 @@ function pgOf(url: string) {
   if (!s) {
     const pool = new Pool({ connectionString: url, max: 4, idleTimeoutMillis: 5_000, connectionTimeoutMillis: 3_000 });
     pool.on('error', () => undefined); // an idle client lost: the pool makes another when asked
+    // Room to count and sort a list's matches without a lossy bitmap (4 MB, PostgreSQL's default, rechecks every row).
+    pool.on('connect', (client) => void client.query("SET work_mem = '32MB'").catch(() => undefined));
     shared.set(url, (s = { locks: createDocLocks(url), pool, users: 0 }));
   }
   const mine = s;

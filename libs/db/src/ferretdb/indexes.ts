@@ -37,13 +37,17 @@ export async function withPg<T>(url: string, fn: (client: Client) => Promise<T>)
 
 /** The qualified table FerretDB keeps `collection` of database `dbName` in, or null (not created yet). */
 export async function tableOf(client: ClientBase, dbName: string, collection: string): Promise<string | null> {
+  const table = await tableNameOf(client, dbName, collection);
+  return table ? `${quoteIdent(dbName)}.${quoteIdent(table)}` : null;
+}
+
+async function tableNameOf(client: ClientBase, dbName: string, collection: string): Promise<string | null> {
   if ((await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [dbName])).rowCount === 0) return null;
   const meta = await client.query<{ table: string }>(
     `SELECT _jsonb->>'table' AS table FROM ${quoteIdent(dbName)}._ferretdb_database_metadata WHERE _jsonb->>'_id' = $1`,
     [collection],
   );
-  const table = meta.rows[0]?.table;
-  return table ? `${quoteIdent(dbName)}.${quoteIdent(table)}` : null;
+  return meta.rows[0]?.table ?? null;
 }
 
 /** Creates GIN lookup indexes of the collections of `dbName`, each once (a failure is tried again next time). */
@@ -63,9 +67,10 @@ export function createLookupIndexer(url: string, dbName: string) {
 }
 
 async function createGin(client: Client, dbName: string, collection: string, field: string): Promise<void> {
-  const table = await tableOf(client, dbName, collection);
-  if (!table) throw new Error(`${collection} is not created yet`);
-  const name = `${table.split('.')[1]!.slice(1, 41)}_${createHash('sha256').update(field).digest('hex').slice(0, 10)}_gin`;
+  const bare = await tableNameOf(client, dbName, collection);
+  if (!bare) throw new Error(`${collection} is not created yet`);
+  const table = `${quoteIdent(dbName)}.${quoteIdent(bare)}`;
+  const name = `${bare.slice(0, 40)}_${createHash('sha256').update(field).digest('hex').slice(0, 10)}_gin`;
   const qualified = `${quoteIdent(dbName)}.${quoteIdent(name)}`;
   await client
     .query(

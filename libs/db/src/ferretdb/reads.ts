@@ -161,7 +161,7 @@ export function createReads({ pool, db, collection, table, up }: ReadTarget, typ
       const text = build(translator(params, types));
       const t = await table();
       return t
-        ? rows((await pool.query(text.replace('$TABLE', t), params)).rows as Record<string, unknown>[])
+        ? rows((await pool.query(text.replaceAll('$TABLE', t), params)).rows as Record<string, unknown>[])
         : undefined;
     } catch (err) {
       if (err instanceof Untranslatable) return undefined;
@@ -174,7 +174,18 @@ export function createReads({ pool, db, collection, table, up }: ReadTarget, typ
     find: (filter: Record<string, unknown>, o: ReadOptions) =>
       logQuery(db, collection, 'find', filter, o.sort) ??
       run(
-        (t) => `SELECT _jsonb FROM $TABLE WHERE ${t.where(filter)}${t.orderBy(o.sort)}${page(o)}`,
+        (t) => {
+          // A page of an `$in` ordered by the keys after it (statuses of a list, newest first): each value's ordered
+          // index range read up to the page's end and merged, as MongoDB's SORT_MERGE does, not all matches sorted.
+          const [field, cond] = Object.entries(filter).find(([, v]) => isInList(v)) ?? [];
+          if (!field || !o.sort || !o.limit || '$or' in filter)
+            return `SELECT _jsonb FROM $TABLE WHERE ${t.where(filter)}${t.orderBy(o.sort)}${page(o)}`;
+          const end = ` LIMIT ${Math.floor(o.limit + (o.skip ?? 0))}`;
+          const branches = (cond as { $in: unknown[] }).$in.map(
+            (v) => `(SELECT _jsonb FROM $TABLE WHERE ${t.where({ ...filter, [field]: v })}${t.orderBy(o.sort)}${end})`,
+          );
+          return `SELECT _jsonb FROM (${branches.join(' UNION ALL ')}) AS m${t.orderBy(o.sort)}${page(o)}`;
+        },
         (rows) =>
           rows.map(({ _jsonb: d }) => project(decodeDoc(d as Record<string, unknown>, (d as Sjson).$s!), o.projection)),
       ),
@@ -188,6 +199,16 @@ export function createReads({ pool, db, collection, table, up }: ReadTarget, typ
 }
 
 export type Reads = ReturnType<typeof createReads>;
+
+/** `{$in: [...]}` of a few scalars. */
+const isInList = (v: unknown): v is { $in: unknown[] } =>
+  v !== null &&
+  typeof v === 'object' &&
+  Object.keys(v).length === 1 &&
+  Array.isArray((v as { $in?: unknown }).$in) &&
+  (v as { $in: unknown[] }).$in.length > 0 &&
+  (v as { $in: unknown[] }).$in.length <= 8 &&
+  (v as { $in: unknown[] }).$in.every((x) => x !== null && typeof x !== 'object');
 
 /** Top-level equalities alone: FerretDB serves them from its lookup indexes as well as a statement here would. */
 export const onlyEqualities = (filter: Record<string, unknown>) =>
