@@ -18,7 +18,7 @@ if [ ${#runs[@]} -eq 0 ]; then
 fi
 bash scripts/infra.sh
 pnpm run build >/dev/null
-export FERRETDB_POSTGRESQL_URL="$PG_URL" # GIN indexes for FerretDB equality lookups (libs/db README)
+export FERRETDB_POSTGRESQL_URL="$PG_URL" # where libs/db's FerretDB adapter takes its locks and reads (libs/db README)
 export RATE_LIMIT_PER_KEY_PER_MIN=0 RATE_LIMIT_PER_WEBHOOK_PER_MIN=0 # benchmarks measure throughput, not the limits
 # One benchmark failing does not hide the figures of the others; the run still fails at the end.
 failed=()

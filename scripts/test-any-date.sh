@@ -23,7 +23,7 @@ pnpm run build >/dev/null
 export FERRETDB_BIN="$(ferretdb_bin)"
 export MONGODB_URI="mongodb://127.0.0.1:${FERRETDB_PORT}"
 export REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
-export FERRETDB_POSTGRESQL_URL="$PG_URL" # GIN indexes for FerretDB equality lookups (libs/db README)
+export FERRETDB_POSTGRESQL_URL="$PG_URL" # where libs/db's FerretDB adapter takes its locks and reads (libs/db README)
 
 # The suites whose subject is time: cron fires, retries and delays, signatures with timestamps, idempotency windows,
 # secret grace periods, key caches, outbox ages, session ordering, liveness timers.

@@ -11,7 +11,7 @@ pnpm run build >/dev/null
 export FERRETDB_BIN="$(ferretdb_bin)"
 export MONGODB_URI="mongodb://127.0.0.1:${FERRETDB_PORT}"
 export REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
-export FERRETDB_POSTGRESQL_URL="$PG_URL" # GIN indexes for FerretDB equality lookups (libs/db README)
+export FERRETDB_POSTGRESQL_URL="$PG_URL" # where libs/db's FerretDB adapter takes its locks and reads (libs/db README)
 export JEST_CHAOS=1
 
 RESULTS="$RUN_DIR/jest-chaos.json"

@@ -27,7 +27,7 @@ set -a
 source "$DEV_ENV"
 MONGODB_URI="mongodb://127.0.0.1:${FERRETDB_PORT}"
 REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
-FERRETDB_POSTGRESQL_URL="$PG_URL" # GIN indexes for FerretDB equality lookups (libs/db README)
+FERRETDB_POSTGRESQL_URL="$PG_URL" # where libs/db's FerretDB adapter takes its locks and reads (libs/db README)
 # Used by the scheduler and the worker.
 AGENT_SERVICE_URL="http://127.0.0.1:3002"
 PUBLIC_BASE_URL="http://127.0.0.1:3001"

@@ -1,17 +1,15 @@
 import type mongoose from 'mongoose';
 
 import type { DocLocks } from './locks';
-import { onlyEqualities, type ReadOptions, type Reads } from './reads';
+import { isOperators as isOps, onlyEqualities, type ReadOptions, type Reads } from './reads';
 
 /**
- * What makes a collection behave on FerretDB 1.24 as on MongoDB, under the driver's own methods (mongoose and the
- * repositories call them unchanged). FerretDB applies an update as a read of the matching documents and a write of
- * each whole document back: every update, replace and conditional delete here holds the locks (locks.ts) of the
- * documents it may change from before FerretDB reads them to after it writes them. A filter naming one `_id` locks
- * that document; otherwise the matching ids are read first, locked, and the write runs narrowed to them (a
- * single-document write whose document stopped matching meanwhile looks again). Inserts need nothing (a unique index
- * refuses the second of a race), nor does a delete by `_id` alone. Pages, counts and lookups beyond equalities are
- * read from PostgreSQL (reads.ts).
+ * A collection that behaves on FerretDB 1.24 as on MongoDB, under the driver's own methods. FerretDB applies an update
+ * as a read of the matching documents and a write of each whole document back: every update, replace and conditional
+ * delete holds the locks (locks.ts) of the documents it may change from before that read to after that write. A
+ * filter naming one `_id` locks it; otherwise the matching ids are read, locked, and the write narrowed to them (one
+ * whose document stopped matching meanwhile looks again). Inserts need nothing (a unique index refuses the second of
+ * a race), nor does a delete by `_id`. Pages, counts and lookups beyond equalities are read from PostgreSQL.
  */
 export interface AdapterContext {
   dbName: string;
@@ -35,30 +33,17 @@ type Counts = Partial<Record<'matchedCount' | 'modifiedCount' | 'upsertedCount' 
 const ADAPTED = Symbol.for('platform.db.adapted');
 const CHUNK = 256; // documents locked per write of a multi-document update or delete
 const LOOKS = 5; // looks of a single-document write whose document moved before its lock
-
-const isOps = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && Object.keys(v).some((k) => k.startsWith('$'));
 const isId = (v: unknown) =>
   typeof v === 'string' || typeof v === 'number' || (v !== null && typeof v === 'object' && !isOps(v));
 /** The one `_id` a filter names (`{_id: v}`, `{_id: {$eq: v}}`). */
 const oneIdOf = (f: Filter): unknown =>
   isId(f._id) ? f._id : isOps(f._id) && Object.keys(f._id).length === 1 && isId(f._id.$eq) ? f._id.$eq : undefined;
-/** The ids of `{_id: {$in: [...]}}`. */
-const listedIdsOf = (f: Filter): unknown[] | undefined =>
-  isOps(f._id) && Object.keys(f._id).length === 1 && Array.isArray(f._id.$in) && f._id.$in.every(isId)
-    ? (f._id.$in as unknown[])
-    : undefined;
 const hasEquality = (f: Filter) => Object.entries(f).some(([k, v]) => k !== '_id' && !k.startsWith('$') && !isOps(v));
 const onlyId = (f: Filter) => Object.keys(f).length === 1 && oneIdOf(f) !== undefined;
 const idText = (id: unknown) =>
   typeof id === 'string' ? `s:${id}` : typeof id === 'number' ? `n:${id}` : `o:${String(id)}`;
 /** An upsert's lock while no document matches: its filter, whatever the order of its fields. */
-const upsertKeyOf = (f: Filter) =>
-  JSON.stringify(
-    Object.keys(f)
-      .sort()
-      .map((k) => [k, f[k]]),
-  );
+const upsertKeyOf = (f: Filter) => JSON.stringify(Object.entries(f).sort(([a], [b]) => (a < b ? -1 : 1)));
 
 function sum(a: Counts, b: Counts): Counts {
   const out: Counts = { ...a, ...b, acknowledged: true, upsertedId: a.upsertedId ?? b.upsertedId ?? null };
@@ -84,7 +69,6 @@ export function adaptCollection(coll: mongoose.Collection, ctx: AdapterContext):
     (proto.find!.call(coll, filter, o) as { toArray(): Promise<Record<string, unknown>[]> }).toArray();
   const idsMatching = async (filter: Filter, o: ReadOptions) =>
     (await findAll(filter, { ...o, projection: { _id: 1 } })).map((d) => d._id);
-
   /** A write of at most one document; `run` is told when its filter is narrowed to a document seen (no upsert then). */
   async function one<R>(
     filter: Filter,
@@ -104,12 +88,11 @@ export function adaptCollection(coll: mongoose.Collection, ctx: AdapterContext):
     }
     return none;
   }
-
   /** A write of every matching document, locked and written a chunk at a time. */
   async function many(filter: Filter, run: (f: Filter) => Promise<Counts>, none: Counts): Promise<Counts> {
     const id = oneIdOf(filter);
     if (id !== undefined) return ctx.locks.hold([keyOf(id)], () => run(filter));
-    const ids = listedIdsOf(filter) ?? (await idsMatching(filter, {}));
+    const ids = await idsMatching(filter, {});
     let out = none;
     for (let i = 0; i < ids.length; i += CHUNK) {
       const chunk = ids.slice(i, i + CHUNK);
@@ -121,7 +104,6 @@ export function adaptCollection(coll: mongoose.Collection, ctx: AdapterContext):
     }
     return out;
   }
-
   const noDoc = (o: Options) =>
     o.includeResultMetadata ? { value: null, ok: 1, lastErrorObject: { n: 0, updatedExisting: false } } : null;
   const found = (o: Options) => (r: unknown) =>
@@ -140,7 +122,6 @@ export function adaptCollection(coll: mongoose.Collection, ctx: AdapterContext):
     () => NO_UPDATE,
     () => (r) => changed(r as Counts),
   );
-
   const methods: Record<string, (...args: never[]) => unknown> = {
     findOneAndUpdate: single('findOneAndUpdate', true, noDoc, found),
     findOneAndReplace: single('findOneAndReplace', true, noDoc, found),

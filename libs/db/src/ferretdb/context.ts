@@ -7,23 +7,16 @@ import { analyzeTables, createLookupIndexer, tableOf } from './indexes';
 import { createDocLocks, type DocLocks } from './locks';
 import { addFieldTypes, createReads, type FieldTypes, type Reads } from './reads';
 
-/** Where FerretDB stores its data: read here (a development server's setting, not a service's). */
-export const FERRETDB_POSTGRESQL_URL_ENV = 'FERRETDB_POSTGRESQL_URL';
-
+/** `postgresUrl`: the PostgreSQL database FerretDB stores in (default FERRETDB_POSTGRESQL_URL, read here: it is the
+ * development server's setting, not a service's). */
 export interface FerretDbOptions {
-  /** The PostgreSQL database FerretDB stores in (default: the FERRETDB_POSTGRESQL_URL variable). */
   postgresUrl?: string;
-  /** How often expired documents of TTL indexes are removed (default 60 s, as MongoDB's TTL monitor). */
-  ttlSweepMs?: number;
 }
 
-export interface FerretDbContext extends AdapterContext {
+export type FerretDbContext = AdapterContext & {
   /** Makes a model's fields known to the reads of its collection. */
   describe(collection: string, schema: Schema): void;
-  sweepExpired(): Promise<void>;
-  analyze(): Promise<void>;
-  close(): Promise<void>;
-}
+} & Record<'sweepExpired' | 'analyze' | 'close', () => Promise<void>>;
 
 export async function isFerretDb(conn: Connection): Promise<boolean> {
   return 'ferretdbVersion' in (await conn.db!.admin().command({ buildInfo: 1 }));
@@ -53,41 +46,36 @@ function pgOf(url: string) {
 
 /** The adapter's state for one connection to FerretDB. */
 export function createFerretDbContext(conn: Connection, opts: FerretDbOptions = {}): FerretDbContext {
-  const url = opts.postgresUrl ?? process.env[FERRETDB_POSTGRESQL_URL_ENV];
+  const url = opts.postgresUrl ?? process.env.FERRETDB_POSTGRESQL_URL;
   if (!url)
     throw new Error(
-      `the database server is FerretDB: set ${FERRETDB_POSTGRESQL_URL_ENV} to the PostgreSQL database it stores in`,
+      'the database server is FerretDB: set FERRETDB_POSTGRESQL_URL to the PostgreSQL database it stores in',
     );
   const dbName = conn.name;
   const pg = pgOf(url);
-  const expiry = createExpiry(url, dbName, opts.ttlSweepMs ?? 60_000);
+  const expiry = createExpiry(url, dbName, 60_000); // as often as MongoDB's TTL monitor
   const lookup = createLookupIndexer(url, dbName);
   const collections = new Map<string, { types: FieldTypes; reads: Reads }>();
+  const up = () => conn.readyState === ConnectionStates.connected;
   const collectionOf = (name: string) => {
-    let c = collections.get(name);
-    if (!c) {
+    if (!collections.has(name)) {
       const types: FieldTypes = new Map();
-      let table: string | null = null;
-      const resolve = async () => {
-        const client = await pg.pool.connect();
-        try {
-          return (table ??= await tableOf(client, dbName, name));
-        } finally {
-          client.release();
-        }
-      };
-      const target = {
-        pool: pg.pool,
-        db: dbName,
-        collection: name,
-        up: () => conn.readyState === ConnectionStates.connected,
-      };
-      collections.set(
-        name,
-        (c = { types, reads: createReads({ ...target, table: async () => table ?? resolve() }, types) }),
-      );
+      let table: Promise<string | null> | undefined; // known once it exists (asked again until then)
+      const forget = () => void (table = undefined);
+      const resolve = () =>
+        (table ??= tableOf(pg.pool, dbName, name).then(
+          (t) => t ?? (forget(), null),
+          (err: unknown) => {
+            forget();
+            throw err;
+          },
+        ));
+      collections.set(name, {
+        types,
+        reads: createReads({ pool: pg.pool, db: dbName, collection: name, up, table: resolve }, types),
+      });
     }
-    return c;
+    return collections.get(name)!;
   };
   return {
     dbName,
@@ -99,12 +87,8 @@ export function createFerretDbContext(conn: Connection, opts: FerretDbOptions = 
       const [field, ...others] = Object.keys(keys);
       if (!field || others.length || field.includes('.'))
         throw new Error(`TTL index of ${collection}: one top-level field`);
-      expiry.register(
-        collection,
-        typeof rest.name === 'string' ? rest.name : `${field}_${String(keys[field])}`,
-        field,
-        expireAfterSeconds,
-      );
+      const name = typeof rest.name === 'string' ? rest.name : `${field}_${String(keys[field])}`;
+      expiry.register(collection, name, field, expireAfterSeconds);
       return rest;
     },
     // The leading field of an index is what its queries test for equality; `_id` is every collection's.

@@ -11,7 +11,6 @@ export function createExpiry(url: string, dbName: string, everyMs: number) {
   const ttls = new Map<string, { collection: string; field: string; seconds: number }>();
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
-
   const sweep = (now = Date.now()) =>
     withPg(url, async (client) => {
       for (const { collection, field, seconds } of ttls.values()) {
@@ -24,7 +23,6 @@ export function createExpiry(url: string, dbName: string, everyMs: number) {
           );
       }
     });
-
   return {
     register(collection: string, name: string, field: string, seconds: number): void {
       ttls.set(`${collection}\u0000${name}`, { collection, field, seconds });

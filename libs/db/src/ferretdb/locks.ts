@@ -22,7 +22,6 @@ export interface DocLocks {
 
 /** A key's advisory lock number: 64 bits of its SHA-1, as PostgreSQL's signed bigint. */
 const lockNumber = (key: string) => createHash('sha1').update(key).digest().readBigInt64BE(0).toString();
-
 const TRY_AND_FREE = `SELECT
   (SELECT count(pg_advisory_unlock(k)) FROM unnest($1::bigint[]) AS k) AS freed,
   coalesce((SELECT array_agg(pg_try_advisory_lock(k) ORDER BY i) FROM unnest($2::bigint[]) WITH ORDINALITY AS t(k, i)), '{}') AS granted`;
@@ -36,7 +35,6 @@ export function createDocLocks(url: string, waitMs = 10_000): DocLocks {
   let frees: string[] = [];
   /** Per key, the end of the line of this process's holders. */
   const lines = new Map<string, Promise<void>>();
-
   const session = () =>
     (client ??= (async () => {
       const c = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
@@ -48,7 +46,6 @@ export function createDocLocks(url: string, waitMs = 10_000): DocLocks {
       client = null;
       throw err;
     }));
-
   /** One statement: frees what is to be freed, tries what is asked. */
   function pump(): void {
     if (busy || (asks.length === 0 && frees.length === 0)) return;
@@ -77,7 +74,6 @@ export function createDocLocks(url: string, waitMs = 10_000): DocLocks {
     frees.push(...numbers);
     pump();
   };
-
   /** Waits for this process's earlier holders of `key`; returns the release of this holder's place. */
   async function queue(key: string): Promise<() => void> {
     const before = lines.get(key) ?? Promise.resolve();
@@ -90,7 +86,6 @@ export function createDocLocks(url: string, waitMs = 10_000): DocLocks {
       if (lines.get(key) === end) lines.delete(key);
     };
   }
-
   /** Takes the advisory locks of `keys`, waiting out other processes' holders. */
   async function take(keys: string[]): Promise<void> {
     const deadline = Date.now() + waitMs;
@@ -108,7 +103,6 @@ export function createDocLocks(url: string, waitMs = 10_000): DocLocks {
       throw err;
     }
   }
-
   return {
     async hold(keys, fn) {
       // In one order, so that two holders of overlapping keys never wait for each other.

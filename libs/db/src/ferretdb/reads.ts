@@ -5,17 +5,14 @@ import { logQuery } from '../query-log';
 import { asOutage, quoteLiteral } from './indexes';
 
 /**
- * Reads FerretDB 1.24 cannot serve from an index, served from its PostgreSQL: it pushes down only top-level
- * equalities, and sorts, skips, limits, counts, `$in`, ranges and `$or` over every matching document in its own
- * process (a page of a list of 100,000 runs read them all). A `find` with a limit, a `findOne` with a sort or more
- * than equalities, and a `countDocuments` become one statement on the collection's table, over the expressions
- * FerretDB's btree indexes are built on (`_jsonb -> 'field'`), so the declared compound indexes serve them as
- * MongoDB's would. Rows are FerretDB's documents (JSON, with each value's BSON type beside it in `$s`), decoded as the
- * driver decodes BSON. Anything not translated here, or a row holding a type not decoded here, is left to FerretDB.
- *
- * Translated: top-level fields every schema types as one scalar (String, Number, Date, Boolean, ObjectId: never an
- * array, so equality means what it means in MongoDB) with a value, `$eq`, `$ne`, `$in`, `$gt`, `$gte`, `$lt`, `$lte`,
- * `$exists`, under `$and` and `$or`; sorts on them (a missing value counts as null, the lowest, as in MongoDB).
+ * Reads served from FerretDB's PostgreSQL: FerretDB pushes down only top-level equalities and sorts, skips, limits,
+ * counts, `$in`, ranges and `$or` over every matching document in its own process. A `find` with a limit, a `findOne`
+ * beyond equalities and a `countDocuments` become one statement over the expressions FerretDB's btree indexes are
+ * built on (`_jsonb -> 'field'`), so the declared compound indexes serve them; rows (JSON, each value's BSON type
+ * beside it in `$s`) are decoded as the driver decodes BSON. Translated: top-level fields every schema types as one
+ * scalar (never an array: equality means what it means in MongoDB) with a value, `$eq`, `$ne`, `$in`, `$gt(e)`,
+ * `$lt(e)`, `$exists`, `$and`, `$or`, and sorts on them (a missing value as null, the lowest). Anything else, or a row
+ * holding a type not decoded here, is left to FerretDB.
  */
 export type FieldTypes = Map<string, string>;
 
@@ -26,6 +23,9 @@ const no = (): never => {
   throw new Untranslatable();
 };
 const isOid = (v: unknown): v is mongoose.mongo.ObjectId => v instanceof mongoose.mongo.ObjectId;
+/** A condition of operators (`{$gt: 1}`), not a value (a Date or an ObjectId has no `$` key). */
+export const isOperators = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && Object.keys(v).some((k) => k.startsWith('$'));
 
 /** Adds a schema's scalar top-level fields (`Date!`: required, never missing); two types of one field: none. */
 export function addFieldTypes(types: FieldTypes, schema: mongoose.Schema): void {
@@ -61,14 +61,7 @@ function translator(params: string[], types: FieldTypes) {
     v === null ? `(${f} IS NULL OR ${f} = 'null'::jsonb)` : `${f} = ${value(v)}`;
   const condition = (name: string, cond: unknown): string => {
     const f = field(name);
-    if (
-      cond === null ||
-      typeof cond !== 'object' ||
-      cond instanceof Date ||
-      isOid(cond) ||
-      !Object.keys(cond).every((k) => k.startsWith('$'))
-    )
-      return equals(f, cond);
+    if (!isOperators(cond)) return equals(f, cond);
     return Object.entries(cond)
       .map(([op, v]) => {
         if (op === '$eq') return equals(f, v);
@@ -110,12 +103,10 @@ interface Sjson {
 function decode(v: unknown, s: Sjson | undefined): unknown {
   if (s?.t === 'object') return decodeDoc(v as Record<string, unknown>, s.$s!);
   if (s?.t === 'array') return (v as unknown[]).map((x, i) => decode(x, s.i?.[i]));
-  if (s?.t === 'string' || s?.t === 'bool' || s?.t === 'int' || s?.t === 'long') return v;
-  if (s?.t === 'double' && typeof v === 'number') return v;
-  if (s?.t === 'null') return null;
+  if (['string', 'bool', 'int', 'long', 'null'].includes(s?.t ?? '') || (s?.t === 'double' && typeof v === 'number'))
+    return v;
   if (s?.t === 'date') return new Date(v as number);
-  if (s?.t === 'objectId') return new mongoose.Types.ObjectId(v as string);
-  return no();
+  return s?.t === 'objectId' ? new mongoose.Types.ObjectId(v as string) : no();
 }
 function decodeDoc(v: Record<string, unknown>, s: { p: Record<string, Sjson>; $k: string[] }) {
   return Object.fromEntries(s.$k.map((k) => [k, decode(v[k], s.p[k])]));
@@ -123,13 +114,11 @@ function decodeDoc(v: Record<string, unknown>, s: { p: Record<string, Sjson>; $k
 
 /** An inclusion (`{a: 1}`, `_id` kept unless excluded) or exclusion (`{a: 0}`) of top-level fields. */
 function project(doc: Record<string, unknown>, projection: unknown): Record<string, unknown> {
-  const spec = Object.entries((projection ?? {}) as Record<string, unknown>);
-  if (spec.some(([k, v]) => k.includes('.') || (typeof v !== 'number' && typeof v !== 'boolean'))) no();
-  if (!spec.some(([k, v]) => k !== '_id' && v))
-    return Object.fromEntries(Object.entries(doc).filter(([k]) => !spec.some(([x, v]) => x === k && !v)));
-  const keep = new Set(spec.filter(([, v]) => v).map(([k]) => k));
-  if (!spec.some(([k, v]) => k === '_id' && !v)) keep.add('_id');
-  return Object.fromEntries(Object.entries(doc).filter(([k]) => keep.has(k)));
+  const spec = new Map(Object.entries((projection ?? {}) as Record<string, unknown>));
+  if ([...spec].some(([k, v]) => k.includes('.') || !['number', 'boolean'].includes(typeof v))) no();
+  const including = [...spec].some(([k, v]) => k !== '_id' && v);
+  const kept = (k: string) => (spec.has(k) ? Boolean(spec.get(k)) : !including || k === '_id');
+  return Object.fromEntries(Object.entries(doc).filter(([k]) => kept(k)));
 }
 
 export interface ReadOptions {
@@ -139,18 +128,20 @@ export interface ReadOptions {
   projection?: unknown;
 }
 
-/** Where reads go: the pool, the collection's table (null before it exists), whether FerretDB is reachable. */
-export interface ReadTarget {
-  pool: Pool;
-  db: string;
-  collection: string;
-  table: () => Promise<string | null>;
-  /** While FerretDB is away its store's reads fail as its own would (503), not served around it. */
-  up: () => boolean;
-}
-
-/** The SQL reads of a collection; undefined: left to FerretDB. */
-export function createReads({ pool, db, collection, table, up }: ReadTarget, types: FieldTypes) {
+/**
+ * The SQL reads of a collection (`table`: null before it exists); undefined: left to FerretDB. While FerretDB is away
+ * (`up`), its store's reads fail as its own would (503) instead of being served around it.
+ */
+export function createReads(
+  {
+    pool,
+    db,
+    collection,
+    table,
+    up,
+  }: { pool: Pool; db: string; collection: string; table: () => Promise<string | null>; up: () => boolean },
+  types: FieldTypes,
+) {
   async function run<T>(
     build: (t: ReturnType<typeof translator>) => string,
     rows: (r: Record<string, unknown>[]) => T,
@@ -200,24 +191,12 @@ export function createReads({ pool, db, collection, table, up }: ReadTarget, typ
 
 export type Reads = ReturnType<typeof createReads>;
 
-/** `{$in: [...]}` of a few scalars. */
-const isInList = (v: unknown): v is { $in: unknown[] } =>
-  v !== null &&
-  typeof v === 'object' &&
-  Object.keys(v).length === 1 &&
-  Array.isArray((v as { $in?: unknown }).$in) &&
-  (v as { $in: unknown[] }).$in.length > 0 &&
-  (v as { $in: unknown[] }).$in.length <= 8 &&
-  (v as { $in: unknown[] }).$in.every((x) => x !== null && typeof x !== 'object');
+/** `{$in: [...]}` of a few strings, numbers or booleans. */
+function isInList(v: unknown): v is { $in: unknown[] } {
+  const list = isOperators(v) && Object.keys(v).length === 1 ? v.$in : undefined;
+  return Array.isArray(list) && list.length > 0 && list.length <= 8 && list.every((x) => typeof x !== 'object');
+}
 
 /** Top-level equalities alone: FerretDB serves them from its lookup indexes as well as a statement here would. */
 export const onlyEqualities = (filter: Record<string, unknown>) =>
-  Object.entries(filter).every(
-    ([k, v]) =>
-      !k.startsWith('$') &&
-      (v === null ||
-        typeof v !== 'object' ||
-        v instanceof Date ||
-        isOid(v) ||
-        !Object.keys(v).some((x) => x.startsWith('$'))),
-  );
+  Object.entries(filter).every(([k, v]) => !k.startsWith('$') && !isOperators(v));
