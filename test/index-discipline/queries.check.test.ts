@@ -46,10 +46,14 @@ test('every query the services sent is served by a declared index', () => {
     .filter((f) => f.endsWith('.jsonl'))
     .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean))
     .map((l) => JSON.parse(l) as QueryLine | IndexLine);
-  const indexes = new Map<string, Keys[]>();
+  // Each process records its models' indexes; a collection's are the distinct key lists of all of them.
+  const declaredBy = new Map<string, Map<string, Keys>>();
   for (const l of lines)
-    if (l.kind === 'index')
-      indexes.set(`${l.db}.${l.collection}`, [...(indexes.get(`${l.db}.${l.collection}`) ?? []), l.keys]);
+    if (l.kind === 'index') {
+      const name = `${l.db}.${l.collection}`;
+      declaredBy.set(name, (declaredBy.get(name) ?? new Map()).set(JSON.stringify(l.keys), l.keys));
+    }
+  const indexes = new Map([...declaredBy].map(([name, keys]) => [name, [...keys.values()]]));
   const queries = lines.filter((l): l is QueryLine => l.kind === 'query' && isProductCode(l.caller));
   const violations = new Set<string>();
   for (const q of queries) {

@@ -26,6 +26,7 @@ export {
   type Owner,
 } from './values';
 export { isDuplicateKeyError } from './duplicate-key';
+export { QUERY_LOG_ENV } from './query-log';
 export {
   createGroupCommit,
   insertEach,

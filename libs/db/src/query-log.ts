@@ -78,6 +78,10 @@ export function shapeOf(filter: unknown): unknown {
   return out;
 }
 
+/** A sort as `[field, direction]` pairs: the driver sends it as a Map, a caller may give an object. */
+const sortEntries = (sort: unknown): [string, unknown][] =>
+  sort instanceof Map ? [...(sort as Map<string, unknown>).entries()] : Object.entries(sort as Record<string, unknown>);
+
 /** What a command asks of its collection's indexes: its filters, each with the sort that goes with it. */
 function queriesOf(name: string, cmd: Record<string, unknown>): { filter: unknown; sort?: unknown }[] {
   switch (name) {
@@ -115,7 +119,7 @@ export function logQuery(db: string, collection: string, command: string, filter
     collection,
     command,
     filter: shapeOf(filter),
-    ...(sort && Object.keys(sort).length ? { sort: Object.entries(sort as Record<string, unknown>) } : {}),
+    ...(sort && sortEntries(sort).length ? { sort: sortEntries(sort) } : {}),
     caller: caller.getStore() ?? 'unknown',
   });
 }
@@ -135,7 +139,7 @@ export function startQueryLog(conn: Connection, dir = process.env[QUERY_LOG_ENV]
         collection,
         command: e.commandName,
         filter: shapeOf(q.filter),
-        ...(q.sort ? { sort: Object.entries(q.sort as Record<string, unknown>) } : {}),
+        ...(q.sort && sortEntries(q.sort).length ? { sort: sortEntries(q.sort) } : {}),
         caller: caller.getStore() ?? 'unknown',
       });
   });

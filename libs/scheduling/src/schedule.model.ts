@@ -54,6 +54,7 @@ const schema = new mongoose.Schema(
 schema.index({ user_id: 1, org_id: 1, kind: 1, created_at: -1, _id: -1 });
 schema.index({ user_id: 1, org_id: 1, kind: 1, agent_id: 1, created_at: -1, _id: -1 });
 schema.index({ user_id: 1, org_id: 1, kind: 1, is_active: 1, created_at: -1, _id: -1 });
+schema.index({ user_id: 1, org_id: 1, kind: 1, agent_id: 1, is_active: 1, created_at: -1, _id: -1 });
 schema.index({ is_active: 1, _id: 1 });
 // The worker's read of the schedules that come due together (schedule.fire-reader.ts).
 schema.index({ fire_group: 1 });

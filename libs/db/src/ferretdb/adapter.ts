@@ -4,12 +4,10 @@ import type { DocLocks } from './locks';
 import { isOperators as isOps, onlyEqualities, type ReadOptions, type Reads } from './reads';
 
 /**
- * A collection that behaves on FerretDB 1.24 as on MongoDB, under the driver's own methods. FerretDB applies an update
- * as a read of the matching documents and a write of each whole document back: every update, replace and conditional
- * delete holds the locks (locks.ts) of the documents it may change from before that read to after that write. A
- * filter naming one `_id` locks it; otherwise the matching ids are read, locked, and the write narrowed to them (one
- * whose document stopped matching meanwhile looks again). Inserts need nothing (a unique index refuses the second of
- * a race), nor does a delete by `_id`. Pages, counts and lookups beyond equalities are read from PostgreSQL.
+ * A collection that behaves on FerretDB 1.24 as on MongoDB under the driver's own methods (README "FerretDB and
+ * MongoDB"): an update, replace or conditional delete holds the locks (locks.ts) of the documents it may change from
+ * before FerretDB reads them to after it writes them; without one `_id`, the matching ids are read, locked and the
+ * write narrowed to them. Inserts and deletes by `_id` need nothing. Pages and counts are reads.ts's.
  */
 export interface AdapterContext {
   dbName: string;
@@ -25,10 +23,8 @@ export interface AdapterContext {
 type Filter = Record<string, unknown>;
 type Options = Record<string, unknown> & { upsert?: boolean; sort?: unknown; includeResultMetadata?: boolean };
 type Method = (...args: unknown[]) => unknown;
-type Counts = Partial<Record<'matchedCount' | 'modifiedCount' | 'upsertedCount' | 'deletedCount', number>> & {
-  acknowledged?: boolean;
-  upsertedId?: unknown;
-};
+const COUNTS = ['matchedCount', 'modifiedCount', 'upsertedCount', 'deletedCount'] as const;
+type Counts = Partial<Record<(typeof COUNTS)[number], number>> & { acknowledged?: boolean; upsertedId?: unknown };
 
 const ADAPTED = Symbol.for('platform.db.adapted');
 const CHUNK = 256; // documents locked per write of a multi-document update or delete
@@ -47,8 +43,7 @@ const upsertKeyOf = (f: Filter) => JSON.stringify(Object.entries(f).sort(([a], [
 
 function sum(a: Counts, b: Counts): Counts {
   const out: Counts = { ...a, ...b, acknowledged: true, upsertedId: a.upsertedId ?? b.upsertedId ?? null };
-  for (const k of ['matchedCount', 'modifiedCount', 'upsertedCount', 'deletedCount'] as const)
-    if (a[k] !== undefined || b[k] !== undefined) out[k] = (a[k] ?? 0) + (b[k] ?? 0);
+  for (const k of COUNTS) if (a[k] !== undefined || b[k] !== undefined) out[k] = (a[k] ?? 0) + (b[k] ?? 0);
   return out;
 }
 const NO_UPDATE: Counts = { acknowledged: true, matchedCount: 0, modifiedCount: 0, upsertedCount: 0, upsertedId: null };
@@ -116,32 +111,17 @@ export function adaptCollection(coll: mongoose.Collection, ctx: AdapterContext):
       const change = withChange ? [args[0]] : [];
       return one(filter, o, (f, seen) => call(name, f, ...change, seen ? { ...o, upsert: false } : o), none(o), hit(o));
     };
-  const updateOne = single(
-    'updateOne',
-    true,
-    () => NO_UPDATE,
-    () => (r) => changed(r as Counts),
-  );
+  const counted = () => (r: unknown) => changed(r as Counts);
   const methods: Record<string, (...args: never[]) => unknown> = {
     findOneAndUpdate: single('findOneAndUpdate', true, noDoc, found),
     findOneAndReplace: single('findOneAndReplace', true, noDoc, found),
     findOneAndDelete: single('findOneAndDelete', false, noDoc, found),
-    updateOne,
-    replaceOne: single(
-      'replaceOne',
-      true,
-      () => NO_UPDATE,
-      () => (r) => changed(r as Counts),
-    ),
+    updateOne: single('updateOne', true, () => NO_UPDATE, counted),
+    replaceOne: single('replaceOne', true, () => NO_UPDATE, counted),
     deleteOne: (filter: Filter, opts: Options = {}) =>
       onlyId(filter)
         ? call('deleteOne', filter, opts)
-        : single(
-            'deleteOne',
-            false,
-            () => NO_DELETE,
-            () => (r) => changed(r as Counts),
-          )(filter, opts),
+        : single('deleteOne', false, () => NO_DELETE, counted)(filter, opts),
     deleteMany: (filter: Filter, opts: Options = {}) =>
       onlyId(filter) ? call('deleteMany', filter, opts) : many(filter, (f) => call('deleteMany', f, opts), NO_DELETE),
     updateMany: async (filter: Filter, change: unknown, opts: Options = {}) => {

@@ -7,11 +7,8 @@ import { analyzeTables, createLookupIndexer, tableOf } from './indexes';
 import { createDocLocks, type DocLocks } from './locks';
 import { addFieldTypes, createReads, type FieldTypes, type Reads } from './reads';
 
-/** `postgresUrl`: the PostgreSQL database FerretDB stores in (default FERRETDB_POSTGRESQL_URL, read here: it is the
- * development server's setting, not a service's). */
-export interface FerretDbOptions {
-  postgresUrl?: string;
-}
+/** `postgresUrl`: FerretDB's PostgreSQL database (default FERRETDB_POSTGRESQL_URL: the dev server's, not a service's). */
+export type FerretDbOptions = { postgresUrl?: string };
 
 export type FerretDbContext = AdapterContext & {
   /** Makes a model's fields known to the reads of its collection. */
@@ -28,10 +25,10 @@ const shared = new Map<string, { locks: DocLocks; pool: Pool; users: number }>()
 function pgOf(url: string) {
   let s = shared.get(url);
   if (!s) {
-    const pool = new Pool({ connectionString: url, max: 4, idleTimeoutMillis: 5_000, connectionTimeoutMillis: 3_000 });
+    // `work_mem`: room to count and sort a list's matches without a lossy bitmap (the default 4 MB rechecks every row).
+    const [options, max, idleTimeoutMillis, connectionTimeoutMillis] = ['-c work_mem=32MB', 4, 5_000, 3_000];
+    const pool = new Pool({ connectionString: url, options, max, idleTimeoutMillis, connectionTimeoutMillis });
     pool.on('error', () => undefined); // an idle client lost: the pool makes another when asked
-    // Room to count and sort a list's matches without a lossy bitmap (4 MB, PostgreSQL's default, rechecks every row).
-    pool.on('connect', (client) => void client.query("SET work_mem = '32MB'").catch(() => undefined));
     shared.set(url, (s = { locks: createDocLocks(url), pool, users: 0 }));
   }
   const mine = s;
@@ -61,15 +58,12 @@ export function createFerretDbContext(conn: Connection, opts: FerretDbOptions = 
     if (!collections.has(name)) {
       const types: FieldTypes = new Map();
       let table: Promise<string | null> | undefined; // known once it exists (asked again until then)
-      const forget = () => void (table = undefined);
-      const resolve = () =>
-        (table ??= tableOf(pg.pool, dbName, name).then(
-          (t) => t ?? (forget(), null),
-          (err: unknown) => {
-            forget();
-            throw err;
-          },
-        ));
+      const forget = () => (table = undefined);
+      const resolve = () => {
+        const known = (table ??= tableOf(pg.pool, dbName, name));
+        void known.then((t) => t ?? forget(), forget);
+        return known;
+      };
       collections.set(name, {
         types,
         reads: createReads({ pool: pg.pool, db: dbName, collection: name, up, table: resolve }, types),

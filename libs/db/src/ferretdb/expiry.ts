@@ -1,10 +1,8 @@
 import { quoteLiteral, tableOf, withPg } from './indexes';
 
 /**
- * TTL indexes, which FerretDB refuses: the index is created without `expireAfterSeconds`, and what MongoDB's TTL
- * monitor would remove is removed every `everyMs` by one DELETE per TTL index in FerretDB's PostgreSQL, served by the
- * btree index FerretDB made for the field (dates are epoch milliseconds there, typed `date` in the row's `$s`). As on
- * MongoDB, only dates expire, and removal lags by up to a period.
+ * TTL indexes, which FerretDB refuses: created without `expireAfterSeconds`, and every `everyMs` one DELETE per TTL
+ * index removes what MongoDB's TTL monitor would (dates only, up to a period late), served by FerretDB's btree index.
  */
 export function createExpiry(url: string, dbName: string, everyMs: number) {
   /** By collection and index name. */

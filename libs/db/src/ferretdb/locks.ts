@@ -6,13 +6,10 @@ import { ServiceUnavailableError } from '@platform/errors';
 import { asOutage } from './indexes';
 
 /**
- * Document locks: a writer holds a document's lock from before FerretDB reads it to after FerretDB writes it back,
- * first in this process (one holder per document, the others wait in line), then across processes as a PostgreSQL
- * advisory lock in FerretDB's own database, where every process of the platform meets. Advisory locks belong to a
- * session and go with it, so a process that dies leaves none behind. A process takes and frees all its locks on one
- * session, and what arrives while a statement is in flight goes in the next one (group commit): a burst of updates
- * costs a few statements, not two each. A lock another process holds is tried again after a short random pause;
- * past `waitMs` the write fails as an unreachable store does (503, retried by the worker).
+ * Document locks: held from before FerretDB reads a document to after it writes it back, first in this process (the
+ * others wait in line), then as a PostgreSQL advisory lock, which goes with its session when a process dies. All of a
+ * process's locks are taken and freed on one session, batched (what arrives during a statement goes in the next).
+ * Another process's lock is tried again after a short random pause; past `waitMs` the write fails with 503.
  */
 export interface DocLocks {
   /** Runs `fn` holding the locks of `keys` (equal strings are the same lock). */

@@ -5,14 +5,11 @@ import { logQuery } from '../query-log';
 import { asOutage, quoteLiteral } from './indexes';
 
 /**
- * Reads served from FerretDB's PostgreSQL: FerretDB pushes down only top-level equalities and sorts, skips, limits,
- * counts, `$in`, ranges and `$or` over every matching document in its own process. A `find` with a limit, a `findOne`
- * beyond equalities and a `countDocuments` become one statement over the expressions FerretDB's btree indexes are
- * built on (`_jsonb -> 'field'`), so the declared compound indexes serve them; rows (JSON, each value's BSON type
- * beside it in `$s`) are decoded as the driver decodes BSON. Translated: top-level fields every schema types as one
- * scalar (never an array: equality means what it means in MongoDB) with a value, `$eq`, `$ne`, `$in`, `$gt(e)`,
- * `$lt(e)`, `$exists`, `$and`, `$or`, and sorts on them (a missing value as null, the lowest). Anything else, or a row
- * holding a type not decoded here, is left to FerretDB.
+ * Reads served from FerretDB's PostgreSQL, which FerretDB would sort, count and filter (beyond top-level equalities)
+ * in its own process: a `find` with a limit, a `findOne` beyond equalities and a `countDocuments` become one statement
+ * over the expressions its btree indexes hold (`_jsonb -> 'field'`), so the declared indexes serve them; rows are
+ * decoded as the driver decodes BSON. Translated: top-level fields every schema types as one scalar, with a value,
+ * `$eq`, `$ne`, `$in`, `$gt(e)`, `$lt(e)`, `$exists`, `$and`, `$or`, and sorts on them; anything else is FerretDB's.
  */
 export type FieldTypes = Map<string, string>;
 
@@ -128,32 +125,24 @@ export interface ReadOptions {
   projection?: unknown;
 }
 
-/**
- * The SQL reads of a collection (`table`: null before it exists); undefined: left to FerretDB. While FerretDB is away
- * (`up`), its store's reads fail as its own would (503) instead of being served around it.
- */
-export function createReads(
-  {
-    pool,
-    db,
-    collection,
-    table,
-    up,
-  }: { pool: Pool; db: string; collection: string; table: () => Promise<string | null>; up: () => boolean },
-  types: FieldTypes,
-) {
-  async function run<T>(
-    build: (t: ReturnType<typeof translator>) => string,
-    rows: (r: Record<string, unknown>[]) => T,
-  ) {
+/** The SQL reads of a collection; undefined: left to FerretDB. While FerretDB is away (`up`), none (503 as its own). */
+interface Source {
+  pool: Pool;
+  db: string;
+  collection: string;
+  table: () => Promise<string | null>;
+  up: () => boolean;
+}
+type Rows = Record<string, unknown>[];
+
+export function createReads({ pool, db, collection, table, up }: Source, types: FieldTypes) {
+  async function run<T>(build: (t: ReturnType<typeof translator>) => string, rows: (r: Rows) => T) {
     const params: string[] = [];
     if (!up()) return undefined;
     try {
       const text = build(translator(params, types));
       const t = await table();
-      return t
-        ? rows((await pool.query(text.replaceAll('$TABLE', t), params)).rows as Record<string, unknown>[])
-        : undefined;
+      return t ? rows((await pool.query(text.replaceAll('$TABLE', t), params)).rows as Rows) : undefined;
     } catch (err) {
       if (err instanceof Untranslatable) return undefined;
       throw asOutage(err);

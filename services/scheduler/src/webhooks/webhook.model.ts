@@ -25,6 +25,7 @@ const webhookSchema = new mongoose.Schema(
 webhookSchema.index({ user_id: 1, org_id: 1, created_at: -1, _id: -1 });
 webhookSchema.index({ user_id: 1, org_id: 1, agent_id: 1, created_at: -1, _id: -1 });
 webhookSchema.index({ user_id: 1, org_id: 1, is_active: 1, created_at: -1, _id: -1 });
+webhookSchema.index({ user_id: 1, org_id: 1, agent_id: 1, is_active: 1, created_at: -1, _id: -1 });
 // The concurrency limits republished every minute: only the webhooks that have one.
 webhookSchema.index({ max_concurrency: 1 });
 
