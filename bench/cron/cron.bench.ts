@@ -24,6 +24,7 @@ import {
 
 import { machineBusyMs } from '../kit/bench-kit';
 import { preseedExecutions } from '../kit/executions';
+import { cpuGroups, spent, storeRules } from '../kit/proc-cpu';
 import { cronFloor, cronFloorLine } from '../trigger/floor';
 
 const N = Number(process.env.CRON_BENCH_N ?? 1_000);
@@ -283,12 +284,24 @@ async function main(): Promise<void> {
 
   // The machine's CPU spent on the last fire minute's burst: from just before its fires fall due until its last
   // call arrives at the target (every process counted: services, FerretDB, PostgreSQL, Redis, this bench).
+  // Each process's share too (/proc/<pid>/stat): the scheduler, the workers and the stores.
+  const cpu = cpuGroups({
+    scheduler: { pids: [scheduler.child.pid!] },
+    workers: { pids: procs.slice(1).map((p) => p.child.pid!) },
+    ...storeRules(Number(new URL(testInfra.mongoUri).port || 27017), Number(new URL(testInfra.redisUrl).port || 6379)),
+  });
   const burstCpu = (async () => {
     await sleep(tLast - 500 - Date.now());
     const before = machineBusyMs();
+    const byBefore = cpu.read();
     const from = Date.now();
     while (target.total < N * MINUTES && Date.now() < deadline) await sleep(100);
-    return { ms: machineBusyMs() - before, seconds: (Date.now() - from) / 1000, complete: target.total >= N * MINUTES };
+    return {
+      ms: machineBusyMs() - before,
+      byProcess: spent(byBefore, cpu.read()),
+      seconds: (Date.now() - from) / 1000,
+      complete: target.total >= N * MINUTES,
+    };
   })();
 
   // Timeline: every 15 s, hits at the target since the last line and the queues' depth.
@@ -475,9 +488,18 @@ async function main(): Promise<void> {
   out(
     `  machine CPU, last minute's burst: ${s1(burst.ms)} s over ${s1(burst.seconds * 1000)} s${burst.complete ? '' : ' (incomplete)'}, ${(burst.ms / N).toFixed(1)} ms per fire and its run`,
   );
+  const perFire = new Map([...burst.byProcess].map(([k, ms]) => [k, ms / N]));
+  const oursNode = (perFire.get('scheduler') ?? 0) + (perFire.get('workers') ?? 0);
+  out(
+    `  CPU per fire and its run, last minute's burst: ${[...perFire].map(([k, ms]) => `${k} ${ms.toFixed(2)} ms`).join(', ')}; scheduler + workers ${oursNode.toFixed(2)} ms`,
+  );
   if (process.env.CRON_BENCH_FLOOR !== '0') {
     const [floor] = await cronFloor(dbs.conn, testInfra.redisUrl, [N], Number(WORKER_CONCURRENCY));
     out(`  ${cronFloorLine(floor!)}`);
+    const floorNode = floor!.byProcess.get('node') ?? NaN;
+    out(
+      `  CPU per fire vs floor: our processes ${oursNode.toFixed(2)} ms against the floor process's ${floorNode.toFixed(2)} ms per item: ${(oursNode / floorNode).toFixed(2)}× (target ≤ 2×)`,
+    );
     const p99 = pct(
       [...startLag].sort((a, b) => a - b),
       99,

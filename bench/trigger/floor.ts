@@ -23,6 +23,7 @@ import { testInfra, uniqueName } from '@platform/testing';
 
 import { machineBusyMs, machineLoad, out, percentile, runBench } from '../kit/bench-kit';
 import { executionDoc } from '../kit/executions';
+import { cpuGroups, spent, storeRules } from '../kit/proc-cpu';
 
 export interface FloorOptions {
   /** Items of the run floor (the trigger bench's BENCH_TRIGGERS). */
@@ -46,7 +47,16 @@ export interface FloorResult {
   completed: number;
   completedSeconds: number;
   /** Per cron size: items per second inserted and enqueued in batches, and their start lags (ms) once due. */
-  cron: { n: number; seconds: number; rate: number; startP50: number; startP99: number; cpuMsPerItem: number }[];
+  cron: {
+    n: number;
+    seconds: number;
+    rate: number;
+    startP50: number;
+    startP99: number;
+    cpuMsPerItem: number;
+    /** CPU ms per item of the floor's own Node process (`node`) and of each store. */
+    byProcess: Map<string, number>;
+  }[];
 }
 
 const envNumber = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -73,7 +83,7 @@ const INSERT_PARALLEL = 4;
  * A fresh collection `name` with the executions' indexes, ready before any load. The index specs are read from
  * the execution schema through a handle that neither creates collections nor builds indexes.
  */
-async function freshCollection(conn: Connection, name: string) {
+export async function freshCollection(conn: Connection, name: string) {
   const shadow = conn.useDb(conn.name, { useCache: false });
   shadow.set('autoIndex', false);
   shadow.set('autoCreate', false);
@@ -132,7 +142,7 @@ function queueKit(url: string) {
 }
 
 /** A new queued execution of item `i`, as a trigger stores it (the ended fields reset). */
-function queuedDoc(webhookId: string, i: number, payload: object) {
+export function queuedDoc(webhookId: string, i: number, payload: object) {
   return {
     ...executionDoc(webhookId, { user_id: 'floor', org_id: 'floor' }, i, new Date()),
     status: 'queued',
@@ -254,6 +264,9 @@ export async function cronFloor(
   const runs = consumerConn.collection(coll.collectionName);
   const kit = queueKit(redisUrl);
   const results: FloorResult['cron'] = [];
+  const stores = cpuGroups(
+    storeRules(Number(new URL(testInfra.mongoUri).port || 27017), Number(new URL(redisUrl).port || 6379)),
+  );
   try {
     const queue = kit.queue('floor-fires');
     await queue.waitUntilReady();
@@ -274,6 +287,8 @@ export async function cronFloor(
       const fireAt = new Date();
       let next = 0;
       const cpuBefore = machineBusyMs();
+      const nodeBefore = process.cpuUsage();
+      const storesBefore = stores.read();
       const finished = new Promise<void>((done) => (round = { lags: [], due: performance.now(), want: n, done }));
       const started = round!.due;
       await Promise.all(
@@ -318,6 +333,10 @@ export async function cronFloor(
         startP50: percentile(lags, 50),
         startP99: percentile(lags, 99),
         cpuMsPerItem: (machineBusyMs() - cpuBefore) / n,
+        byProcess: new Map([
+          ['node', (({ user, system }) => (user + system) / 1000 / n)(process.cpuUsage(nodeBefore))],
+          ...[...spent(storesBefore, stores.read())].map(([k, ms]) => [k, ms / n] as [string, number]),
+        ]),
       });
     }
     await coll.drop().catch(() => undefined);
@@ -338,7 +357,8 @@ export async function runFloor(conn: Connection, redisUrl: string, o: FloorOptio
 /** One size of the cron floor, as the trigger and cron benchmarks print it. */
 export function cronFloorLine(c: FloorResult['cron'][number]): string {
   const f = (n: number, d = 1) => n.toFixed(d);
-  return `floor cron (insertMany ${INSERT_BATCH} + addBulk, ${INSERT_PARALLEL} at once; claim + finish): ${c.n.toLocaleString('en')} due at once stored in ${f(c.seconds, 2)} s (${f(c.rate, 0)} items/s), start lag p50 ${f(c.startP50, 0)} ms, p99 ${f(c.startP99, 0)} ms; machine CPU ${f(c.cpuMsPerItem)} ms per item`;
+  const procs = [...c.byProcess].map(([k, ms]) => `${k} ${f(ms, 2)}`).join(', ');
+  return `floor cron (insertMany ${INSERT_BATCH} + addBulk, ${INSERT_PARALLEL} at once; claim + finish): ${c.n.toLocaleString('en')} due at once stored in ${f(c.seconds, 2)} s (${f(c.rate, 0)} items/s), start lag p50 ${f(c.startP50, 0)} ms, p99 ${f(c.startP99, 0)} ms; machine CPU ${f(c.cpuMsPerItem)} ms per item (${procs})`;
 }
 
 /** The floor's lines, as both this file and the trigger bench print them. */

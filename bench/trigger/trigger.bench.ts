@@ -23,7 +23,9 @@ import {
 
 import { out, runBench } from '../kit/bench-kit';
 import { executionDoc, preseedExecutions } from '../kit/executions';
+import { cpuGroups, cpuLines, spent, storeRules } from '../kit/proc-cpu';
 import { floorLines, floorOptionsFromEnv, runFloor } from './floor';
+import { runProcessFloor } from './floor-procs';
 
 const TOTAL = Number(process.env.BENCH_TRIGGERS ?? 2_000);
 const PRESEED = Number(process.env.BENCH_PRESEED_EXECUTIONS ?? 100_000);
@@ -208,14 +210,27 @@ async function main(): Promise<void> {
     );
     const base = summary(await load(`${baseline.url}/x`, (i) => ({ body: bodyOf(i), headers: {} })));
 
-    const started = performance.now();
-    const run = await load(`${scheduler.url}/webhook-trigger/${hook.id}`, (i) => {
+    const signed = (key: Buffer) => (i: number) => {
       const body = bodyOf(i);
       return {
         body,
-        headers: { 'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
+        headers: { 'x-webhook-signature': `sha256=${createHmac('sha256', key).update(body).digest('hex')}` },
       };
+    };
+    // CPU of each process from the first trigger until the last run ended (the measured phase only).
+    const stores = storeRules(
+      Number(new URL(testInfra.mongoUri).port || 27017),
+      Number(new URL(testInfra.redisUrl).port || 6379),
+    );
+    const cpu = cpuGroups({
+      scheduler: { pids: [scheduler.child.pid!] },
+      worker: { pids: [worker.child.pid!] },
+      agent: { pids: [agent.child.pid!] },
+      ...stores,
     });
+    const cpuBefore = cpu.read();
+    const started = performance.now();
+    const run = await load(`${scheduler.url}/webhook-trigger/${hook.id}`, signed(secret));
     const accepted = run.statuses.get(202) ?? 0;
     const trig = summary(run);
     const f = (n: number, d = 1) => n.toFixed(d);
@@ -246,11 +261,13 @@ async function main(): Promise<void> {
     };
     let done = 0;
     const deadline = Date.now() + 600_000;
+    // Every 250 ms, as the process floor's progress: each read of the metrics costs the worker CPU of the phase.
     while (done < accepted && Date.now() < deadline) {
       done = await endedAttempts();
-      if (done < accepted) await new Promise((r) => setTimeout(r, 100));
+      if (done < accepted) await new Promise((r) => setTimeout(r, 250));
     }
     const completeSeconds = (performance.now() - started) / 1000;
+    const ours = new Map([...spent(cpuBefore, cpu.read())].map(([k, ms]) => [k, ms / Math.max(1, accepted)]));
     const succeeded = await executions.countDocuments({ webhook_id: hook.id, status: 'succeeded' });
     out(`statuses: ${JSON.stringify(Object.fromEntries(run.statuses))}; runs succeeded ${succeeded}/${accepted}`);
     out(
@@ -259,6 +276,26 @@ async function main(): Promise<void> {
     out(
       `completed vs floor    : ${f(done / completeSeconds / floor.completed, 2)}× the floor's ${f(floor.completed, 0)} completed/s (${f(floor.completedSeconds)} s for ${TOTAL})`,
     );
+    // The floor per process (floor-procs.ts), the same signed triggers at the same concurrency, in the same run.
+    const procFloor = await runProcessFloor({
+      dbName: dbs.conn.name,
+      redisUrl: testInfra.redisUrl,
+      llmBaseUrl: llm.baseUrl,
+      total: TOTAL,
+      send: async (url, key) => (await load(url, signed(Buffer.from(key, 'utf8')))).statuses.get(202) ?? 0,
+    });
+    const pairs = { scheduler: 'intake', worker: 'worker', agent: 'agent' };
+    out(
+      `CPU per trigger, first trigger to last run ended (/proc/<pid>/stat user + system); floor: floor-procs.ts, ${f(procFloor.seconds)} s`,
+    );
+    for (const line of cpuLines('  ours ', ours, procFloor.perTrigger, pairs)) out(line);
+    const sum = (m: Map<string, number>, keys: string[]) => keys.reduce((n, k) => n + (m.get(k) ?? 0), 0);
+    const oursNode = sum(ours, Object.keys(pairs));
+    const floorNode = sum(procFloor.perTrigger, Object.values(pairs));
+    out(
+      `  ours  three processes: ${f(oursNode, 2)} ms per trigger (${f(oursNode / floorNode, 2)}× the floor's ${f(floorNode, 2)} ms)`,
+    );
+    for (const line of cpuLines('  floor', procFloor.perTrigger)) out(line);
   } finally {
     await Promise.all(procs.map((p) => p.stop(5_000)));
     // A database of a million documents takes FerretDB minutes to drop: done here without a socket timeout, so the

@@ -70,7 +70,7 @@ export function createLogger(opts: LoggerOptions): Logger {
   const transport = opts.stream
     ? new winston.transports.Stream({ stream: opts.stream })
     : new winston.transports.Console();
-  return winston.createLogger({
+  const logger = winston.createLogger({
     level: opts.level ?? 'info',
     silent: opts.silent ?? false,
     defaultMeta: { service: opts.service },
@@ -82,4 +82,10 @@ export function createLogger(opts: LoggerOptions): Logger {
     ),
     transports: [transport],
   });
+  // winston runs the formats (timestamp, redaction, JSON) on every line and only then lets the transport drop it by
+  // level: a line below the level is dropped here, before that work. Child loggers write through this too.
+  const write = logger.write.bind(logger);
+  logger.write = ((info: winston.LogEntry, ...rest: never[]) =>
+    logger.isLevelEnabled(info.level) ? write(info, ...rest) : true) as typeof logger.write;
+  return logger;
 }

@@ -61,6 +61,29 @@ describe('createLogger', () => {
     expect(lines().map((l) => l.message)).toEqual(['w', 'e']);
   });
 
+  test('a line below the level is dropped before it is formatted (its fields are never walked)', async () => {
+    const { logger, lines } = capture({ level: 'info' });
+    let reads = 0;
+    // A nested getter: building the line copies `detail` as it is; formatting it (redaction) reads inside.
+    const meta = {
+      detail: {
+        get inner() {
+          reads += 1;
+          return 'x';
+        },
+      },
+    };
+    logger.debug('dropped', meta);
+    logger.child({ module: 'm' }).debug('dropped too', meta);
+    logger.log('debug', 'and this', meta);
+    await flush();
+    expect(reads).toBe(0);
+    logger.info('kept', meta);
+    await flush();
+    expect(reads).toBeGreaterThan(0);
+    expect(lines().map((l) => l.message)).toEqual(['kept']);
+  });
+
   test('silent writes nothing', async () => {
     const raw: string[] = [];
     const stream = new Writable({
