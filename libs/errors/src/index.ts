@@ -105,7 +105,25 @@ const UNAVAILABLE_NAMES = new Set([
   'MongoNotConnectedError',
   'MongoTopologyClosedError',
   'MongoPoolClearedError',
+  // The server or its pool closed under a call in flight (the server restarted; this process is shutting down), no
+  // connection free within the wait, a primary found stale during an election: none says the request was wrong.
+  'MongoServerClosedError',
+  'MongoPoolClosedError',
+  'MongoClientClosedError',
+  'MongoWaitQueueTimeoutError',
+  'MongoStalePrimaryError',
   'MaxRetriesPerRequestError',
+]);
+
+/** Node's codes of a connection that could not be opened or was cut. */
+const SOCKET_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
 ]);
 
 const UNAVAILABLE_MESSAGES = [
@@ -165,12 +183,23 @@ export function isUnavailableError(err: unknown): boolean {
   return unavailable(err, 0);
 }
 
+/**
+ * An error by its shape, not `instanceof`: an error made in another realm (Node's own `net` errors seen from a test's
+ * sandbox, say) is not an instance of this realm's Error, and is classified all the same.
+ */
+const isErrorLike = (err: unknown): err is Error =>
+  err instanceof Error ||
+  (typeof err === 'object' &&
+    err !== null &&
+    typeof (err as Error).name === 'string' &&
+    typeof (err as Error).message === 'string');
+
 function unavailable(err: unknown, depth: number): boolean {
-  if (!(err instanceof Error)) return false;
+  if (!isErrorLike(err)) return false;
   // A bulk write cut off as a whole (insertMany: the connection lost, no server) is a MongoBulkWriteError of no
   // code wrapping what cut it off in `errorResponse`.
   const inner = (err as { errorResponse?: unknown }).errorResponse;
-  if (err.name === 'MongoBulkWriteError' && depth < 2 && inner instanceof Error && inner !== err)
+  if (err.name === 'MongoBulkWriteError' && depth < 2 && isErrorLike(inner) && inner !== err)
     if (unavailable(inner, depth + 1)) return true;
   if (err instanceof ServiceUnavailableError) return true;
   if (UNAVAILABLE_NAMES.has(err.name)) return true;
@@ -178,7 +207,9 @@ function unavailable(err: unknown, depth: number): boolean {
   if (err.name.startsWith('Mongo') || err.name.startsWith('Mongoose') || err.name === 'Error') {
     if (UNAVAILABLE_MESSAGES.some((re) => re.test(err.message))) return true;
   }
-  return false;
+  // A socket that could not be opened or was cut, as the PostgreSQL and Redis clients pass Node's own error on.
+  const code = (err as { code?: unknown }).code;
+  return err.name === 'Error' && typeof code === 'string' && SOCKET_FAILURES.has(code);
 }
 
 /** Converts anything thrown into an AppError: known ones pass through, infrastructure outages become 503. */

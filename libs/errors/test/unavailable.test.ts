@@ -1,3 +1,5 @@
+import { runInNewContext } from 'node:vm';
+
 import { AppError, isUnavailableError, NotFoundError, ServiceUnavailableError, toAppError } from '@platform/errors';
 
 const named = (name: string, message: string, extra: Record<string, unknown> = {}) =>
@@ -8,6 +10,20 @@ describe('isUnavailableError: a store that cannot serve now, not a bad request o
     ['driver: no server selected', named('MongoServerSelectionError', 'Server selection timed out after 3000 ms')],
     ['driver: network', named('MongoNetworkError', 'connect ECONNREFUSED 127.0.0.1:27017')],
     ['driver: pool cleared', named('MongoPoolClearedError', 'Connection pool was cleared')],
+    ['driver: server closed under the call', named('MongoServerClosedError', 'Server is closed')],
+    [
+      'driver: pool closed',
+      named('MongoPoolClosedError', 'Attempted to check out a connection from closed connection pool'),
+    ],
+    ['driver: client closed', named('MongoClientClosedError', 'Operation interrupted because client was closed')],
+    [
+      'driver: no connection free in time',
+      named('MongoWaitQueueTimeoutError', 'Timed out while checking out a connection from connection pool'),
+    ],
+    [
+      'driver: stale primary',
+      named('MongoStalePrimaryError', 'primary marked stale due to electionId/setVersion mismatch'),
+    ],
     ['ioredis: retries exhausted', named('MaxRetriesPerRequestError', 'Reached the max retries per request limit')],
     ['ioredis: closed connection', new Error('Connection is closed.')],
     ['MongoDB: primary stepped down', named('MongoServerError', 'not primary', { code: 10107 })],
@@ -82,3 +98,21 @@ describe('isUnavailableError: a store that cannot serve now, not a bad request o
     expect(e).toBeInstanceOf(AppError);
   });
 });
+
+test('an error made in another realm (a socket error seen from a sandbox) is classified by its shape', () => {
+  const foreign = runInNewContext(
+    "Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })",
+  ) as unknown;
+  expect(foreign instanceof Error).toBe(false);
+  expect(isUnavailableError(foreign)).toBe(true);
+  expect(isUnavailableError({ name: 'Error', message: 'a bug' })).toBe(false);
+});
+
+test.each(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'])(
+  'a plain socket error %s (a database client passing Node’s error on) is a store away',
+  (code) => {
+    expect(isUnavailableError(Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code }))).toBe(true);
+    // Another library's error of the same code is its own to classify (an outbound call is a 502, not a 503).
+    expect(isUnavailableError(Object.assign(new Error('x'), { name: 'AxiosError', code }))).toBe(false);
+  },
+);

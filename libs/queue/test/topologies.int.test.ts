@@ -42,11 +42,16 @@ beforeAll(async () => {
   [cluster, sentinel] = await Promise.all([startRedisCluster(), startRedisSentinel()]);
 }, 60_000);
 
+/** A close that a dead cluster node keeps waiting is given up after this long; the nodes are stopped anyway. */
+const CLOSE_BOUND_MS = 10_000;
+const bounded = (p: Promise<unknown>) =>
+  Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, CLOSE_BOUND_MS).unref())]);
+
 afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => undefined);
+  await Promise.all(closers.reverse().map((close) => bounded(close())));
   await Promise.all(conns.map((c) => disconnectRedis(c)));
   await Promise.all([cluster?.stop(), sentinel?.stop()]);
-});
+}, 60_000);
 
 const name = () => `topo-${randomBytes(4).toString('hex')}`;
 
@@ -70,7 +75,7 @@ describe.each([
       conn(workerConnection(url())),
       { concurrency: 4 },
     );
-    closers.push(() => worker.close());
+    closers.push(() => worker.close(true));
     for (let n = 0; n < 50; n++) await addWithin(queue, 5_000, 'run', { n }, { jobId: `j-${n}` });
     await addWithin(queue, 5_000, 'run', { n: 0 }, { jobId: 'j-0' }); // same id: deduplicated
     await eventually('50 jobs', () => seen.size === 50 || undefined, 20_000);
@@ -151,7 +156,7 @@ test('a cluster master killed while jobs are added: a replica takes over and eve
   // A job whose lock lived on the dead master fails to finish ("missing lock"): the worker reports it, and the
   // stalled check gives the job out again.
   for (const w of workers) w.on('error', () => undefined);
-  closers.push(...workers.map((w) => () => w.close()));
+  closers.push(...workers.map((w) => () => w.close(true)));
   expect(await cluster.masters()).toHaveLength(3);
   const added = new Set<string>();
   let failed = 0;

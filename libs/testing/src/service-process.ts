@@ -24,8 +24,8 @@ export interface ServiceProcess {
   /** What the process wrote so far (stdout and stderr, last 64 KiB). */
   output(): string;
   /**
-   * The first error-level log lines the process wrote (up to 200), kept apart from `output()` so that a long run's
-   * later output cannot push out the error that explains a failure.
+   * The first error-level log lines the process wrote (up to 200; 503s answered during an outage left out), kept apart
+   * from `output()` so that a long run's later output cannot push out the error that explains a failure.
    */
   errorLines(): string[];
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
@@ -34,6 +34,11 @@ export interface ServiceProcess {
 
 const MAX_OUTPUT = 64 * 1024;
 const MAX_ERROR_LINES = 200;
+/**
+ * An error-level line other than a 503 answered while a store was away: those are expected by the thousand in an
+ * outage, and would push out of the first 200 the one error that explains a failure.
+ */
+const isUnexplainedError = (line: string) => /"level":"error"/.test(line) && !/"status":503\b/.test(line);
 
 /**
  * Starts a service as a real Node process (as in production: its own main.ts reading env) and waits until
@@ -61,7 +66,7 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
     const lines = (partial + text).split('\n');
     partial = (lines.pop() ?? '').slice(0, MAX_OUTPUT);
     for (const line of lines)
-      if (/"level":"error"/.test(line) && errorLines.length < MAX_ERROR_LINES) errorLines.push(line);
+      if (isUnexplainedError(line) && errorLines.length < MAX_ERROR_LINES) errorLines.push(line);
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
