@@ -82,6 +82,12 @@ export function shapeOf(filter: unknown): unknown {
 const sortEntries = (sort: unknown): [string, unknown][] =>
   sort instanceof Map ? [...(sort as Map<string, unknown>).entries()] : Object.entries(sort as Record<string, unknown>);
 
+/** The `sort` field of a log entry: present only when the query sorts by something. */
+function sortField(sort: unknown): { sort?: [string, unknown][] } {
+  const entries = sort ? sortEntries(sort) : [];
+  return entries.length ? { sort: entries } : {};
+}
+
 /** What a command asks of its collection's indexes: its filters, each with the sort that goes with it. */
 function queriesOf(name: string, cmd: Record<string, unknown>): { filter: unknown; sort?: unknown }[] {
   switch (name) {
@@ -119,7 +125,7 @@ export function logQuery(db: string, collection: string, command: string, filter
     collection,
     command,
     filter: shapeOf(filter),
-    ...(sort && sortEntries(sort).length ? { sort: sortEntries(sort) } : {}),
+    ...sortField(sort),
     caller: caller.getStore() ?? 'unknown',
   });
 }
@@ -139,7 +145,7 @@ export function startQueryLog(conn: Connection, dir = process.env[QUERY_LOG_ENV]
         collection,
         command: e.commandName,
         filter: shapeOf(q.filter),
-        ...(q.sort && sortEntries(q.sort).length ? { sort: sortEntries(q.sort) } : {}),
+        ...sortField(q.sort),
         caller: caller.getStore() ?? 'unknown',
       });
   });

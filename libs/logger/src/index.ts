@@ -82,10 +82,39 @@ export function createLogger(opts: LoggerOptions): Logger {
     ),
     transports: [transport],
   });
-  // winston runs the formats (timestamp, redaction, JSON) on every line and only then lets the transport drop it by
-  // level: a line below the level is dropped here, before that work. Child loggers write through this too.
-  const write = logger.write.bind(logger);
-  logger.write = ((info: winston.LogEntry, ...rest: never[]) =>
-    logger.isLevelEnabled(info.level) ? write(info, ...rest) : true) as typeof logger.write;
+  // Lines are written here, in one pass: the level checked first (a line below it is dropped before any work), then
+  // the context, the redaction and one JSON.stringify, written straight to the destination. winston's own path runs
+  // the same formats through a chain of object-mode streams per line, which cost services several percent of their
+  // CPU at `info`. A line JSON cannot write (a cycle, a BigInt) takes winston's path, whose JSON handles both. Child
+  // loggers write through this too.
+  const destination = opts.stream ?? process.stdout;
+  const viaWinston = logger.write.bind(logger);
+  logger.write = ((info: winston.LogEntry, ...rest: never[]) => {
+    if (logger.silent || !logger.isLevelEnabled(info.level)) return true;
+    let line: string;
+    try {
+      line = JSON.stringify(redact({ ...contextStorage.getStore(), ...fieldsOf(info) }));
+    } catch {
+      return viaWinston(info, ...rest);
+    }
+    destination.write(`${line}\n`);
+    return true;
+  }) as typeof logger.write;
   return logger;
+}
+
+/**
+ * A line's fields as winston's `timestamp()` and `errors({ stack: true })` formats make them: the time, and an Error
+ * logged as the line itself or as its message turned into its message and stack.
+ */
+function fieldsOf(info: winston.LogEntry): Record<string, unknown> {
+  const fields: Record<string, unknown> = { ...info };
+  const message: unknown = info.message;
+  const err = info instanceof Error ? info : message instanceof Error ? message : undefined;
+  if (err) {
+    fields.message = err.message;
+    fields.stack = err.stack;
+  }
+  fields.timestamp = new Date().toISOString();
+  return fields;
 }

@@ -263,6 +263,22 @@ describe('createLogger', () => {
     expect(lines()).toHaveLength(5);
   });
 
+  test('a line JSON cannot write (a cycle, a BigInt) is still written, once, with its other fields', async () => {
+    const { logger, lines } = capture();
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    let at = cyclic;
+    for (let i = 0; i < 12; i++) at = (at.next = { i }) as Record<string, unknown>;
+    at.back = cyclic;
+    logger.info('cyclic', { cyclic, n: 1 });
+    logger.info('big', { big: 10n ** 20n });
+    logger.info('plain');
+    await flush();
+    const got = lines();
+    expect(got.map((l) => l.message).sort()).toEqual(['big', 'cyclic', 'plain']);
+    expect(got.find((l) => l.message === 'cyclic')).toMatchObject({ n: 1, service: 'logger-test' });
+    expect(String(got.find((l) => l.message === 'big')?.big)).toBe('100000000000000000000');
+  });
+
   test('child loggers keep their module field (and the parent service) on every line', async () => {
     const { logger, lines } = capture();
     const child = logger.child({ module: 'scheduler' });

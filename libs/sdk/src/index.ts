@@ -14,9 +14,9 @@ import type { components as RagComponents, paths as RagPaths } from './generated
 import type { components as RaiComponents, paths as RaiPaths } from './generated/rai';
 import type { components as SchedulerComponents, paths as SchedulerPaths } from './generated/scheduler';
 import type { components as VoiceComponents, paths as VoicePaths } from './generated/voice';
-import { outboundFetch, type OutboundFetchOptions } from './outbound-fetch';
+import { outboundFetch, OutboundFetchRequest, type OutboundFetchOptions } from './outbound-fetch';
 
-export { outboundFetch, type OutboundFetchOptions };
+export { outboundFetch, OutboundFetchRequest, type OutboundFetchOptions };
 export type { Client };
 export type {
   AgentComponents,
@@ -44,6 +44,7 @@ export function createServiceClient<Paths extends object>(opts: ServiceClientOpt
   return createClient<Paths>({
     baseUrl: opts.baseUrl.replace(/\/+$/, ''),
     fetch: outboundFetch(opts.outbound, opts),
+    Request: OutboundFetchRequest as unknown as typeof Request,
     headers: opts.headers,
   });
 }

@@ -17,9 +17,25 @@ export function parseKey(raw: string): Buffer {
   return key;
 }
 
-/** A SecretBox over one key. Output: `v1:<iv b64>:<tag b64>:<ciphertext b64>`. */
-export function createSecretBox(key: Buffer): SecretBox {
+/** Sealed values a box remembers having opened (the secrets of the webhooks, credentials and schedules in use). */
+export const REMEMBERED_OPENINGS = 1_000;
+
+/**
+ * A SecretBox over one key. Output: `v1:<iv b64>:<tag b64>:<ciphertext b64>`. A sealed value carries its own IV and
+ * tag, so it always opens to the same text: the box remembers the last `REMEMBERED_OPENINGS` it opened (a trigger
+ * opens its webhook's secret, a run its credential, every time), as plaintext in this process's memory, where the
+ * callers hold it anyway while they use it.
+ */
+export function createSecretBox(key: Buffer, remember = REMEMBERED_OPENINGS): SecretBox {
   if (key.length !== 32) throw new Error('AES-256-GCM needs a 32-byte key');
+  const opened = new Map<string, string>();
+  const open = (sealed: string) => {
+    const [version, iv, tag, data] = sealed.split(':');
+    if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('not a sealed secret');
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'), { authTagLength: 16 });
+    decipher.setAuthTag(Buffer.from(tag, 'base64'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
+  };
   return {
     encrypt(plaintext) {
       const iv = randomBytes(12);
@@ -30,11 +46,14 @@ export function createSecretBox(key: Buffer): SecretBox {
       );
     },
     decrypt(sealed) {
-      const [version, iv, tag, data] = sealed.split(':');
-      if (version !== VERSION || !iv || !tag || data === undefined) throw new Error('not a sealed secret');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'), { authTagLength: 16 });
-      decipher.setAuthTag(Buffer.from(tag, 'base64'));
-      return Buffer.concat([decipher.update(Buffer.from(data, 'base64')), decipher.final()]).toString('utf8');
+      let plain = opened.get(sealed);
+      if (plain === undefined) {
+        plain = open(sealed); // a value that does not open throws, and is not remembered
+        if (remember <= 0) return plain;
+        if (opened.size >= remember) opened.delete(opened.keys().next().value!);
+        opened.set(sealed, plain);
+      }
+      return plain;
     },
   };
 }

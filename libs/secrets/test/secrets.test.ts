@@ -50,6 +50,18 @@ describe('createSecretBox', () => {
     expect(many.size).toBe(200);
   });
 
+  test('a value opened before opens the same again; a tampered copy of it still fails; any bound keeps answers right', () => {
+    const sealed = box.encrypt('opened often');
+    expect([box.decrypt(sealed), box.decrypt(sealed)]).toEqual(['opened often', 'opened often']);
+    for (const i of [1, 2, 3]) expect(() => box.decrypt(tamper(sealed, i))).toThrow();
+    for (const remember of [0, 1, 2]) {
+      const small = createSecretBox(key, remember);
+      const values = ['a', 'b', 'c'].map((v) => [v, small.encrypt(v)] as const);
+      for (let round = 0; round < 3; round++)
+        for (const [plain, sealedValue] of values) expect(small.decrypt(sealedValue)).toBe(plain);
+    }
+  });
+
   test('a tampered ciphertext fails to decrypt', () => {
     const sealed = box.encrypt('do not touch');
     expect(() => box.decrypt(tamper(sealed, 3, 0))).toThrow();

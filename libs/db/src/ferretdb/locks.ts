@@ -18,7 +18,17 @@ export interface DocLocks {
 }
 
 /** A key's advisory lock number: 64 bits of its SHA-1, as PostgreSQL's signed bigint. */
-const lockNumber = (key: string) => createHash('sha1').update(key).digest().readBigInt64BE(0).toString();
+const hashedNumber = (key: string) => createHash('sha1').update(key).digest().readBigInt64BE(0).toString();
+/** The numbers of recent keys (a run's document is locked at its claim and again at its end), bounded. */
+const recentNumbers = new Map<string, string>();
+const lockNumber = (key: string) => {
+  let n = recentNumbers.get(key);
+  if (n === undefined) {
+    if (recentNumbers.size >= 10_000) recentNumbers.clear();
+    recentNumbers.set(key, (n = hashedNumber(key)));
+  }
+  return n;
+};
 const TRY_AND_FREE = `SELECT
   (SELECT count(pg_advisory_unlock(k)) FROM unnest($1::bigint[]) AS k) AS freed,
   coalesce((SELECT array_agg(pg_try_advisory_lock(k) ORDER BY i) FROM unnest($2::bigint[]) WITH ORDINALITY AS t(k, i)), '{}') AS granted`;

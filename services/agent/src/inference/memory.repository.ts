@@ -53,31 +53,37 @@ export function createMemoryRepository(conn: Connection) {
       return docs.reverse().map((d) => ({ role: d.role, content: d.content }));
     },
 
-    /** Stores both messages of a turn; the reply carries the token usage. */
+    /**
+     * Stores both messages of a turn; the reply carries the token usage. The documents are built here whole, every
+     * field of the schema typed and set (no default left to apply), so they are inserted as they are: mongoose's
+     * casting and validation of two documents were a tenth of the agent service's CPU per run.
+     */
     async appendTurn(owner: Owner, turn: Turn): Promise<void> {
-      const turnId = new mongoose.Types.ObjectId();
       const base = {
-        ...owner,
+        user_id: owner.user_id,
+        org_id: owner.org_id,
         agent_id: turn.agentId,
         session_id: turn.sessionId,
         turn_at: turn.startedAt,
-        turn_id: turnId,
+        turn_id: new mongoose.Types.ObjectId(),
       };
-      await Message.insertMany([
-        { ...base, role: 'user', content: turn.message, seq: 0, created_at: turn.startedAt },
+      const none = { usage: null, provider_id: null, model: null, tool_calls_json: null, findings_json: null };
+      const docs: Omit<ChatMessageDoc, '_id'>[] = [
+        { ...base, ...none, role: 'user', content: turn.message, seq: 0, created_at: turn.startedAt },
         {
           ...base,
           role: 'assistant',
           content: turn.reply,
           seq: 1,
           created_at: turn.finishedAt,
-          usage: turn.usage,
+          usage: turn.usage ? { ...turn.usage } : null,
           provider_id: turn.providerId,
           model: turn.model,
           tool_calls_json: turn.toolCalls.length ? JSON.stringify(turn.toolCalls) : null,
           findings_json: turn.findings?.length ? JSON.stringify(turn.findings) : null,
         },
-      ]);
+      ];
+      await Message.insertMany(docs, { lean: true });
     },
 
     /** The owner's messages of a session (optionally of one agent), newest first, with the total count. */
