@@ -25,6 +25,7 @@ import {
 import { machineBusyMs } from '../kit/bench-kit';
 import { preseedExecutions } from '../kit/executions';
 import { cpuGroups, spent, storeRules } from '../kit/proc-cpu';
+import { deletePrefix } from '../kit/redis-prefix';
 import { cronFloor, cronFloorLine } from '../trigger/floor';
 
 const N = Number(process.env.CRON_BENCH_N ?? 1_000);
@@ -150,12 +151,7 @@ async function main(): Promise<void> {
     for (const q of queues) await q.obliterate({ force: true }).catch(() => undefined);
     for (const q of queues) await q.close();
     // Whatever obliterate left (job scheduler keys, metadata) under this run's own prefix.
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deletePrefix(redis, prefix);
     await redis.quit();
   });
   const target = await startTarget();

@@ -11,14 +11,16 @@
  * This file is also the processes' entry point (FLOOR_ROLE).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 
 import { connectMongo, mongoose } from '@platform/db';
 import { defaultJobOptions, IORedis, Queue, Worker } from '@platform/queue';
 import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from '@platform/testing';
 
+import { postJson, readBody } from '../kit/http-json';
 import { cpuGroups, spent, storeRules } from '../kit/proc-cpu';
+import { deletePrefix } from '../kit/redis-prefix';
 import { freshCollection, queuedDoc } from './floor';
 
 const env = (name: string) => {
@@ -27,42 +29,11 @@ const env = (name: string) => {
   return v;
 };
 
-const readBody = (req: IncomingMessage) =>
-  new Promise<Buffer>((done, fail) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => done(Buffer.concat(chunks)));
-    req.on('error', fail);
-  });
-
 const reply = (res: ServerResponse, status: number, body: unknown) => {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 };
-
-/** POST JSON over a keep-alive agent; resolves with the parsed answer. */
-function postJson(agent: Agent, url: URL, body: unknown): Promise<unknown> {
-  const text = JSON.stringify(body);
-  return new Promise((done, fail) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
-      },
-      (res) => {
-        readBody(res).then((b) => {
-          if ((res.statusCode ?? 500) >= 300) fail(new Error(`${url.href}: ${res.statusCode}`));
-          else done(JSON.parse(b.toString('utf8')));
-        }, fail);
-      },
-    );
-    req.on('error', fail);
-    req.end(text);
-  });
-}
 
 function serve(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>) {
   createServer((req, res) => {
@@ -224,12 +195,7 @@ export async function runProcessFloor(o: {
   } finally {
     await Promise.all(procs.map((p) => p.stop(5_000)));
     const redis = new IORedis(o.redisUrl, { maxRetriesPerRequest: null });
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${common.QUEUE_PREFIX}:*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deletePrefix(redis, common.QUEUE_PREFIX);
     redis.disconnect();
     await prepare
       .collection(common.FLOOR_COLLECTION)

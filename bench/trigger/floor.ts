@@ -8,7 +8,8 @@
  *
  * The cron floor: what fires that come due together could cost at best, 1,000 and 10,000 items inserted with
  * `insertMany` batches of 64 and enqueued with `Queue.addBulk`, four batches at a time (the repository's insert
- * batch and parallelism), each then taken, claimed (its start) and finished by a worker of the run concurrency.
+ * batch and parallelism), each then taken, claimed (its start), called (its HTTP target) and finished by a worker of
+ * the run concurrency.
  *
  * Both go to fresh collections of the same database, created with the executions' indexes (and, on FerretDB with
  * FERRETDB_POSTGRESQL_URL, the lookup indexes the services add) before any load: FerretDB stalls on a collection
@@ -16,6 +17,8 @@
  *
  * `runFloor` is used by trigger.bench.ts; run alone, this file makes its own database and drops it.
  */
+import { Agent } from 'node:http';
+
 import { connectMongo, mongoose, prepareLookups, type Connection } from '@platform/db';
 import { defaultJobOptions, IORedis, Queue, Worker } from '@platform/queue';
 import { executionModel } from '@platform/scheduling';
@@ -23,7 +26,9 @@ import { testInfra, uniqueName } from '@platform/testing';
 
 import { machineBusyMs, machineLoad, out, percentile, runBench } from '../kit/bench-kit';
 import { executionDoc } from '../kit/executions';
+import { send, targetProcess } from '../kit/http-json';
 import { cpuGroups, spent, storeRules } from '../kit/proc-cpu';
+import { deletePrefix } from '../kit/redis-prefix';
 
 export interface FloorOptions {
   /** Items of the run floor (the trigger bench's BENCH_TRIGGERS). */
@@ -129,12 +134,7 @@ function queueKit(url: string) {
       for (const w of workers) await w.close().catch(() => undefined);
       for (const q of queues) await q.obliterate({ force: true }).catch(() => undefined);
       for (const q of queues) await q.close().catch(() => undefined);
-      let cursor = '0';
-      do {
-        const [next, keys] = await producer.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        if (keys.length) await producer.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
+      await deletePrefix(producer, prefix);
       producer.disconnect();
       consumer.disconnect();
     },
@@ -167,6 +167,7 @@ async function claimAndFinish(
   id: string,
   output: string,
   started?: () => void,
+  call?: () => Promise<unknown>,
 ): Promise<void> {
   const _id = new mongoose.Types.ObjectId(id);
   const claim = await runs.updateOne(
@@ -175,6 +176,7 @@ async function claimAndFinish(
   );
   if (claim.modifiedCount !== 1) throw new Error(`floor: claim of ${id} matched ${claim.matchedCount}`);
   started?.();
+  await call?.();
   const finish = await runs.updateOne(
     { _id, status: 'running' },
     { $set: { status: 'succeeded', finished_at: new Date(), response_output: output } },
@@ -249,8 +251,9 @@ async function runItems(conn: Connection, redisUrl: string, o: FloorOptions): Pr
 /**
  * The cron floor: `n` items come due at once; they are inserted in batches of 64 and enqueued with addBulk, four
  * batches at a time, while a worker of the run concurrency takes each, claims it (`updateOne` queued → running: its
- * start) and finishes it (`updateOne`). Reported: the store rate, and each item's start lag from the instant they
- * came due, the figure the cron benchmark measures for ours.
+ * start), makes its HTTP call (a GET over a keep-alive agent to a target in a process of its own, as an HTTP
+ * schedule's run calls its URL) and finishes it (`updateOne`). Reported: the store rate, each item's start lag from
+ * the instant they came due (the figure the cron benchmark measures for ours), and the CPU per item.
  */
 export async function cronFloor(
   conn: Connection,
@@ -263,6 +266,8 @@ export async function cronFloor(
   const consumerConn = await connectMongo({ uri: testInfra.mongoUri, dbName: conn.name });
   const runs = consumerConn.collection(coll.collectionName);
   const kit = queueKit(redisUrl);
+  const target = await targetProcess();
+  const http = new Agent({ keepAlive: true, maxSockets: workerConcurrency });
   const results: FloorResult['cron'] = [];
   const stores = cpuGroups(
     storeRules(Number(new URL(testInfra.mongoUri).port || 27017), Number(new URL(redisUrl).port || 6379)),
@@ -273,7 +278,13 @@ export async function cronFloor(
     let round: { lags: number[]; due: number; want: number; done: () => void; failure?: Error } | null = null;
     const worker = kit.worker('floor-fires', workerConcurrency, async (id) => {
       const r = round!;
-      await claimAndFinish(runs, id, 'ok', () => r.lags.push(performance.now() - r.due));
+      await claimAndFinish(
+        runs,
+        id,
+        'ok',
+        () => r.lags.push(performance.now() - r.due),
+        () => send(http, new URL(`?s=${id}`, target.url), 'GET'),
+      );
       if (r.lags.length === r.want) r.done();
     });
     worker.on('failed', (_job, err) => {
@@ -344,6 +355,8 @@ export async function cronFloor(
   } finally {
     await kit.close();
     await consumerConn.close();
+    http.destroy();
+    target.stop();
   }
 }
 
@@ -358,7 +371,7 @@ export async function runFloor(conn: Connection, redisUrl: string, o: FloorOptio
 export function cronFloorLine(c: FloorResult['cron'][number]): string {
   const f = (n: number, d = 1) => n.toFixed(d);
   const procs = [...c.byProcess].map(([k, ms]) => `${k} ${f(ms, 2)}`).join(', ');
-  return `floor cron (insertMany ${INSERT_BATCH} + addBulk, ${INSERT_PARALLEL} at once; claim + finish): ${c.n.toLocaleString('en')} due at once stored in ${f(c.seconds, 2)} s (${f(c.rate, 0)} items/s), start lag p50 ${f(c.startP50, 0)} ms, p99 ${f(c.startP99, 0)} ms; machine CPU ${f(c.cpuMsPerItem)} ms per item (${procs})`;
+  return `floor cron (insertMany ${INSERT_BATCH} + addBulk, ${INSERT_PARALLEL} at once; claim, HTTP call, finish): ${c.n.toLocaleString('en')} due at once stored in ${f(c.seconds, 2)} s (${f(c.rate, 0)} items/s), start lag p50 ${f(c.startP50, 0)} ms, p99 ${f(c.startP99, 0)} ms; machine CPU ${f(c.cpuMsPerItem)} ms per item (${procs})`;
 }
 
 /** The floor's lines, as both this file and the trigger bench print them. */
