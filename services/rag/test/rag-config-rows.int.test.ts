@@ -125,7 +125,9 @@ describe('GET /v3/rag/user/{user_id}/ with the caller’s own API key', () => {
     expect(byKey.body.configs.map((c: { collection_name: string }) => c.collection_name)).toEqual(['sdk_one']);
     const paged = await request(t.app).get(`/v3/rag/user/${key}/?skip=1`).set('x-api-key', key);
     expect(paged.body).toEqual({ configs: [], total: 1 });
-    for (const path of [other, `${key.slice(0, -1)}x`, `${key}x`, 'sdk_other']) {
+    // The key with its last character changed (to another one: a key may end in `x`), and with one more.
+    const changed = `${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`;
+    for (const path of [other, changed, `${key}x`, 'sdk_other']) {
       const res = await request(t.app).get(`/v3/rag/user/${path}/`).set('x-api-key', key);
       expect({ path, status: res.status, body: res.body }).toEqual({
         path,
