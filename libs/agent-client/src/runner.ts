@@ -1,4 +1,5 @@
 import { internalCallHeaders } from '@platform/auth';
+import { NOT_CONNECTED_CODES } from '@platform/errors';
 import type { OutboundClient } from '@platform/outbound';
 
 import { failureCode } from './http';
@@ -19,17 +20,6 @@ export interface AgentRunRequest {
 export type AgentRunResult =
   | { ok: true; status: number; output: string }
   | { ok: false; transient: boolean; unavailable: boolean; status: number | null; error: string };
-
-/** Connection failures that mean the request never reached the agent service (so nothing ran). */
-export const NOT_REACHED = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'EPIPE',
-]);
 
 export interface AgentRunnerOptions {
   baseUrl: string;
@@ -83,7 +73,7 @@ export function createAgentRunner(opts: AgentRunnerOptions) {
       };
     } catch (err) {
       const code = failureCode(err);
-      const reached = !(code && NOT_REACHED.has(code));
+      const reached = !(code && NOT_CONNECTED_CODES.has(code));
       const what = code ?? (err as { message?: string } | null)?.message ?? 'error';
       return {
         ok: false,

@@ -1,9 +1,10 @@
 import type { AxiosInstance } from 'axios';
 
 import { internalCallHeaders } from '@platform/auth';
+import { NOT_CONNECTED_CODES } from '@platform/errors';
 
 import { agentServiceHttp, failureCode } from './http';
-import { detailOf, NOT_REACHED } from './runner';
+import { detailOf } from './runner';
 
 /** A job of the `inference-tasks` queue: the task lives in the agent service's database, the job only names it. */
 export interface InferenceTaskJob {
@@ -51,7 +52,7 @@ export function createTaskClient(opts: TaskClientOptions) {
       };
     } catch (err) {
       const code = failureCode(err);
-      const reached = !(code && NOT_REACHED.has(code));
+      const reached = !(code && NOT_CONNECTED_CODES.has(code));
       return {
         ok: false,
         transient: true,

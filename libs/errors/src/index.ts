@@ -115,16 +115,22 @@ const UNAVAILABLE_NAMES = new Set([
   'MaxRetriesPerRequestError',
 ]);
 
-/** Node's codes of a connection that could not be opened or was cut. */
-const SOCKET_FAILURES = new Set([
+/**
+ * Node's codes of a connection that could not be opened or was cut before an answer: the other side is not reached
+ * (refused, no route, no such host, reset or closed under the request). The agent client reads them as "nothing ran".
+ */
+export const NOT_CONNECTED_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'EPIPE',
-  'ETIMEDOUT',
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EAI_AGAIN',
+  'ENOTFOUND',
 ]);
+
+/** A store's socket failures: not connected, or a connection that timed out. */
+const SOCKET_FAILURES = new Set([...NOT_CONNECTED_CODES, 'ETIMEDOUT']);
 
 const UNAVAILABLE_MESSAGES = [
   /before initial connection is complete/i,
@@ -187,7 +193,7 @@ export function isUnavailableError(err: unknown): boolean {
  * An error by its shape, not `instanceof`: an error made in another realm (Node's own `net` errors seen from a test's
  * sandbox, say) is not an instance of this realm's Error, and is classified all the same.
  */
-const isErrorLike = (err: unknown): err is Error =>
+export const isErrorLike = (err: unknown): err is Error =>
   err instanceof Error ||
   (typeof err === 'object' &&
     err !== null &&

@@ -108,11 +108,17 @@ test('an error made in another realm (a socket error seen from a sandbox) is cla
   expect(isUnavailableError({ name: 'Error', message: 'a bug' })).toBe(false);
 });
 
-test.each(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'])(
-  'a plain socket error %s (a database client passing Node’s error on) is a store away',
-  (code) => {
-    expect(isUnavailableError(Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code }))).toBe(true);
-    // Another library's error of the same code is its own to classify (an outbound call is a 502, not a 503).
-    expect(isUnavailableError(Object.assign(new Error('x'), { name: 'AxiosError', code }))).toBe(false);
-  },
-);
+test.each([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+])('a plain socket error %s (a database client passing Node’s error on) is a store away', (code) => {
+  expect(isUnavailableError(Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code }))).toBe(true);
+  // Another library's error of the same code is its own to classify (an outbound call is a 502, not a 503).
+  expect(isUnavailableError(Object.assign(new Error('x'), { name: 'AxiosError', code }))).toBe(false);
+});

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Client, type ClientBase } from 'pg';
 
-import { ServiceUnavailableError } from '@platform/errors';
+import { isErrorLike, ServiceUnavailableError } from '@platform/errors';
 
 /**
  * Tables and lookup indexes in FerretDB's PostgreSQL: it pushes an equality down as `_jsonb->'f' @> '<value>'`, which
@@ -10,15 +10,11 @@ import { ServiceUnavailableError } from '@platform/errors';
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export const quoteLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
-/** An error by its shape: node-postgres passes on Node's socket errors, which may come from another realm (tests). */
-const isUnavailableShape = (err: unknown): err is Error =>
-  typeof err === 'object' && err !== null && typeof (err as Error).message === 'string';
-
 /** A PostgreSQL error of reaching the server (no SQLSTATE; classes 08, 53, 55, 57) is the store being away: 503. */
 export function asOutage(err: unknown): unknown {
   const code = (err as { code?: unknown } | null)?.code;
   const away = typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || /^(08|53|55|57)/.test(code);
-  return away && isUnavailableShape(err) ? new ServiceUnavailableError(err) : err;
+  return away && isErrorLike(err) ? new ServiceUnavailableError(err) : err;
 }
 
 export async function withPg<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
