@@ -26,7 +26,7 @@ export {
   type Owner,
 } from './values';
 export { isDuplicateKeyError } from './duplicate-key';
-export { QUERY_LOG_ENV } from './query-log';
+export { QUERY_LOG_ENV, watchServedQueries, type ServedQuery } from './query-log';
 export {
   createGroupCommit,
   insertEach,

@@ -112,6 +112,28 @@ function queriesOf(name: string, cmd: Record<string, unknown>): { filter: unknow
   }
 }
 
+/** A query the development server's adapter served from its PostgreSQL: on MongoDB, a command to the server. */
+export interface ServedQuery {
+  db: string;
+  collection: string;
+  command: string;
+}
+const servedWatchers = new Set<(q: ServedQuery) => void>();
+
+/**
+ * Calls `watch` for each query served without a command to the server, in this process, until the returned function
+ * is called: with the driver's command monitoring, it counts the commands MongoDB would get (the work tests).
+ */
+export function watchServedQueries(watch: (q: ServedQuery) => void): () => void {
+  servedWatchers.add(watch);
+  return () => servedWatchers.delete(watch);
+}
+
+/** Tells the watchers of `watchServedQueries` that the adapter answered a query itself. */
+export function queryServed(q: ServedQuery): void {
+  for (const watch of servedWatchers) watch(q);
+}
+
 /**
  * Records a query served without a command to the server (the development server's adapter reads some from its
  * PostgreSQL), as the command monitoring records the others.

@@ -7,6 +7,7 @@ import {
   mongoose,
   newObjectId,
   ownerFilter,
+  ownerKey,
   toJsonText,
   type Connection,
   type GroupCommit,
@@ -41,6 +42,15 @@ const INSERT_PARALLEL = 4;
  * Triggers do not wait: a sender waits for their insert.
  */
 const FIRE_INSERT_GATHER_MS = 10;
+
+/**
+ * How long a fire's question "is a run of this schedule unfinished?" waits for company: the fires that come due
+ * together ask together, one query per owner (`schedule_id $in`), instead of one each. A question waits at most this
+ * long, then the answer is read; an answer is never reused by a later question.
+ */
+const UNFINISHED_GATHER_MS = 10;
+/** Schedules asked about in one query. */
+const UNFINISHED_BATCH = 256;
 
 interface GroupInserts {
   now: GroupCommit<object>;
@@ -82,6 +92,42 @@ export function createExecutionRepository(conn: Connection) {
   const oid = (id: string) => new mongoose.Types.ObjectId(id);
   // Executions that arrive together (concurrent triggers, fires) are inserted together: see createGroupCommit.
   const inserts = insertsFor(conn, Execution);
+  /** Fires asking whether their schedule has a run not ended, answered together (one query per owner). */
+  const unfinished = createGroupCommit<{ owner: Owner; scheduleId: string }, boolean>(
+    async (asks) => {
+      const byOwner = new Map<string, { owner: Owner; ids: Set<string> }>();
+      for (const a of asks) {
+        const key = ownerKey(a.owner);
+        const entry = byOwner.get(key) ?? { owner: a.owner, ids: new Set<string>() };
+        entry.ids.add(a.scheduleId);
+        byOwner.set(key, entry);
+      }
+      const busy = new Set<string>();
+      await Promise.all(
+        [...byOwner.entries()].map(async ([key, { owner, ids }]) => {
+          const filter = { schedule_id: { $in: [...ids] }, ...ownerFilter(owner), status: { $in: NOT_ENDED } };
+          // Bounded: a schedule with many runs waiting (run-now, or `allow` before) cannot make the answer large.
+          const limit = ids.size * 2 + 8;
+          const found = await Execution.find(filter, { _id: 0, schedule_id: 1 })
+            .limit(limit)
+            .lean<{ schedule_id: string }[]>();
+          for (const d of found) busy.add(`${key}\u0000${d.schedule_id}`);
+          // A full answer may have left schedules out: those not seen are asked alone.
+          if (found.length === limit)
+            await Promise.all(
+              [...ids]
+                .filter((id) => !busy.has(`${key}\u0000${id}`))
+                .map(async (id) => {
+                  const one = { schedule_id: id, ...ownerFilter(owner), status: { $in: NOT_ENDED } };
+                  if ((await Execution.exists(one)) !== null) busy.add(`${key}\u0000${id}`);
+                }),
+            );
+        }),
+      );
+      return asks.map((a) => busy.has(`${ownerKey(a.owner)}\u0000${a.scheduleId}`));
+    },
+    { maxBatch: UNFINISHED_BATCH, maxParallel: 2, gatherMs: UNFINISHED_GATHER_MS },
+  );
 
   const update = async (filter: Record<string, unknown>, change: UpdateQuery<ExecutionDoc>) => {
     const d = await Execution.findOneAndUpdate(filter, change, { returnDocument: 'after' }).lean<ExecutionDoc>();
@@ -127,11 +173,12 @@ export function createExecutionRepository(conn: Connection) {
       const d = await Execution.findOne({ fire_key: fireKey }).lean<ExecutionDoc>();
       return d ? toRecord(d) : null;
     },
-    /** True while a run of the schedule has not ended (queued, waiting for a retry, or running). */
-    async hasUnfinishedRun(owner: Owner, scheduleId: string): Promise<boolean> {
-      const filter = { schedule_id: scheduleId, ...ownerFilter(owner), status: { $in: NOT_ENDED } };
-      return (await Execution.exists(filter)) !== null;
-    },
+    /**
+     * True while a run of the schedule has not ended (queued, waiting for a retry, or running). Asked by fires, which
+     * come due together: the questions of a few milliseconds are answered by one query per owner.
+     */
+    hasUnfinishedRun: (owner: Owner, scheduleId: string): Promise<boolean> =>
+      unfinished.add({ owner: { user_id: owner.user_id, org_id: owner.org_id }, scheduleId }),
     async get(id: string): Promise<ExecutionRecord | null> {
       if (!isObjectIdHex(id)) return null;
       const d = await Execution.findById(id).lean<ExecutionDoc>();

@@ -162,6 +162,38 @@ test('a redelivered job takes over a running attempt; the old attempt can no lon
   });
 });
 
+test('fires asking together whether their schedule has a run not ended get each their own answer', async () => {
+  const other = { user_id: 'u2', org_id: 'o1' };
+  const scheduleRun = (scheduleId: string, who = owner) =>
+    repo.create({ kind: 'http_schedule', schedule_id: scheduleId, ...who, payload: null, max_attempts: 1 }, now);
+  const [queued, running, ended] = [
+    await scheduleRun('s-queued'),
+    await scheduleRun('s-running'),
+    await scheduleRun('s-ended'),
+  ];
+  await repo.claim(running.id, now, { claimant: 'job-a' });
+  await repo.claim(ended.id, now, { claimant: 'job-a' });
+  await repo.finish(ended.id, 1, ok, now, now);
+  await scheduleRun('s-others', other); // another owner's run of a schedule of that id is not this owner's
+  // A schedule with more runs waiting than one query returns still answers (and does not hide the others' answers).
+  for (let i = 0; i < 30; i++) await scheduleRun('s-many');
+  expect(queued.status).toBe('queued');
+  const asks: [typeof owner, string][] = [
+    [owner, 's-queued'],
+    [owner, 's-running'],
+    [owner, 's-ended'],
+    [owner, 's-others'],
+    [other, 's-others'],
+    [owner, 's-many'],
+    [owner, 's-none'],
+    [other, 's-queued'],
+  ];
+  const answers = await Promise.all(asks.map(([who, id]) => repo.hasUnfinishedRun(who, id)));
+  expect(answers).toEqual([true, true, false, false, true, true, false, false]);
+  // Asked alone, the same answers.
+  for (const [i, [who, id]] of asks.entries()) expect(await repo.hasUnfinishedRun(who, id)).toBe(answers[i]);
+});
+
 test('retryLater puts the execution back in the queue with the attempt’s error', async () => {
   const e = await newWebhookRun();
   await repo.claim(e.id, now, { claimant: 'job-a' });

@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import type { Pool } from 'pg';
 
-import { logQuery } from '../query-log';
+import { logQuery, queryServed } from '../query-log';
 import { asOutage, quoteLiteral } from './indexes';
 
 /**
@@ -136,13 +136,20 @@ interface Source {
 type Rows = Record<string, unknown>[];
 
 export function createReads({ pool, db, collection, table, up }: Source, types: FieldTypes) {
-  async function run<T>(build: (t: ReturnType<typeof translator>) => string, rows: (r: Rows) => T) {
+  async function run<T>(
+    command: 'find' | 'count',
+    build: (t: ReturnType<typeof translator>) => string,
+    rows: (r: Rows) => T,
+  ) {
     const params: string[] = [];
     if (!up()) return undefined;
     try {
       const text = build(translator(params, types));
       const t = await table();
-      return t ? rows((await pool.query(text.replaceAll('$TABLE', t), params)).rows as Rows) : undefined;
+      if (!t) return undefined;
+      const answer = rows((await pool.query(text.replaceAll('$TABLE', t), params)).rows as Rows);
+      queryServed({ db, collection, command });
+      return answer;
     } catch (err) {
       if (err instanceof Untranslatable) return undefined;
       throw asOutage(err);
@@ -154,6 +161,7 @@ export function createReads({ pool, db, collection, table, up }: Source, types: 
     find: (filter: Record<string, unknown>, o: ReadOptions) =>
       logQuery(db, collection, 'find', filter, o.sort) ??
       run(
+        'find',
         (t) => {
           // A page of an `$in` ordered by the keys after it (statuses of a list, newest first): each value's ordered
           // index range read up to the page's end and merged, as MongoDB's SORT_MERGE does, not all matches sorted.
@@ -172,6 +180,7 @@ export function createReads({ pool, db, collection, table, up }: Source, types: 
     count: (filter: Record<string, unknown>, o: ReadOptions) =>
       logQuery(db, collection, 'count', filter) ??
       run(
+        'count',
         (t) => `SELECT count(*)::int AS n FROM (SELECT 1 FROM $TABLE WHERE ${t.where(filter)}${page(o)}) AS m`,
         (rows) => Number(rows[0]?.n ?? 0),
       ),
