@@ -35,9 +35,22 @@ export function send(agent: Agent, url: URL, method: 'GET' | 'POST', body?: unkn
   });
 }
 
-/** POST JSON over a keep-alive agent; resolves with the parsed answer. */
-export const postJson = async (agent: Agent, url: URL, body: unknown): Promise<unknown> =>
-  JSON.parse((await send(agent, url, 'POST', body)).toString('utf8'));
+/** A kept-alive socket closed by the server as it was reused: the request never reached it. */
+const cutOff = (err: unknown) => ['ECONNRESET', 'EPIPE'].includes(String((err as { code?: unknown }).code));
+
+/**
+ * POST JSON over a keep-alive agent; resolves with the parsed answer. A request cut off on a reused socket is sent
+ * again (twice at most), as our services treat a call that did not reach its target.
+ */
+export async function postJson(agent: Agent, url: URL, body: unknown): Promise<unknown> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return JSON.parse((await send(agent, url, 'POST', body)).toString('utf8'));
+    } catch (err) {
+      if (tries >= 3 || !cutOff(err)) throw err;
+    }
+  }
+}
 
 /** The server of `targetProcess`: answers every request 200 `ok` once its body is read. */
 const TARGET = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.writeHead(200, { 'content-type': 'text/plain' }).end('ok')); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
