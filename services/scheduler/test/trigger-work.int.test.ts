@@ -49,6 +49,7 @@ let queues: TestQueues;
 let app: Express;
 const secret = 'whsec_' + randomBytes(32).toString('base64');
 let webhookId: string;
+let stats: ReturnType<typeof createWebhookStats> | undefined;
 const dbCommands: string[] = [];
 
 beforeAll(async () => {
@@ -78,7 +79,7 @@ beforeAll(async () => {
     readiness: { mongodb: () => pingMongo(conn) },
     queues: queues.queues,
     fires: queues.fires,
-    stats: createWebhookStats(conn, logger),
+    stats: (stats = createWebhookStats(conn, logger)),
     triggers: { maxAttempts: 3, enqueueTimeoutMs: 2_000, retryBackoffMs: 200 },
   });
   await syncIndexes(conn);
@@ -92,6 +93,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  // The statistics counted by the last triggers are written before the connections close (as the service's stop does).
+  await stats?.flush().catch(() => undefined);
   await monitor?.close();
   await queues?.close();
   redis?.disconnect();
