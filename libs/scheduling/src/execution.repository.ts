@@ -52,16 +52,22 @@ const UNFINISHED_GATHER_MS = 10;
 /** Schedules asked about in one query. */
 const UNFINISHED_BATCH = 256;
 
-interface GroupInserts {
+const NOT_ENDED: ExecutionStatus[] = ['queued', 'running'];
+
+interface Gatherers {
   now: GroupCommit<object>;
   gathered: GroupCommit<object>;
+  unfinished: GroupCommit<{ owner: Owner; scheduleId: string }, boolean>;
 }
 
-const groupInserts = new WeakMap<Connection, GroupInserts>();
+const gatherers = new WeakMap<Connection, Gatherers>();
 
-/** One group commit per connection, shared by every repository on it (the scheduler makes several). */
-function insertsFor(conn: Connection, Execution: ExecutionModel): GroupInserts {
-  let g = groupInserts.get(conn);
+/**
+ * One set of group commits per connection, shared by every repository on it (the scheduler makes several), so the
+ * inserts and questions of all of them are gathered together.
+ */
+function gatherersFor(conn: Connection, Execution: ExecutionModel): Gatherers {
+  let g = gatherers.get(conn);
   if (!g) {
     // A batch cut off by a lost connection (a primary election) is sent once more; a document the first attempt
     // stored is then a duplicate of its own `_id` and counts as stored (libs/db retryWriteOnce). Majority, as every
@@ -74,13 +80,50 @@ function insertsFor(conn: Connection, Execution: ExecutionModel): GroupInserts {
         maxParallel: INSERT_PARALLEL,
         gatherMs: FIRE_INSERT_GATHER_MS,
       }),
+      unfinished: createGroupCommit(unfinishedAnswers(Execution), {
+        maxBatch: UNFINISHED_BATCH,
+        maxParallel: 2,
+        gatherMs: UNFINISHED_GATHER_MS,
+      }),
     };
-    groupInserts.set(conn, g);
+    gatherers.set(conn, g);
   }
   return g;
 }
 
-const NOT_ENDED: ExecutionStatus[] = ['queued', 'running'];
+/** Fires asking whether their schedule has a run not ended, answered together: one query per owner. */
+function unfinishedAnswers(Execution: ExecutionModel) {
+  return async (asks: { owner: Owner; scheduleId: string }[]): Promise<boolean[]> => {
+    const byOwner = new Map<string, { owner: Owner; ids: Set<string>; busy: Set<string> }>();
+    for (const a of asks) {
+      const key = ownerKey(a.owner);
+      const entry = byOwner.get(key) ?? { owner: a.owner, ids: new Set<string>(), busy: new Set<string>() };
+      entry.ids.add(a.scheduleId);
+      byOwner.set(key, entry);
+    }
+    await Promise.all(
+      [...byOwner.values()].map(async ({ owner, ids, busy }) => {
+        const notEnded = { ...ownerFilter(owner), status: { $in: NOT_ENDED } };
+        // Bounded: a schedule with many runs waiting (run-now, or `allow` before) cannot make the answer large.
+        const limit = ids.size * 2 + 8;
+        const found = await Execution.find({ schedule_id: { $in: [...ids] }, ...notEnded }, { _id: 0, schedule_id: 1 })
+          .limit(limit)
+          .lean<{ schedule_id: string }[]>();
+        for (const d of found) busy.add(d.schedule_id);
+        // A full answer may have left schedules out: those not seen are asked alone.
+        if (found.length === limit)
+          await Promise.all(
+            [...ids]
+              .filter((id) => !busy.has(id))
+              .map(async (id) => {
+                if ((await Execution.exists({ schedule_id: id, ...notEnded })) !== null) busy.add(id);
+              }),
+          );
+      }),
+    );
+    return asks.map((a) => byOwner.get(ownerKey(a.owner))!.busy.has(a.scheduleId));
+  };
+}
 
 /**
  * Executions: the one place that writes them (the scheduler creates, the worker runs). State changes are
@@ -90,44 +133,9 @@ const NOT_ENDED: ExecutionStatus[] = ['queued', 'running'];
 export function createExecutionRepository(conn: Connection) {
   const Execution = executionModel(conn);
   const oid = (id: string) => new mongoose.Types.ObjectId(id);
-  // Executions that arrive together (concurrent triggers, fires) are inserted together: see createGroupCommit.
-  const inserts = insertsFor(conn, Execution);
-  /** Fires asking whether their schedule has a run not ended, answered together (one query per owner). */
-  const unfinished = createGroupCommit<{ owner: Owner; scheduleId: string }, boolean>(
-    async (asks) => {
-      const byOwner = new Map<string, { owner: Owner; ids: Set<string> }>();
-      for (const a of asks) {
-        const key = ownerKey(a.owner);
-        const entry = byOwner.get(key) ?? { owner: a.owner, ids: new Set<string>() };
-        entry.ids.add(a.scheduleId);
-        byOwner.set(key, entry);
-      }
-      const busy = new Set<string>();
-      await Promise.all(
-        [...byOwner.entries()].map(async ([key, { owner, ids }]) => {
-          const filter = { schedule_id: { $in: [...ids] }, ...ownerFilter(owner), status: { $in: NOT_ENDED } };
-          // Bounded: a schedule with many runs waiting (run-now, or `allow` before) cannot make the answer large.
-          const limit = ids.size * 2 + 8;
-          const found = await Execution.find(filter, { _id: 0, schedule_id: 1 })
-            .limit(limit)
-            .lean<{ schedule_id: string }[]>();
-          for (const d of found) busy.add(`${key}\u0000${d.schedule_id}`);
-          // A full answer may have left schedules out: those not seen are asked alone.
-          if (found.length === limit)
-            await Promise.all(
-              [...ids]
-                .filter((id) => !busy.has(`${key}\u0000${id}`))
-                .map(async (id) => {
-                  const one = { schedule_id: id, ...ownerFilter(owner), status: { $in: NOT_ENDED } };
-                  if ((await Execution.exists(one)) !== null) busy.add(`${key}\u0000${id}`);
-                }),
-            );
-        }),
-      );
-      return asks.map((a) => busy.has(`${ownerKey(a.owner)}\u0000${a.scheduleId}`));
-    },
-    { maxBatch: UNFINISHED_BATCH, maxParallel: 2, gatherMs: UNFINISHED_GATHER_MS },
-  );
+  // Executions that arrive together (concurrent triggers, fires) are inserted together, and fires ask together
+  // whether their schedule's run has ended: see createGroupCommit.
+  const { unfinished, ...inserts } = gatherersFor(conn, Execution);
 
   const update = async (filter: Record<string, unknown>, change: UpdateQuery<ExecutionDoc>) => {
     const d = await Execution.findOneAndUpdate(filter, change, { returnDocument: 'after' }).lean<ExecutionDoc>();
