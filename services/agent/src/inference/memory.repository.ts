@@ -1,4 +1,13 @@
-import { findPage, mongoose, ownerFilter, type Connection, type SortKeys } from '@platform/db';
+import {
+  createGroupCommit,
+  findPage,
+  insertEach,
+  mongoose,
+  ownerFilter,
+  type Connection,
+  type GroupCommit,
+  type SortKeys,
+} from '@platform/db';
 
 import type { ChatMessage, Owner, StoredMessage, ToolCallRecord, TurnFinding, Usage } from './inference.types';
 import { chatMessageModel, type ChatMessageDoc } from './memory.model';
@@ -41,9 +50,29 @@ function toRecord(d: ChatMessageDoc): StoredMessage {
   };
 }
 
+/**
+ * Turns that end together (the worker runs dozens of agents at once) are stored together: while an insert is in
+ * flight the next turns wait and go in one unordered `insertMany` (at most this many documents, this many inserts at
+ * once per connection). Each turn still waits for its own two documents to be written.
+ */
+const TURN_INSERT_BATCH = 64;
+const TURN_INSERT_PARALLEL = 4;
+
+const turnInserts = new WeakMap<Connection, GroupCommit<object>>();
+
 /** Conversation memory in `chat_messages`, scoped to (user, org, agent, session). Insert-only. */
 export function createMemoryRepository(conn: Connection) {
   const Message = chatMessageModel(conn);
+  let inserts = turnInserts.get(conn);
+  if (!inserts) {
+    // Each document has an `_id` of its own, so a batch cut off by a lost connection is sent once more safely.
+    inserts = createGroupCommit(insertEach(Message, { retry: true }), {
+      maxBatch: TURN_INSERT_BATCH,
+      maxParallel: TURN_INSERT_PARALLEL,
+    });
+    turnInserts.set(conn, inserts);
+  }
+  const insert = inserts;
   return {
     /** The last `limit` messages of the session with this agent, oldest first. */
     async recent(owner: Owner, agentId: number, sessionId: string, limit: number): Promise<ChatMessage[]> {
@@ -56,7 +85,8 @@ export function createMemoryRepository(conn: Connection) {
     /**
      * Stores both messages of a turn; the reply carries the token usage. The documents are built here whole, every
      * field of the schema typed and set (no default left to apply), so they are inserted as they are: mongoose's
-     * casting and validation of two documents were a tenth of the agent service's CPU per run.
+     * casting and validation of two documents were a tenth of the agent service's CPU per run. Concurrent turns share
+     * one insert (see TURN_INSERT_BATCH).
      */
     async appendTurn(owner: Owner, turn: Turn): Promise<void> {
       const base = {
@@ -68,9 +98,18 @@ export function createMemoryRepository(conn: Connection) {
         turn_id: new mongoose.Types.ObjectId(),
       };
       const none = { usage: null, provider_id: null, model: null, tool_calls_json: null, findings_json: null };
-      const docs: Omit<ChatMessageDoc, '_id'>[] = [
-        { ...base, ...none, role: 'user', content: turn.message, seq: 0, created_at: turn.startedAt },
+      const docs: ChatMessageDoc[] = [
         {
+          _id: new mongoose.Types.ObjectId(),
+          ...base,
+          ...none,
+          role: 'user',
+          content: turn.message,
+          seq: 0,
+          created_at: turn.startedAt,
+        },
+        {
+          _id: new mongoose.Types.ObjectId(),
           ...base,
           role: 'assistant',
           content: turn.reply,
@@ -83,7 +122,7 @@ export function createMemoryRepository(conn: Connection) {
           findings_json: turn.findings?.length ? JSON.stringify(turn.findings) : null,
         },
       ];
-      await Message.insertMany(docs, { lean: true });
+      await Promise.all(docs.map((d) => insert.add(d)));
     },
 
     /** The owner's messages of a session (optionally of one agent), newest first, with the total count. */
