@@ -1,17 +1,11 @@
-import type { Readable } from 'node:stream';
-import axios, { type AxiosResponse } from 'axios';
+import type { IncomingHttpHeaders } from 'node:http';
 
 import { blockedReason, isIpLiteral } from './address';
 import { isAllowed, parseAllowHosts, type AllowEntry } from './allow-list';
-import {
-  OutboundBlockedError,
-  OutboundError,
-  OutboundNetworkError,
-  OutboundTimeoutError,
-  OutboundTooLargeError,
-} from './errors';
+import { OutboundBlockedError, OutboundError, OutboundNetworkError, OutboundTimeoutError } from './errors';
 import { createGuardedAgents } from './guard';
 import { streamResponse } from './stream';
+import { exchange, readAll, type RawResponse } from './transport';
 import type { OutboundRequest, OutboundStreamRequest, OutboundStreamResponse } from './types';
 
 export type { OutboundRequest };
@@ -73,29 +67,26 @@ function parseUrl(raw: string, base?: URL): URL {
   }
 }
 
-function toError(err: unknown, timeoutMs: number, cap: number): Error {
+/** What a failure to get (or read) a response becomes: the guard's refusal, a timeout, a size cap or a network error. */
+function toError(err: unknown, signal: AbortSignal, timeoutMs: number): Error {
+  if (err instanceof OutboundError) return err;
   const cause = (err as { cause?: unknown }).cause;
   if (cause instanceof OutboundError) return cause;
-  if (err instanceof OutboundError) return err;
-  if (axios.isCancel(err)) return new OutboundTimeoutError(timeoutMs);
+  if (signal.aborted) return new OutboundTimeoutError(timeoutMs);
   const e = err as { code?: string; message?: string };
-  if (e.code === 'ECONNABORTED' || e.code === 'ETIMEDOUT') return new OutboundTimeoutError(timeoutMs);
-  if (/maxContentLength/.test(e.message ?? '')) return new OutboundTooLargeError(cap);
+  if (e.code === 'ETIMEDOUT') return new OutboundTimeoutError(timeoutMs);
   return new OutboundNetworkError(e.message ?? 'connection failed', e.code ?? 'NETWORK');
 }
 
-function plainHeaders(res: AxiosResponse): Record<string, string> {
+function plainHeaders(raw: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers as Record<string, unknown>)) {
-    if (v !== undefined && v !== null)
-      out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : typeof v === 'string' ? v : JSON.stringify(v);
+  for (const [k, v] of Object.entries(raw)) {
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
   }
   return out;
 }
 
-function toResponse(res: AxiosResponse, url: URL): OutboundResponse {
-  const headers = plainHeaders(res);
-  const body = Buffer.isBuffer(res.data) ? res.data : Buffer.from(res.data as ArrayBuffer);
+function toResponse(status: number, headers: Record<string, string>, body: Buffer, url: URL): OutboundResponse {
   const text = body.toString('utf8');
   let data: unknown = text;
   if (/\bjson\b/i.test(headers['content-type'] ?? '')) {
@@ -105,7 +96,7 @@ function toResponse(res: AxiosResponse, url: URL): OutboundResponse {
       data = text;
     }
   }
-  return { status: res.status, headers, body, text, data, url: url.href };
+  return { status, headers, body, text, data, url: url.href };
 }
 
 /** The request for the next hop: credentials never cross origins; 303 (and 301/302 after POST) become a GET. */
@@ -130,46 +121,29 @@ export function createOutboundClient(opts: OutboundClientOptions = {}): Outbound
       ? parseAllowHosts(opts.allowHosts)
       : opts.allowHosts;
   const agents = createGuardedAgents(allow);
-  const instance = axios.create({
-    httpAgent: agents.http,
-    httpsAgent: agents.https,
-    proxy: false,
-    maxRedirects: 0,
-    validateStatus: () => true,
-    responseType: 'arraybuffer',
-    transformResponse: [(d: unknown) => d],
-    headers: { 'User-Agent': opts.userAgent ?? 'agent-platform/0.1' },
-  });
+  const userAgent = opts.userAgent ?? 'agent-platform/0.1';
 
-  /** The call, redirects followed (each hop checked); the last response is raw axios, its body of `responseType`. */
+  /** The call, redirects followed (each hop checked); the last response with its body still to read. */
   async function send(
     req: OutboundRequest,
-    responseType: 'arraybuffer' | 'stream',
     signal: AbortSignal,
     timeoutMs: number,
-    cap: number,
-  ) {
+  ): Promise<{ res: RawResponse; url: URL }> {
     const maxRedirects = req.maxRedirects ?? opts.maxRedirects ?? 5;
     let url = parseUrl(req.url);
-    let hop = { method: (req.method ?? 'GET').toUpperCase(), headers: { ...req.headers }, body: req.body };
+    let hop = {
+      method: (req.method ?? 'GET').toUpperCase(),
+      headers: { 'user-agent': userAgent, ...req.headers } as Record<string, string>,
+      body: req.body,
+    };
     for (let redirects = 0; ; redirects++) {
       checkUrl(url, allow);
-      const res = await instance
-        .request({
-          url: url.href,
-          method: hop.method,
-          headers: hop.headers,
-          data: hop.body,
-          signal,
-          maxContentLength: responseType === 'stream' ? -1 : cap,
-          responseType,
-        })
-        .catch((err: unknown) => {
-          throw toError(err, timeoutMs, cap);
-        });
-      const location = res.headers.location as string | undefined;
+      const res = await exchange({ url, ...hop, signal, agents }).catch((err: unknown) => {
+        throw toError(err, signal, timeoutMs);
+      });
+      const location = res.headers.location;
       if (!REDIRECTS.has(res.status) || !location) return { res, url };
-      if (responseType === 'stream') (res.data as Readable).destroy();
+      res.body.destroy();
       if (redirects >= maxRedirects)
         throw new OutboundNetworkError(`more than ${maxRedirects} redirects`, 'TOO_MANY_REDIRECTS');
       const next = parseUrl(location, url);
@@ -181,8 +155,12 @@ export function createOutboundClient(opts: OutboundClientOptions = {}): Outbound
   async function request(req: OutboundRequest): Promise<OutboundResponse> {
     const timeoutMs = req.timeoutMs ?? opts.timeoutMs ?? 30_000;
     const cap = req.maxResponseBytes ?? opts.maxResponseBytes ?? 5 * 1024 * 1024;
-    const { res, url } = await send(req, 'arraybuffer', AbortSignal.timeout(timeoutMs), timeoutMs, cap);
-    return toResponse(res, url);
+    const signal = AbortSignal.timeout(timeoutMs);
+    const { res, url } = await send(req, signal, timeoutMs);
+    const body = await readAll(res.body, cap).catch((err: unknown) => {
+      throw toError(err, signal, timeoutMs);
+    });
+    return toResponse(res.status, plainHeaders(res.headers), body, url);
   }
 
   async function stream(req: OutboundStreamRequest): Promise<OutboundStreamResponse> {
@@ -190,12 +168,12 @@ export function createOutboundClient(opts: OutboundClientOptions = {}): Outbound
     const cap = req.maxResponseBytes ?? opts.maxResponseBytes ?? 5 * 1024 * 1024;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
-    const { res, url } = await send(req, 'stream', signal, timeoutMs, cap).catch((err: unknown) => {
+    const { res, url } = await send(req, signal, timeoutMs).catch((err: unknown) => {
       throw req.signal?.aborted && !timeout.aborted
         ? new OutboundNetworkError('aborted by the caller', 'ABORTED')
         : err;
     });
-    return streamResponse(res.status, plainHeaders(res), url.href, res.data as Readable, {
+    return streamResponse(res.status, plainHeaders(res.headers), url.href, res.body, {
       signal,
       timeout,
       timeoutMs,

@@ -1,0 +1,101 @@
+import http from 'node:http';
+import https from 'node:https';
+import { pipeline, type Readable } from 'node:stream';
+import zlib from 'node:zlib';
+
+import { OutboundTooLargeError } from './errors';
+
+/** One HTTP exchange, no redirects followed: what `send` asks of the transport. */
+export interface Exchange {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  /** A string or Buffer is sent as is; anything else (not null) as JSON. */
+  body: unknown;
+  signal: AbortSignal;
+  agents: { http: http.Agent; https: https.Agent };
+}
+
+/** The answer's status and headers, and its body decoded (gzip, deflate, br) as it streams. */
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Readable;
+}
+
+/** What every call says unless the caller says otherwise (as browsers and common clients do). */
+const DEFAULT_HEADERS: Record<string, string> = {
+  accept: 'application/json, text/plain, */*',
+  'accept-encoding': 'gzip, deflate, br',
+};
+
+/** The bytes to send and the content type they imply (none for a string or Buffer: the caller names it). */
+function encodeBody(body: unknown): { bytes?: Buffer; type?: string } {
+  if (body === undefined || body === null) return {};
+  if (Buffer.isBuffer(body)) return { bytes: body };
+  if (typeof body === 'string') return { bytes: Buffer.from(body, 'utf8') };
+  return { bytes: Buffer.from(JSON.stringify(body), 'utf8'), type: 'application/json' };
+}
+
+/** The body as the server meant it: decompressed when it says it is compressed, as is otherwise. */
+function decoded(res: http.IncomingMessage, method: string): Readable {
+  const coding = String(res.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  if (method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304) return res;
+  const decoder =
+    coding === 'gzip' || coding === 'x-gzip'
+      ? zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH })
+      : coding === 'deflate'
+        ? zlib.createInflate({ finishFlush: zlib.constants.Z_SYNC_FLUSH })
+        : coding === 'br'
+          ? zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })
+          : null;
+  if (!decoder) return res;
+  // The headers describe the encoded body; what the caller reads is decoded.
+  delete res.headers['content-encoding'];
+  delete res.headers['content-length'];
+  return pipeline(res, decoder, () => undefined);
+}
+
+/**
+ * Node's own HTTP client for one exchange over the guarded keep-alive agents: resolves once the headers arrived,
+ * rejects with the socket's or the guard's error (the signal's reason when it fired).
+ */
+export function exchange(x: Exchange): Promise<RawResponse> {
+  const { bytes, type } = encodeBody(x.body);
+  const headers: Record<string, string> = { ...DEFAULT_HEADERS };
+  for (const [k, v] of Object.entries(x.headers)) headers[k.toLowerCase()] = v;
+  if (type && !headers['content-type']) headers['content-type'] = type;
+  if (bytes) headers['content-length'] = String(bytes.length);
+  const secure = x.url.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    const req = (secure ? https : http).request(x.url, {
+      method: x.method,
+      headers,
+      agent: secure ? x.agents.https : x.agents.http,
+      signal: x.signal,
+    });
+    req.once('error', reject);
+    req.once('response', (res) => {
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: decoded(res, x.method) });
+    });
+    req.end(bytes);
+  });
+}
+
+/** Reads a body whole, failing with OutboundTooLargeError (and closing the connection) past `cap` bytes. */
+export async function readAll(body: Readable, cap: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > cap) {
+      body.destroy();
+      throw new OutboundTooLargeError(cap);
+    }
+    chunks.push(buf);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
