@@ -126,6 +126,45 @@ function unfinishedAnswers(Execution: ExecutionModel) {
 }
 
 /**
+ * A new execution's document as the schema stores it: every field typed and set (its default where the input has
+ * none), so that it is inserted as it is. Building a mongoose document to cast and default it cost several percent of
+ * the scheduler's CPU per trigger; a test holds this equal to what the schema makes of the same input.
+ */
+export function executionDocument(input: NewExecution, id: string, now: Date): ExecutionDoc {
+  const skipped = input.status === 'skipped';
+  const doc: ExecutionDoc = {
+    _id: new mongoose.Types.ObjectId(id),
+    kind: input.kind,
+    webhook_id: input.webhook_id ?? null,
+    schedule_id: input.schedule_id ?? null,
+    agent_id: input.agent_id ?? null,
+    user_id: input.user_id,
+    org_id: input.org_id,
+    session_id: `execution-${id}`,
+    status: input.status ?? 'queued',
+    success: null,
+    attempt: 0,
+    max_attempts: input.max_attempts,
+    scheduled_for: input.scheduled_for ?? null,
+    triggered_at: now,
+    started_at: null,
+    finished_at: skipped ? now : null,
+    duration_ms: skipped ? 0 : null,
+    // A sender's JSON as sent ($-keys, dotted keys and nested arrays included): as JSON text.
+    payload_json: toJsonText(input.payload),
+    response_status: null,
+    response_output: null,
+    error_message: input.error_message ?? null,
+    replay_of: input.replay_of ?? null,
+    fire_key: input.fire_key ?? id,
+    retry_delay_ms: input.retry_delay_ms ?? null,
+    recoveries: 0,
+  };
+  if (input.callback) doc.cb = { url: input.callback.url, secret: input.callback.secret };
+  return doc;
+}
+
+/**
  * Executions: the one place that writes them (the scheduler creates, the worker runs). State changes are
  * conditional updates (`findOneAndUpdate` on the state they leave), so a run is claimed and finished exactly once
  * however many workers race.
@@ -145,22 +184,8 @@ export function createExecutionRepository(conn: Connection) {
   /** Stores a new execution (`queued` unless said otherwise); its session id is derived from its own id. */
   async function create(input: NewExecution, now: Date, gather = false): Promise<ExecutionRecord> {
     const id = input.id !== undefined && isObjectIdHex(input.id) ? input.id : newObjectId();
-    const skipped = input.status === 'skipped';
-    const { payload, id: _given, callback, ...fields } = input;
-    // Cast and defaulted by the schema here; written by the group commit, with the others that arrive meanwhile.
-    const doc = new Execution({
-      ...fields,
-      // A sender's JSON as sent ($-keys, dotted keys and nested arrays included): as JSON text.
-      payload_json: toJsonText(payload),
-      _id: id,
-      fire_key: input.fire_key ?? id,
-      session_id: `execution-${id}`,
-      status: input.status ?? 'queued',
-      attempt: 0,
-      triggered_at: now,
-      ...(skipped ? { finished_at: now, duration_ms: 0 } : {}),
-      ...(callback ? { cb: callback } : {}),
-    }).toObject<ExecutionDoc>();
+    const doc = executionDocument(input, id, now);
+    // Written by the group commit, with the others that arrive meanwhile.
     await (gather ? inserts.gathered : inserts.now).add(doc);
     return toRecord(doc);
   }

@@ -6,6 +6,7 @@ export { LEGACY_COLLECTIONS, LEGACY_EXECUTION_INDEXES, migrateExecutions } from 
 export { listFilter, NEWEST_RUN_FIRST } from './execution.lists';
 export {
   createExecutionRepository,
+  executionDocument,
   presentExecution,
   type ExecutionQuery,
   type ExecutionRepository,
