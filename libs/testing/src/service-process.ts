@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 import { registerChild } from './children';
 import { freePort } from './net';
@@ -46,7 +46,21 @@ const isUnexplainedError = (line: string) => /"level":"error"/.test(line) && !/"
  */
 export async function startServiceProcess(opts: ServiceProcessOptions): Promise<ServiceProcess> {
   if (!existsSync(opts.script)) throw new Error(`${opts.script} does not exist: build first (pnpm build)`);
-  const port = opts.port ?? (await freePort());
+  // A port found free can be taken by another process (another test file's service, a supertest server) before the
+  // child binds it; the readiness probe would then be answered by that other server. The child fails to bind and is
+  // started again on another port, unless the caller chose the port.
+  for (let attempt = 1; ; attempt += 1) {
+    const started = await startOnce(opts, opts.port ?? (await freePort()));
+    if (started !== PORT_TAKEN) return started;
+    if (opts.port !== undefined || attempt >= PORT_ATTEMPTS)
+      throw new Error(`${opts.script}: port taken by another process (${attempt} attempts)`);
+  }
+}
+
+const PORT_ATTEMPTS = 5;
+const PORT_TAKEN = Symbol('port taken');
+
+async function startOnce(opts: ServiceProcessOptions, port: number): Promise<ServiceProcess | typeof PORT_TAKEN> {
   const url = `http://127.0.0.1:${port}`;
   let output = '';
   // SERVICE_CPU_PROF_DIR: each service process writes a V8 CPU profile there when it exits (benchmark profiling).
@@ -105,11 +119,49 @@ export async function startServiceProcess(opts: ServiceProcessOptions): Promise<
       (r) => r.status === 200,
       () => false,
     );
-    if (ok) return self;
+    if (ok) {
+      if (listenerOf(port, child.pid) !== false) return self;
+      await self.stop(0);
+      return PORT_TAKEN;
+    }
     if (Date.now() > deadline) {
       await self.stop(0);
       throw new Error(`${opts.script} was not ready on ${url} in time:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Whether the TCP socket listening on `port` belongs to process `pid` (Linux: its descriptors against
+ * /proc/net/tcp{,6}); undefined where that cannot be read.
+ */
+function listenerOf(port: number, pid: number | undefined): boolean | undefined {
+  if (pid === undefined) return undefined;
+  let inodes: Set<string>;
+  const listening: string[] = [];
+  try {
+    inodes = new Set(
+      readdirSync(`/proc/${pid}/fd`)
+        .map((fd) => {
+          try {
+            return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+          } catch {
+            return undefined;
+          }
+        })
+        .filter((inode): inode is string => inode !== undefined),
+    );
+    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+        const cols = line.trim().split(/\s+/);
+        // local_address is addr:PORT in hex, st 0A is LISTEN, the inode is the tenth column.
+        if (cols.length > 9 && cols[3] === '0A' && parseInt(cols[1]!.split(':')[1] ?? '', 16) === port)
+          listening.push(cols[9]!);
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return listening.some((inode) => inodes.has(inode));
 }
