@@ -1,4 +1,4 @@
-import type { Model } from 'mongoose';
+import type { Connection, Model } from 'mongoose';
 
 import { isDuplicateKeyError } from './duplicate-key';
 import { retryWriteOnce } from './retry-write';
@@ -158,4 +158,21 @@ async function forgiveLanded<T>(model: Model<T>, docs: object[], outcomes: (Erro
       if (found !== null) outcomes[i] = null;
     }),
   );
+}
+
+/**
+ * One value per connection, made on first use: the group commits over a connection's collections are shared by every
+ * repository made on it, so that the writes of all of them are gathered together (a repository is often made per
+ * request or per service).
+ */
+export function perConnection<T>(make: (conn: Connection) => T): (conn: Connection) => T {
+  const made = new WeakMap<Connection, T>();
+  return (conn) => {
+    let value = made.get(conn);
+    if (value === undefined) {
+      value = make(conn);
+      made.set(conn, value);
+    }
+    return value;
+  };
 }

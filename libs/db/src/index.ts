@@ -30,6 +30,7 @@ export { QUERY_LOG_ENV, watchServedQueries, type ServedQuery } from './query-log
 export {
   createGroupCommit,
   insertEach,
+  perConnection,
   type GroupCommit,
   type GroupCommitOptions,
   type InsertEachOptions,

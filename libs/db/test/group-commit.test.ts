@@ -1,9 +1,9 @@
-import type { Model } from 'mongoose';
+import mongoose, { type Model } from 'mongoose';
 
 import { isUnavailableError } from '@platform/errors';
 
 import { isDuplicateKeyError } from '../src/duplicate-key';
-import { createGroupCommit, insertEach } from '../src/group-commit';
+import { createGroupCommit, insertEach, perConnection } from '../src/group-commit';
 
 /** A write whose batches stay open until `release` is called; records each batch. */
 function gatedWrite() {
@@ -122,4 +122,21 @@ it('insertEach: a document refused because the store went away mid-batch is unav
   expect(written).toBeNull();
   expect(isDuplicateKeyError(duplicate)).toBe(true);
   expect(isUnavailableError(duplicate)).toBe(false);
+});
+
+it('perConnection makes one value per connection, on first use, and hands the same one back after', () => {
+  const made: mongoose.Connection[] = [];
+  const valueFor = perConnection((conn) => {
+    made.push(conn);
+    return { conn };
+  });
+  // Connections never opened: only their identity matters here.
+  const a = mongoose.createConnection();
+  const b = mongoose.createConnection();
+  expect(made).toEqual([]);
+  const first = valueFor(a);
+  expect(valueFor(a)).toBe(first);
+  expect(valueFor(b)).not.toBe(first);
+  expect(valueFor(b).conn).toBe(b);
+  expect(made).toEqual([a, b]);
 });

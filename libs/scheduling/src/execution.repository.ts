@@ -8,9 +8,9 @@ import {
   newObjectId,
   ownerFilter,
   ownerKey,
+  perConnection,
   toJsonText,
   type Connection,
-  type GroupCommit,
   type Owner,
   type UpdateQuery,
 } from '@platform/db';
@@ -54,42 +54,30 @@ const UNFINISHED_BATCH = 256;
 
 const NOT_ENDED: ExecutionStatus[] = ['queued', 'running'];
 
-interface Gatherers {
-  now: GroupCommit<object>;
-  gathered: GroupCommit<object>;
-  unfinished: GroupCommit<{ owner: Owner; scheduleId: string }, boolean>;
-}
-
-const gatherers = new WeakMap<Connection, Gatherers>();
-
 /**
  * One set of group commits per connection, shared by every repository on it (the scheduler makes several), so the
  * inserts and questions of all of them are gathered together.
  */
-function gatherersFor(conn: Connection, Execution: ExecutionModel): Gatherers {
-  let g = gatherers.get(conn);
-  if (!g) {
-    // A batch cut off by a lost connection (a primary election) is sent once more; a document the first attempt
-    // stored is then a duplicate of its own `_id` and counts as stored (libs/db retryWriteOnce). Majority, as every
-    // write of a run.
-    const write = insertEach(Execution, { retry: true, writeConcern: MAJORITY });
-    g = {
-      now: createGroupCommit(write, { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL }),
-      gathered: createGroupCommit(write, {
-        maxBatch: INSERT_BATCH,
-        maxParallel: INSERT_PARALLEL,
-        gatherMs: FIRE_INSERT_GATHER_MS,
-      }),
-      unfinished: createGroupCommit(unfinishedAnswers(Execution), {
-        maxBatch: UNFINISHED_BATCH,
-        maxParallel: 2,
-        gatherMs: UNFINISHED_GATHER_MS,
-      }),
-    };
-    gatherers.set(conn, g);
-  }
-  return g;
-}
+const gatherersFor = perConnection((conn) => {
+  const Execution = executionModel(conn);
+  // A batch cut off by a lost connection (a primary election) is sent once more; a document the first attempt
+  // stored is then a duplicate of its own `_id` and counts as stored (libs/db retryWriteOnce). Majority, as every
+  // write of a run.
+  const write = insertEach(Execution, { retry: true, writeConcern: MAJORITY });
+  return {
+    now: createGroupCommit(write, { maxBatch: INSERT_BATCH, maxParallel: INSERT_PARALLEL }),
+    gathered: createGroupCommit(write, {
+      maxBatch: INSERT_BATCH,
+      maxParallel: INSERT_PARALLEL,
+      gatherMs: FIRE_INSERT_GATHER_MS,
+    }),
+    unfinished: createGroupCommit(unfinishedAnswers(Execution), {
+      maxBatch: UNFINISHED_BATCH,
+      maxParallel: 2,
+      gatherMs: UNFINISHED_GATHER_MS,
+    }),
+  };
+});
 
 /** Fires asking whether their schedule has a run not ended, answered together: one query per owner. */
 function unfinishedAnswers(Execution: ExecutionModel) {
@@ -174,7 +162,7 @@ export function createExecutionRepository(conn: Connection) {
   const oid = (id: string) => new mongoose.Types.ObjectId(id);
   // Executions that arrive together (concurrent triggers, fires) are inserted together, and fires ask together
   // whether their schedule's run has ended: see createGroupCommit.
-  const { unfinished, ...inserts } = gatherersFor(conn, Execution);
+  const { unfinished, ...inserts } = gatherersFor(conn);
 
   const update = async (filter: Record<string, unknown>, change: UpdateQuery<ExecutionDoc>) => {
     const d = await Execution.findOneAndUpdate(filter, change, { returnDocument: 'after' }).lean<ExecutionDoc>();

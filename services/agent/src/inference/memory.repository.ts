@@ -4,8 +4,8 @@ import {
   insertEach,
   mongoose,
   ownerFilter,
+  perConnection,
   type Connection,
-  type GroupCommit,
   type SortKeys,
 } from '@platform/db';
 
@@ -58,21 +58,19 @@ function toRecord(d: ChatMessageDoc): StoredMessage {
 const TURN_INSERT_BATCH = 64;
 const TURN_INSERT_PARALLEL = 4;
 
-const turnInserts = new WeakMap<Connection, GroupCommit<object>>();
+/** The turns of every request on a connection, inserted together. */
+const turnInserts = perConnection((conn) =>
+  // Each document has an `_id` of its own, so a batch cut off by a lost connection is sent once more safely.
+  createGroupCommit(insertEach(chatMessageModel(conn), { retry: true }), {
+    maxBatch: TURN_INSERT_BATCH,
+    maxParallel: TURN_INSERT_PARALLEL,
+  }),
+);
 
 /** Conversation memory in `chat_messages`, scoped to (user, org, agent, session). Insert-only. */
 export function createMemoryRepository(conn: Connection) {
   const Message = chatMessageModel(conn);
-  let inserts = turnInserts.get(conn);
-  if (!inserts) {
-    // Each document has an `_id` of its own, so a batch cut off by a lost connection is sent once more safely.
-    inserts = createGroupCommit(insertEach(Message, { retry: true }), {
-      maxBatch: TURN_INSERT_BATCH,
-      maxParallel: TURN_INSERT_PARALLEL,
-    });
-    turnInserts.set(conn, inserts);
-  }
-  const insert = inserts;
+  const insert = turnInserts(conn);
   return {
     /** The last `limit` messages of the session with this agent, oldest first. */
     async recent(owner: Owner, agentId: number, sessionId: string, limit: number): Promise<ChatMessage[]> {
