@@ -152,9 +152,14 @@ export function createOutboundClient(opts: OutboundClientOptions = {}): Outbound
     }
   }
 
+  /** The call's time limit and response size cap: the request's own, else the client's, else the defaults. */
+  const limitsOf = (req: OutboundRequest) => ({
+    timeoutMs: req.timeoutMs ?? opts.timeoutMs ?? 30_000,
+    cap: req.maxResponseBytes ?? opts.maxResponseBytes ?? 5 * 1024 * 1024,
+  });
+
   async function request(req: OutboundRequest): Promise<OutboundResponse> {
-    const timeoutMs = req.timeoutMs ?? opts.timeoutMs ?? 30_000;
-    const cap = req.maxResponseBytes ?? opts.maxResponseBytes ?? 5 * 1024 * 1024;
+    const { timeoutMs, cap } = limitsOf(req);
     const signal = AbortSignal.timeout(timeoutMs);
     const { res, url } = await send(req, signal, timeoutMs);
     const body = await readAll(res.body, cap).catch((err: unknown) => {
@@ -164,8 +169,7 @@ export function createOutboundClient(opts: OutboundClientOptions = {}): Outbound
   }
 
   async function stream(req: OutboundStreamRequest): Promise<OutboundStreamResponse> {
-    const timeoutMs = req.timeoutMs ?? opts.timeoutMs ?? 30_000;
-    const cap = req.maxResponseBytes ?? opts.maxResponseBytes ?? 5 * 1024 * 1024;
+    const { timeoutMs, cap } = limitsOf(req);
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
     const { res, url } = await send(req, signal, timeoutMs).catch((err: unknown) => {

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 
-import { OutboundError, OutboundNetworkError, OutboundTimeoutError, OutboundTooLargeError } from './errors';
+import { OutboundError, OutboundNetworkError, OutboundTimeoutError } from './errors';
+import { capped } from './transport';
 import type { OutboundStreamResponse } from './types';
 
 interface StreamLimits {
@@ -32,14 +33,8 @@ export function streamResponse(
   const stop = () => source.destroy();
   limits.signal.addEventListener('abort', stop, { once: true });
   async function* body(): AsyncGenerator<Buffer> {
-    let size = 0;
     try {
-      for await (const chunk of source) {
-        const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-        size += buf.length;
-        if (size > limits.cap) throw new OutboundTooLargeError(limits.cap);
-        yield buf;
-      }
+      yield* capped(source, limits.cap);
       if (limits.signal.aborted) throw readError(undefined, limits);
     } catch (err) {
       throw readError(err, limits);

@@ -84,18 +84,26 @@ export function exchange(x: Exchange): Promise<RawResponse> {
   });
 }
 
-/** Reads a body whole, failing with OutboundTooLargeError (and closing the connection) past `cap` bytes. */
-export async function readAll(body: Readable, cap: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/**
+ * A body's chunks, failing with OutboundTooLargeError (and closing the connection) once more than `cap` bytes have
+ * come: the one place the size cap is counted, for bodies read whole and streamed alike.
+ */
+export async function* capped(body: Readable, cap: number): AsyncGenerator<Buffer> {
   let size = 0;
   for await (const chunk of body) {
-    const buf = chunk as Buffer;
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
     size += buf.length;
     if (size > cap) {
       body.destroy();
       throw new OutboundTooLargeError(cap);
     }
-    chunks.push(buf);
+    yield buf;
   }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
+/** Reads a body whole, within the size cap. */
+export async function readAll(body: Readable, cap: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const buf of capped(body, cap)) chunks.push(buf);
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
