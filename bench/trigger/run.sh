@@ -5,9 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 npx tsc -p tsconfig.json
 export MONGODB_URI="${MONGODB_URI:-mongodb://127.0.0.1:27017}" REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
-# Intake on a store in use (BENCH_PRESEED_EXECUTIONS, default 100,000 executions of other webhooks), then with
-# BENCH_PRESEED_LARGE (default 1,000,000) already stored.
+export BENCH_RESULTS
+BENCH_RESULTS="$(mktemp)"
+trap 'rm -f "$BENCH_RESULTS"' EXIT
+# Growth: on an empty store first (BENCH_GROWTH=0 skips it), then on a store in use (BENCH_PRESEED_EXECUTIONS,
+# default 100,000 executions of other webhooks), compared; then with BENCH_PRESEED_LARGE (default 1,000,000) stored.
+if [ "${BENCH_GROWTH:-1}" != 0 ]; then
+  BENCH_PRESEED_EXECUTIONS=0 node dist/bench/trigger/trigger.bench.js
+fi
 BENCH_PRESEED_EXECUTIONS="${BENCH_PRESEED_EXECUTIONS:-100000}" node dist/bench/trigger/trigger.bench.js
+node dist/bench/kit/growth.js "$BENCH_RESULTS" trigger intake_per_s:higher runs_per_s:higher
 if [ "${BENCH_PRESEED_LARGE:-1000000}" != 0 ]; then
   BENCH_PRESEED_EXECUTIONS="${BENCH_PRESEED_LARGE:-1000000}" node dist/bench/trigger/trigger.bench.js
 fi

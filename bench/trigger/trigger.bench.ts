@@ -21,7 +21,7 @@ import {
   type ServiceProcess,
 } from '@platform/testing';
 
-import { out, runBench } from '../kit/bench-kit';
+import { out, recordPass, runBench } from '../kit/bench-kit';
 import { executionDoc, preseedExecutions } from '../kit/executions';
 import { cpuGroups, cpuLines, spent, storeRules } from '../kit/proc-cpu';
 import { floorLines, floorOptionsFromEnv, runFloor } from './floor';
@@ -276,6 +276,16 @@ async function main(): Promise<void> {
     out(
       `completed vs floor    : ${f(done / completeSeconds / floor.completed, 2)}× the floor's ${f(floor.completed, 0)} completed/s (${f(floor.completedSeconds)} s for ${TOTAL})`,
     );
+    recordPass({
+      bench: 'trigger',
+      stored: PRESEED,
+      figures: {
+        intake_per_s: trig.rps,
+        floor_intake_per_s: floor.intake,
+        runs_per_s: done / completeSeconds,
+        floor_runs_per_s: floor.completed,
+      },
+    });
     // The floor per process (floor-procs.ts), the same signed triggers at the same concurrency, in the same run.
     const procFloor = await runProcessFloor({
       dbName: dbs.conn.name,
