@@ -7,7 +7,7 @@ import swaggerUi from 'swagger-ui-express';
 import { withLogContext, type Logger } from '@platform/logger';
 
 import { errorHandler, notFoundHandler } from './error-handler';
-import { jsonBodyParser, rejectBadJson, rejectBadUrl, requireJsonContentType } from './input-guards';
+import { jsonBodyParser, rejectBadJson, rejectBadUrl, requireJsonContentTypeOn } from './input-guards';
 import { createMetrics } from './metrics';
 
 /** A named readiness check: resolves true when the dependency answers. */
@@ -112,7 +112,7 @@ export function createHttpApp(opts: HttpAppOptions): { app: Express; registry: R
 
   for (const router of opts.rawRoutes ?? []) app.use(router);
   if (opts.protect) app.use(opts.protect.paths, opts.protect.middleware);
-  app.use(requireJsonContentType);
+  app.use(requireJsonContentTypeOn(opts.routes));
   app.use(jsonBodyParser(opts.jsonLimit ?? '1mb'));
   app.use(rejectBadJson);
   app.use(opts.routes);

@@ -50,6 +50,54 @@ export const requireJsonContentType: RequestHandler = (req, _res, next) => {
   next();
 };
 
+/** The parts of express's router (router 2) that say what it routes. */
+interface RouterLayer {
+  route?: { _handlesMethod(method: string): boolean };
+  handle?: { stack?: RouterLayer[] };
+  slash?: boolean;
+  match(path: string): false | { path: string };
+}
+
+/**
+ * Whether `router` has a route for `method` on `path`: its own routes and those of the routers mounted in it,
+ * matched as the router itself will match them. A middleware mounted on a path of its own (not a router) counts as a
+ * route there: it may answer.
+ */
+export function routes(router: { stack?: RouterLayer[] }, method: string, path: string): boolean {
+  for (const layer of router.stack ?? []) {
+    const m = layer.match(path);
+    if (!m) continue;
+    if (layer.route) {
+      if (layer.route._handlesMethod(method)) return true;
+      continue;
+    }
+    if (layer.handle?.stack) {
+      // A router mounted on a prefix sees the rest of the path (with its leading slash), as in express.
+      const rest = path.slice(m.path.length);
+      if (routes(layer.handle, method, rest.startsWith('/') ? rest : `/${rest}`)) return true;
+      continue;
+    }
+    if (!layer.slash && m.path !== '' && m.path !== '/') return true;
+  }
+  return false;
+}
+
+/**
+ * requireJsonContentType for the routes of `router` only: a path that no route of it serves is left to the 404 (or
+ * whatever answers after it), whatever body it was sent with. Routing decides before any content-type rule.
+ */
+export function requireJsonContentTypeOn(router: unknown): RequestHandler {
+  return (req, _res, next) => {
+    if (
+      hasBodyBytes(req) &&
+      !req.is(JSON_CONTENT_TYPES) &&
+      routes(router as { stack?: RouterLayer[] }, req.method, req.path)
+    )
+      throw new AppError(415, UNSUPPORTED_MEDIA_TYPE);
+    next();
+  };
+}
+
 /** The API's 415 for a multipart route (file uploads) given another media type. */
 export const UNSUPPORTED_MULTIPART_TYPE = 'Content-Type must be multipart/form-data';
 

@@ -24,6 +24,13 @@ function build() {
     calls.push(`get ${req.params.id}`);
     res.json({ id: req.params.id, query: req.query });
   });
+  // A router mounted on a prefix, as services mount their feature routers.
+  const nested = express.Router();
+  nested.post('/:id/items', (req, res) => {
+    calls.push(`item ${req.params.id}`);
+    res.status(201).json(req.body as unknown);
+  });
+  routes.use('/v3/agents', nested);
   routes.post('/echo', (req, res) => {
     calls.push('echo');
     res.json({ received: req.body as unknown });
@@ -115,6 +122,45 @@ describe('Content-Type of JSON routes', () => {
     const res = await post(app, '/things').set('content-type', 'application/json').send('');
     expect(res.status).toBe(422);
     expect(res.body.detail).toEqual([{ loc: ['body', 'name'], msg: expect.any(String), type: 'missing' }]);
+  });
+
+  const MULTIPART = [
+    'multipart/form-data; boundary=zz',
+    '--zz\r\nContent-Disposition: form-data; name="f"\r\n\r\nx\r\n--zz--\r\n',
+  ] as const;
+
+  test.each([
+    ['an unknown path', 'post', '/nothing/here'],
+    ['an unknown path beside a route', 'post', '/things/1/extra'],
+    ['an unknown path under a mounted router', 'post', '/v3/agents/7/unknown'],
+    ['an unknown path beside a mounted router', 'post', '/v3/agentsx/7/items'],
+    ['a method the route does not have', 'patch', '/things/1'],
+  ] as const)('routing answers first: %s with a multipart body → 404, not 415', async (_what, method, path) => {
+    const res = await request(app)
+      [method](path)
+      .set('x-api-key', 'good')
+      .set('content-type', MULTIPART[0])
+      .send(MULTIPART[1]);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: 'Not Found' });
+    expect(calls).toEqual([]);
+  });
+
+  test.each(['/v3/agents/7/items', '/v3/agents/7/items/', '/things/', '/things'])(
+    'a route that exists (%s, trailing slash or not, under a mounted router) still answers 415',
+    async (path) => {
+      const res = await post(app, path).set('content-type', MULTIPART[0]).send(MULTIPART[1]);
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual({ detail: UNSUPPORTED_MEDIA_TYPE });
+      expect(calls).toEqual([]);
+    },
+  );
+
+  test('the mounted route reads its JSON body', async () => {
+    const res = await post(app, '/v3/agents/7/items').send({ a: 1 });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ a: 1 });
+    expect(calls).toEqual(['item 7']);
   });
 
   test('authentication still answers first: no key and a text body → 403', async () => {
