@@ -27,7 +27,10 @@ const createCredential = (key = alice, b: object = body) =>
 it('creates (201 {credential_id}), lists and reads with the secret masked, deletes (204)', async () => {
   const created = await createCredential();
   expect(created.status).toBe(201);
-  expect(created.body).toEqual({ credential_id: expect.stringMatching(/^[0-9a-f]{24}$/) });
+  expect(created.body).toEqual({
+    message: 'Credential created successfully',
+    credential_id: expect.stringMatching(/^[0-9a-f]{24}$/),
+  });
   const id = created.body.credential_id;
 
   const got = await request(t.app).get(`/v3/providers/credentials/${id}`).set('x-api-key', alice);

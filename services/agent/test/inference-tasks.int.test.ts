@@ -230,6 +230,8 @@ describe('/v3/inference/chat/task: the same endpoints under the path some public
       status: 'completed',
       result: { response: 'echo: alias question', session_id: session, agent_id: agentId },
     });
+    // Clients of the hosted API read the reply under `response`: the same object as `result`.
+    expect((await read(alice)).body.response).toEqual((await read(alice)).body.result);
     expect((await read(bob)).body).toEqual({ detail: 'Task not found' });
     const bad = await request(f.t.app)
       .post('/v3/inference/chat/task/')
@@ -256,6 +258,7 @@ describe('the worker’s attempts (internal path)', () => {
       status: 'completed',
       result: { response: 'echo: what is due?', session_id: session, agent_id: agentId },
     });
+    expect(got.body.response).toEqual(got.body.result);
     expect(got.body.error).toBeUndefined();
     expect(Date.parse(got.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(got.body.created_at));
     const history = await request(f.t.app).get(`/v3/inference/sessions/${session}/messages`).set('x-api-key', alice);
@@ -279,6 +282,7 @@ describe('the worker’s attempts (internal path)', () => {
     got = await getTask(alice, id);
     expect(got.body).toMatchObject({ status: 'failed', error: 'LLM provider error: 400 model overloaded' });
     expect(got.body.result).toBeUndefined();
+    expect(got.body.response).toBeUndefined();
   });
 
   it('an agent deleted before the attempt ends the task failed at once (not retried)', async () => {

@@ -15,7 +15,10 @@ export function createCredentialRoutes(service: CredentialService): Router {
   const r = Router();
   r.post('/v3/providers/credentials', async (req, res) => {
     const input = validate(createBody, req.body, 'body');
-    res.status(201).json({ credential_id: await service.create(principalOf(req), input) });
+    res.status(201).json({
+      message: 'Credential created successfully',
+      credential_id: await service.create(principalOf(req), input),
+    });
   });
   r.get('/v3/providers/credentials', async (req, res) => {
     const { skip, limit } = page(req.query);

@@ -97,7 +97,10 @@ export const credentialPath = Joi.object<CredentialPath>({ credential_id: Joi.st
 const timestamp = Joi.string().isoDate();
 
 /** POST /v3/providers/credentials: the new credential's id. */
-export const credentialCreated = Joi.object<CredentialCreated>({ credential_id: Joi.string().required() }).meta({
+export const credentialCreated = Joi.object<CredentialCreated>({
+  message: Joi.string().required(),
+  credential_id: Joi.string().required(),
+}).meta({
   className: 'CredentialCreated',
 });
 

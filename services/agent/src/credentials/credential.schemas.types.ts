@@ -42,6 +42,7 @@ export interface Credential {
 }
 
 export interface CredentialCreated {
+  message: string;
   credential_id: string;
 }
 

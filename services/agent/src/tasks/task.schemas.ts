@@ -29,15 +29,19 @@ export const taskAccepted = Joi.object<TaskAccepted>({
   status: Joi.string().valid('queued').required(),
 }).meta({ className: 'TaskAccepted' });
 
+/** A completed task's chat reply. */
+const reply = Joi.object({
+  response: Joi.string().allow('').required(),
+  session_id: Joi.string().required(),
+  agent_id: Joi.string().required(),
+});
+
 /** A task as the API returns it. */
 export const task = Joi.object<Task>({
   task_id: taskId.required(),
   status: status.required(),
-  result: Joi.object({
-    response: Joi.string().allow('').required(),
-    session_id: Joi.string().required(),
-    agent_id: Joi.string().required(),
-  }),
+  result: reply.description('The chat reply, once completed'),
+  response: reply.description('The same reply as `result`, under the name clients of the hosted API read'),
   error: Joi.string().description('Why it failed, or the last transient failure while it is retried'),
   created_at: Joi.string().isoDate().required(),
   updated_at: Joi.string().isoDate().required(),

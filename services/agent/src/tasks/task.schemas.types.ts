@@ -14,7 +14,18 @@ export interface TaskRunBody {
 export interface Task {
   task_id: string;
   status: 'queued' | 'running' | 'completed' | 'failed';
+  /**
+   * The chat reply, once completed
+   */
   result?: {
+    response: string;
+    session_id: string;
+    agent_id: string;
+  };
+  /**
+   * The same reply as `result`, under the name clients of the hosted API read
+   */
+  response?: {
     response: string;
     session_id: string;
     agent_id: string;

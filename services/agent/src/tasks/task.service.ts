@@ -25,7 +25,7 @@ const notFound = () => new NotFoundError('Task');
 const view = ({ task_id, status, result, error, created_at, updated_at }: TaskView): TaskView => ({
   task_id,
   status,
-  ...(result ? { result } : {}),
+  ...(result ? { result, response: result } : {}),
   ...(error ? { error } : {}),
   created_at,
   updated_at,
