@@ -176,6 +176,7 @@ async function main(): Promise<void> {
       AUTH_DB: dbs.authDb,
       WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       RECONCILE_INTERVAL_MS,
+      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${target.port}`, // the worker's: the schedules name the target's address
     },
   });
   procs.push(scheduler);

@@ -46,7 +46,8 @@ export async function cronReplicas(
     schedulers: 2,
     workers: 3,
     workerEnv: { OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${target.port}`, JOB_LOCK_MS: '5000', STALLED_INTERVAL_MS: '2000' },
-    schedulerEnv: { RECONCILE_INTERVAL_MS: '5000' },
+    // The scheduler takes the worker's allow-list: an HTTP schedule naming a loopback address is refused at create.
+    schedulerEnv: { RECONCILE_INTERVAL_MS: '5000', OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${target.port}` },
   });
   const connection = workerConnection(redisUrl);
   const fires = createQueue(QUEUE_NAMES.scheduleFires, connection, {}, s.prefix);

@@ -60,6 +60,7 @@ beforeAll(async () => {
         RECONCILE_INTERVAL_MS: '5000',
         RATE_LIMIT_PER_KEY_PER_MIN: '0',
         RATE_LIMIT_PER_WEBHOOK_PER_MIN: '0',
+        OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${target.port}`, // the worker's: HTTP schedules name the target's address
       },
       agent: { AGENT_CACHE_TTL_MS: ttl, RATE_LIMIT_PER_KEY_PER_MIN: '0' },
       worker: {

@@ -1,3 +1,5 @@
+import { blockedReason, isIpLiteral } from './address';
+
 /** One operator allow-list entry: a host (any port) or a host and one port. */
 export interface AllowEntry {
   host: string;
@@ -32,4 +34,26 @@ export function isAllowed(allow: AllowEntry[], host: string, port: number): bool
   const lower = host.toLowerCase();
   const h = lower.includes(':') && !lower.startsWith('[') ? `[${lower}]` : lower;
   return allow.some((e) => e.host === h && (e.port === undefined || e.port === port));
+}
+
+/**
+ * Why a URL that a user stores for later calls (a callback, an HTTP schedule) names a host no call will ever be let
+ * through to: a literal IP address in a refused range (loopback, private, link-local with the metadata address, ...)
+ * that the allow-list does not name. Null for anything else: a host name is judged at every connection instead, as
+ * what it resolves to may change. Answered when the URL is stored, so the mistake is the caller's 422, not a failed
+ * delivery later.
+ */
+export function refusedLiteralHost(url: string, allow: AllowEntry[]): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  const host = parsed.hostname;
+  if (!isIpLiteral(host)) return null;
+  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+  if (isAllowed(allow, host, port)) return null;
+  const reason = blockedReason(host);
+  return reason === null ? null : `${host} is a ${reason} address, which calls from the platform may not reach`;
 }

@@ -1,5 +1,5 @@
 export { blockedReason, isIpLiteral } from './address';
-export { isAllowed, parseAllowHosts, type AllowEntry } from './allow-list';
+export { isAllowed, parseAllowHosts, refusedLiteralHost, type AllowEntry } from './allow-list';
 export {
   createOutboundClient,
   type OutboundClient,

@@ -1,4 +1,4 @@
-import { blockedReason, isAllowed, parseAllowHosts } from '@platform/outbound';
+import { blockedReason, isAllowed, parseAllowHosts, refusedLiteralHost } from '@platform/outbound';
 
 describe('blockedReason', () => {
   const blocked: [string, string][] = [
@@ -88,5 +88,28 @@ describe('allow-list', () => {
     expect(isAllowed(allow, '[::1]', 9001)).toBe(false);
     expect(isAllowed(allow, 'localhost.', 1234)).toBe(false);
     expect(isAllowed([], 'localhost', 80)).toBe(false);
+  });
+});
+
+describe('refusedLiteralHost: a stored URL no call may reach', () => {
+  const allow = parseAllowHosts('127.0.0.1:80,[::1]');
+  test.each([
+    ['http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is a linkLocal address/],
+    ['http://10.1.2.3/hook', /private/],
+    ['https://127.0.0.1/x', /loopback/], // port 443: the allow-list names port 80 only
+    ['http://127.0.0.1:8080/x', /loopback/],
+    ['http://[::ffff:192.168.0.1]/', /private/],
+    ['http://0.0.0.0/', /unspecified/],
+  ])('%s is refused', (url, reason) => {
+    expect(refusedLiteralHost(url, allow)).toMatch(reason);
+  });
+  test.each([
+    'http://127.0.0.1/x', // port 80, named
+    'http://[::1]:9000/', // any port of [::1]
+    'https://93.184.216.34/', // public
+    'http://hooks.internal.test/x', // a host name: judged at every connection
+    'not a url',
+  ])('%s is not', (url) => {
+    expect(refusedLiteralHost(url, allow)).toBeNull();
   });
 });

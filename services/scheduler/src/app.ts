@@ -6,6 +6,7 @@ import type { ApiKeyAuth } from '@platform/auth';
 import { newObjectId, type Connection } from '@platform/db';
 import { createHttpApp, type RateLimit, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
+import type { AllowEntry } from '@platform/outbound';
 import { localChangeBusOf, type ChangeBus, type LimitPublisher, type Queue } from '@platform/queue';
 import {
   createExecutionRepository,
@@ -68,6 +69,11 @@ export interface AppDeps {
   webhookLimits?: LimitPublisher;
   clock?: () => Date;
   jsonLimit?: string;
+  /**
+   * Hosts that callbacks and HTTP schedules may name as literal IPs although loopback or private
+   * (OUTBOUND_ALLOW_HOSTS, the worker's value); none by default.
+   */
+  outboundAllow?: AllowEntry[];
 }
 
 /** How triggered runs are queued. */
@@ -102,6 +108,7 @@ export function createWebhooks(deps: AppDeps, repo = createWebhookStore(deps)): 
     clock: deps.clock ?? (() => new Date()),
     publicBaseUrl: deps.publicBaseUrl,
     limits: deps.webhookLimits,
+    allow: deps.outboundAllow,
   });
 }
 
@@ -137,6 +144,7 @@ export function createApp(deps: AppDeps): Express {
     startRun: (exec) => enqueueRun(deps.queues, exec, settings),
     clock,
     logger: deps.logger,
+    allow: deps.outboundAllow,
   });
 
   const routes = Router();

@@ -1,4 +1,12 @@
-import { commonEnv, encryptionKeyEnv, Joi, redisUrlSchema, type CommonConfig } from '@platform/config';
+import {
+  checkedStringEnv,
+  commonEnv,
+  encryptionKeyEnv,
+  Joi,
+  redisUrlSchema,
+  type CommonConfig,
+} from '@platform/config';
+import { parseAllowHosts } from '@platform/outbound';
 
 /** Every environment variable the scheduler service reads. */
 export const configSchema = Joi.object<SchedulerServiceConfig>({
@@ -107,6 +115,10 @@ export const configSchema = Joi.object<SchedulerServiceConfig>({
     .description(
       'Executions that ended more than this many days ago are removed (a TTL index on finished_at, set to match at start; removal lags by up to a minute); whole days, 1 to 3650; 0 keeps them forever.',
     ),
+  OUTBOUND_ALLOW_HOSTS: checkedStringEnv(
+    parseAllowHosts,
+    "Comma-separated host or host:port entries that callback URLs and HTTP schedules may name as literal IPs although loopback or private (the worker's value: it makes the calls). Any other such address → 422 at create.",
+  ),
   ...commonEnv,
 });
 
@@ -131,4 +143,5 @@ export interface SchedulerServiceConfig extends CommonConfig {
   RECONCILE_INTERVAL_MS: number;
   SCHEDULE_CATCH_UP_MS: number;
   EXECUTION_RETENTION_DAYS: number;
+  OUTBOUND_ALLOW_HOSTS: string;
 }

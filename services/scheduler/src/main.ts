@@ -3,6 +3,7 @@ import { Registry } from 'prom-client';
 import { createAgentDirectory } from '@platform/agent-client';
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
+import { parseAllowHosts } from '@platform/outbound';
 import {
   createConcurrencyGate,
   createQueue,
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
       logger,
     }),
     publicBaseUrl: config.PUBLIC_BASE_URL,
+    outboundAllow: parseAllowHosts(config.OUTBOUND_ALLOW_HOSTS),
     readiness: infra.readiness,
     jsonLimit: config.JSON_BODY_LIMIT,
     queues,

@@ -221,6 +221,30 @@ describe.each(KINDS)('$name', (k) => {
     expect((await rawOf(k.collection, r.id)).callback_url).toBeNull();
   });
 
+  it.each([
+    ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data/'],
+    ['a private address', 'http://10.1.2.3/hook'],
+    ['loopback IPv6 (the allow-list names 127.0.0.1 only)', 'http://[::1]:8080/'],
+    ['a private address written as IPv4-mapped IPv6', 'https://[::ffff:192.168.0.1]/'],
+  ])('refuses a callback_url naming %s: 422 at create and PATCH, nothing stored', async (_label, bad) => {
+    const refused = { loc: ['body', 'callback_url'], msg: expect.stringMatching(/may not reach/), type: 'url.refused' };
+    const created = await api.post(`${k.base}/`, { ...k.body(), callback_url: bad });
+    expect(created.status).toBe(422);
+    expect(created.body.detail).toEqual([refused]);
+    const r = await create(k);
+    const patched = await api.patch(`${k.base}/${r.id}`, { callback_url: bad });
+    expect(patched.status).toBe(422);
+    expect(patched.body.detail).toEqual([refused]);
+    expect((await rawOf(k.collection, r.id)).callback_url).toBeNull();
+  });
+
+  it('accepts a literal address the allow-list names, public addresses and host names (checked at each call)', async () => {
+    for (const url of ['http://127.0.0.1:9999/hook', 'http://93.184.216.34/hook', 'http://hooks.internal.test/x']) {
+      const r = await create(k, { callback_url: url });
+      expect(r.callback_url).toBe(url);
+    }
+  });
+
   it('concurrent PATCHes that each set the first URL: one secret is kept, and only its answer shows it', async () => {
     const r = await create(k);
     const answers = await Promise.all(
@@ -238,6 +262,24 @@ describe.each(KINDS)('$name', (k) => {
     const r = await create(k, { callback_url: long });
     expect(r.callback_url).toBe(long);
   });
+});
+
+it('an HTTP schedule whose url names a refused literal address: 422 at create and PATCH', async () => {
+  const refused = { loc: ['body', 'url'], msg: expect.stringMatching(/169\.254\.169\.254/), type: 'url.refused' };
+  const http = KINDS[2]!;
+  const created = await api.post(`${http.base}/`, { ...http.body(), url: 'http://169.254.169.254/latest/' });
+  expect(created.status).toBe(422);
+  expect(created.body.detail).toEqual([refused]);
+  const r = await create(http);
+  const patched = await api.patch(`${http.base}/${r.id}`, { url: 'http://169.254.169.254/latest/' });
+  expect(patched.status).toBe(422);
+  expect(patched.body.detail).toEqual([refused]);
+  expect((await api.get(`${http.base}/${r.id}`)).body.url).toBe('https://example.com/ping');
+  // A PATCH that leaves the URL alone is not judged by it; one to an allowed address is taken.
+  expect((await api.patch(`${http.base}/${r.id}`, { name: 'renamed' })).status).toBe(200);
+  expect((await api.patch(`${http.base}/${r.id}`, { url: 'http://127.0.0.1:9999/x' })).body.url).toBe(
+    'http://127.0.0.1:9999/x',
+  );
 });
 
 it('the worker’s fire reader returns callback_url and callback_secret_sealed with the schedule (group read or alone)', async () => {

@@ -6,6 +6,7 @@ import request from 'supertest';
 import { createAgentDirectory } from '@platform/agent-client';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
+import { parseAllowHosts } from '@platform/outbound';
 import { pingRedis, producerConnection, type RedisConnection } from '@platform/queue';
 import { createWebhookStats } from '@platform/scheduling';
 import { createSecretBox, type SecretBox } from '@platform/secrets';
@@ -90,6 +91,11 @@ export interface StartOptions {
   mongoUri?: string;
   /** More `connectMongo` options for the app's databases (a private store's adapter settings). */
   connect?: TestDatabasesOptions['connect'];
+  /**
+   * OUTBOUND_ALLOW_HOSTS of the app: the literal addresses callbacks and HTTP schedules may name although loopback or
+   * private. Default `127.0.0.1`, where the tests' local servers listen.
+   */
+  outboundAllow?: string;
 }
 
 /** The real scheduler app on a fresh database of the real server, beside a real agent service process. */
@@ -120,6 +126,7 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
     queues: queues.queues,
     fires: queues.fires,
     stats: createWebhookStats(dbs.conn, logger),
+    outboundAllow: parseAllowHosts(opts.outboundAllow ?? '127.0.0.1'),
   };
   const app = createApp(deps);
   await syncIndexes(dbs.conn);
@@ -154,6 +161,8 @@ export async function startSchedulerApp(opts: StartOptions = {}): Promise<Schedu
       return String(res.body.agent_id);
     },
     async close() {
+      // The run statistics written later (coalesced) go now, not after this file's environment is gone.
+      await deps.stats.flush().catch(() => undefined);
       await queues.close();
       redis.disconnect();
       await agentService?.close();

@@ -9,8 +9,27 @@ let s: ScheduleStack;
 let canary4: LocalServer;
 let canary6: LocalServer;
 
+/**
+ * The addresses below are refused by the scheduler when a schedule is created (validation.int.test.ts); this app
+ * allows them, as a scheduler whose allow-list is not the worker's would, so that what is tested here is the worker's
+ * own guard: the one that also stands for host names, redirects and schedules stored before their address was refused.
+ */
+const SCHEDULER_ALLOWS = [
+  '127.0.0.1',
+  '0.0.0.0',
+  '[::1]',
+  '[::ffff:7f00:1]',
+  '10.0.0.1',
+  '172.16.0.1',
+  '192.168.1.1',
+  '100.64.0.1',
+  '169.254.169.254',
+  '[fe80::1]',
+  '[fd00::1]',
+].join(',');
+
 beforeAll(async () => {
-  s = await startScheduleStack();
+  s = await startScheduleStack({ outboundAllow: SCHEDULER_ALLOWS });
   await s.startWorker();
   canary4 = await startLocalServer((_req, res) => res.end('canary'));
   canary6 = await startLocalServer((_req, res) => res.end('canary'), '::1');

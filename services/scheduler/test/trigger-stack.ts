@@ -6,6 +6,7 @@ import request from 'supertest';
 import { createAgentDirectory } from '@platform/agent-client';
 import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
+import { parseAllowHosts } from '@platform/outbound';
 import { producerConnection, type Queue, type RedisConnection } from '@platform/queue';
 import {
   createExecutionRepository,
@@ -132,6 +133,7 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
     fires: testQueues.fires,
     stats,
     triggers: { maxAttempts: 3, ...enqueueOpts },
+    outboundAllow: parseAllowHosts('127.0.0.1'), // where the tests' local targets listen
   });
   await syncIndexes(dbs.conn);
   const created = await request(app).post('/agent-webhooks/').set('x-api-key', key).send({ agent_id: agentId });
@@ -207,6 +209,8 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
     },
     async close() {
       await Promise.all(workers.map((w) => w.stop(2_000)));
+      // The run statistics written later (coalesced) go now, not after this file's environment is gone.
+      await stats.flush().catch(() => undefined);
       await testQueues.close();
       redis.disconnect();
       await agentService.stop();

@@ -120,7 +120,9 @@ const query = Joi.object()
 const body = Joi.any()
   .description('Any JSON, sent as application/json (not with GET or HEAD)')
   .meta({ baseType: 'unknown' });
-const url = httpUrlField();
+const url = httpUrlField().description(
+  'http or https. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused); host names are checked at every call.',
+);
 
 function httpFields(create: boolean) {
   const req = <T extends Joi.Schema>(s: T): T => (create ? (s.required() as T) : s);

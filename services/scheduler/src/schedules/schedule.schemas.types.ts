@@ -20,7 +20,7 @@ export interface ScheduleCreateBody {
   retry_delay: number;
   overlap_policy: 'skip' | 'allow';
   /**
-   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
    */
   callback_url?: string | null;
 }
@@ -53,7 +53,7 @@ export interface ScheduleUpdateBody {
   retry_delay?: number;
   overlap_policy?: 'skip' | 'allow';
   /**
-   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
    */
   callback_url?: string | null;
 }
@@ -61,7 +61,7 @@ export interface ScheduleUpdateBody {
 export interface HttpScheduleCreateBody {
   name: string;
   /**
-   * http or https
+   * http or https. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused); host names are checked at every call.
    */
   url: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
@@ -94,7 +94,7 @@ export interface HttpScheduleCreateBody {
   retry_delay: number;
   overlap_policy: 'skip' | 'allow';
   /**
-   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
    */
   callback_url?: string | null;
 }
@@ -127,7 +127,7 @@ export interface HttpSchedule {
   retry_delay: number;
   overlap_policy: 'skip' | 'allow';
   /**
-   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
    */
   callback_url: string | null;
   /**
@@ -136,7 +136,7 @@ export interface HttpSchedule {
   callback_secret?: string;
   name: string;
   /**
-   * http or https
+   * http or https. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused); host names are checked at every call.
    */
   url: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
@@ -174,7 +174,7 @@ export interface HttpScheduleList {
 export interface HttpScheduleUpdateBody {
   name?: string;
   /**
-   * http or https
+   * http or https. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused); host names are checked at every call.
    */
   url?: string;
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
@@ -207,7 +207,7 @@ export interface HttpScheduleUpdateBody {
   retry_delay?: number;
   overlap_policy?: 'skip' | 'allow';
   /**
-   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
    */
   callback_url?: string | null;
 }
@@ -253,7 +253,7 @@ export interface Schedule {
   retry_delay: number;
   overlap_policy: 'skip' | 'allow';
   /**
-   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
    */
   callback_url: string | null;
   /**

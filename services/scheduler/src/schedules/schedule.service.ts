@@ -2,6 +2,7 @@ import { isAgentId, type AgentDirectory } from '@platform/agent-client';
 import type { Owner } from '@platform/db';
 import { ConflictError, NotFoundError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
+import type { AllowEntry } from '@platform/outbound';
 import {
   callbackTargetOf,
   type CallbackTarget,
@@ -21,6 +22,7 @@ import {
   withShownSecret,
   type CallbackChange,
 } from '../shared/callback-config';
+import { assertCallableTarget } from '../shared/target-url';
 import { httpTargetOf, presentSchedule } from './schedule.present';
 import type { ScheduleTriggerResult } from './schedule.schemas.types';
 import type {
@@ -50,6 +52,8 @@ export interface ScheduleServiceDeps {
   startRun: (exec: ExecutionRecord) => Promise<unknown>;
   clock: () => Date;
   logger: Logger;
+  /** Hosts a target or callback may name although loopback or private (OUTBOUND_ALLOW_HOSTS, as the worker's). */
+  allow?: AllowEntry[];
 }
 
 type Input = ScheduleInput;
@@ -59,7 +63,8 @@ const NOUN: Record<ScheduleKind, string> = { agent: 'Schedule', http: 'HTTP sche
 export function createScheduleService(deps: ScheduleServiceDeps) {
   const { repo, clock } = deps;
   const present = (r: ScheduleRecord) => presentSchedule(r, clock());
-  const callbacks = createCallbackSecrets({ box: deps.box, newSecret: deps.newCallbackSecret });
+  const allow = deps.allow ?? [];
+  const callbacks = createCallbackSecrets({ box: deps.box, newSecret: deps.newCallbackSecret, allow });
 
   async function found(owner: Owner, kind: ScheduleKind, id: string): Promise<ScheduleRecord> {
     const r = await repo.get(owner, kind, id);
@@ -137,6 +142,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   return {
     async create(owner: Owner, apiKey: string, kind: ScheduleKind, input: Input): Promise<ScheduleView> {
       if (kind === 'agent') await assertAgent(apiKey, (input as AgentScheduleInput).agent_id);
+      else assertCallableTarget((input as HttpScheduleInput).url, allow, 'url');
       const callback = callbacks.onCreate(input.callback_url);
       const r = await repo.create(owner, { ...fieldsOf(kind, input), ...callback.fields }, clock());
       await deps.firing.sync(r);
@@ -164,6 +170,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
       const first = await found(owner, kind, id);
       if (kind === 'agent' && 'agent_id' in patch && patch.agent_id !== first.agent_id)
         await assertAgent(apiKey, String(patch.agent_id));
+      if (kind === 'http') assertCallableTarget((patch as Partial<HttpScheduleInput>).url, allow, 'url');
       let cronChanged = false;
       const { r, shown } = await changeCallback(
         owner,

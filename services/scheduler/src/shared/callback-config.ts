@@ -1,6 +1,9 @@
 import { ConflictError } from '@platform/errors';
+import type { AllowEntry } from '@platform/outbound';
 import { newCallbackSecret, type CallbackConfig } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
+
+import { assertCallableTarget } from './target-url';
 
 /**
  * The completion callback of a webhook or schedule (contract §8), the same rules for all three kinds: its
@@ -12,6 +15,8 @@ export interface CallbackSecrets {
   /** The schedule secret box (SCHEDULE_SECRET_ENCRYPTION_KEY). */
   box: SecretBox;
   newSecret?: () => string;
+  /** Hosts a callback may name although loopback or private (OUTBOUND_ALLOW_HOSTS, as the worker's). */
+  allow?: AllowEntry[];
 }
 
 /** A change to store: `$set` these fields when the stored record still matches `expect` (compare-and-set). */
@@ -25,7 +30,7 @@ export interface CallbackChange {
 /** Attempts of a compare-and-set change before the request gives up with 409 (another request kept changing it). */
 export const CALLBACK_CHANGE_ATTEMPTS = 5;
 
-export function createCallbackSecrets({ box, newSecret = newCallbackSecret }: CallbackSecrets) {
+export function createCallbackSecrets({ box, newSecret = newCallbackSecret, allow = [] }: CallbackSecrets) {
   const fresh = () => {
     const plain = newSecret();
     return { plain, sealed: box.encrypt(plain) };
@@ -35,6 +40,7 @@ export function createCallbackSecrets({ box, newSecret = newCallbackSecret }: Ca
     /** The fields a new resource stores (a secret when it names a URL), and the secret to show. */
     onCreate(url: string | null | undefined): { fields: CallbackConfig; shown?: string } {
       if (!url) return { fields: { callback_url: null, callback_secret_sealed: null } };
+      assertCallableTarget(url, allow, 'callback_url');
       const { plain, sealed } = fresh();
       return { fields: { callback_url: url, callback_secret_sealed: sealed }, shown: plain };
     },
@@ -46,6 +52,7 @@ export function createCallbackSecrets({ box, newSecret = newCallbackSecret }: Ca
     onPatch(current: CallbackConfig, url: string | null | undefined): CallbackChange | null {
       if (url === undefined) return null;
       if (url === null) return { set: { callback_url: null, callback_secret_sealed: null }, expect: {} };
+      assertCallableTarget(url, allow, 'callback_url');
       const expect = { callback_secret_sealed: current.callback_secret_sealed };
       if (current.callback_secret_sealed) return { set: { callback_url: url }, expect };
       const { plain, sealed } = fresh();

@@ -8,7 +8,8 @@ const NULLABLE_STRING = { baseType: 'string | null' };
 
 const CALLBACK_URL_DESCRIPTION =
   'Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks ' +
-  'with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.';
+  'with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. ' +
+  'A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).';
 
 /** `callback_url` of a create or PATCH body: a URL, or null for none (PATCH: null removes it and its secret). */
 export const callbackUrlInput = httpUrlField().allow(null).description(CALLBACK_URL_DESCRIPTION).meta(NULLABLE_STRING);

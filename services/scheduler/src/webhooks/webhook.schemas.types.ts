@@ -18,7 +18,7 @@ export interface WebhookCreateBody {
    */
   max_concurrency?: number | null;
   /**
-   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
    */
   callback_url?: string | null;
 }
@@ -59,7 +59,7 @@ export interface WebhookUpdateBody {
    */
   max_concurrency?: number | null;
   /**
-   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
    */
   callback_url?: string | null;
 }
@@ -85,7 +85,7 @@ export interface Webhook {
    */
   max_concurrency: number | null;
   /**
-   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+   * Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
    */
   callback_url: string | null;
   /**

@@ -1,6 +1,7 @@
 import { isAgentId, type AgentDirectory } from '@platform/agent-client';
 import { iso } from '@platform/db';
 import { ConflictError, NotFoundError } from '@platform/errors';
+import type { AllowEntry } from '@platform/outbound';
 import type { LimitPublisher } from '@platform/queue';
 import { callbackTargetOf, type CallbackTarget } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
@@ -39,6 +40,8 @@ export interface WebhookServiceDeps {
   newCallbackSecret?: () => string;
   /** Publishes `max_concurrency` for the worker on create, update and delete; unset: not published. */
   limits?: LimitPublisher;
+  /** Hosts a callback may name although loopback or private (OUTBOUND_ALLOW_HOSTS, as the worker's). */
+  allow?: AllowEntry[];
 }
 
 const REGENERATE_ATTEMPTS = 5;
@@ -48,7 +51,11 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const { repo, box, clock, limits } = deps;
   const newSecret = deps.newSecret ?? generateSecretKey;
   const base = deps.publicBaseUrl.replace(/\/+$/, '');
-  const callbacks = createCallbackSecrets({ box: deps.callbackBox, newSecret: deps.newCallbackSecret });
+  const callbacks = createCallbackSecrets({
+    box: deps.callbackBox,
+    newSecret: deps.newCallbackSecret,
+    allow: deps.allow,
+  });
 
   const openSecrets = (r: WebhookRecord): WebhookSecrets => openWebhookSecrets(box, r);
 
