@@ -2822,6 +2822,7 @@ export interface components {
             data?: unknown[] | boolean | number | Record<string, never> | string | null;
         };
         CredentialCreated: {
+            message: string;
             credential_id: string;
         };
         Credential: {
@@ -2870,7 +2871,18 @@ export interface components {
             task_id: string;
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "failed";
-            result?: components["schemas"]["ChatResponse"];
+            /** @description The chat reply, once completed */
+            result?: {
+                response: string;
+                session_id: string;
+                agent_id: string;
+            };
+            /** @description The same reply as `result`, under the name clients of the hosted API read */
+            response?: {
+                response: string;
+                session_id: string;
+                agent_id: string;
+            };
             /** @description Why it failed, or the last transient failure while it is retried */
             error?: string;
             /** Format: date-time */

@@ -3345,7 +3345,7 @@ export interface components {
             max_concurrency?: number | null;
             /**
              * Format: uri
-             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
              */
             callback_url?: string | null;
         };
@@ -3355,7 +3355,7 @@ export interface components {
             max_concurrency?: number | null;
             /**
              * Format: uri
-             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
              */
             callback_url?: string | null;
         };
@@ -3384,7 +3384,7 @@ export interface components {
             overlap_policy?: "skip" | "allow";
             /**
              * Format: uri
-             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
              */
             callback_url?: string | null;
         };
@@ -3402,7 +3402,7 @@ export interface components {
             overlap_policy?: "skip" | "allow";
             /**
              * Format: uri
-             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
              */
             callback_url?: string | null;
         };
@@ -3410,7 +3410,7 @@ export interface components {
             name: string;
             /**
              * Format: uri
-             * @description http or https
+             * @description http or https. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused); host names are checked at every call.
              */
             url: string;
             /**
@@ -3450,7 +3450,7 @@ export interface components {
             overlap_policy?: "skip" | "allow";
             /**
              * Format: uri
-             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
              */
             callback_url?: string | null;
         };
@@ -3458,7 +3458,7 @@ export interface components {
             name?: string;
             /**
              * Format: uri
-             * @description http or https
+             * @description http or https. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused); host names are checked at every call.
              */
             url?: string;
             /** @enum {string} */
@@ -3484,7 +3484,7 @@ export interface components {
             overlap_policy?: "skip" | "allow";
             /**
              * Format: uri
-             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
              */
             callback_url?: string | null;
         };
@@ -3550,7 +3550,7 @@ export interface components {
             overlap_policy: "skip" | "allow";
             /**
              * Format: uri
-             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
              */
             callback_url: string | null;
             /** @description whsec_ + base64 of the signing key of the callbacks. Present only in the answer of the request that generated it (a create or PATCH that set the first callback_url, and regenerate-callback-secret); never shown again. */
@@ -3597,7 +3597,7 @@ export interface components {
             overlap_policy: "skip" | "allow";
             /**
              * Format: uri
-             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
              */
             callback_url: string | null;
             /** @description whsec_ + base64 of the signing key of the callbacks. Present only in the answer of the request that generated it (a create or PATCH that set the first callback_url, and regenerate-callback-secret); never shown again. */
@@ -3605,7 +3605,7 @@ export interface components {
             name: string;
             /**
              * Format: uri
-             * @description http or https
+             * @description http or https. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused); host names are checked at every call.
              */
             url: string;
             /**
@@ -3704,7 +3704,7 @@ export interface components {
             max_concurrency: number | null;
             /**
              * Format: uri
-             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with.
+             * @description Where the platform POSTs {type: "execution.ended", data: <execution>} when a run ends, signed per Standard Webhooks with callback_secret (http or https, at most 2048 characters). Null: no callback. A run keeps the target it was created with. A literal loopback, private or link-local address not in OUTBOUND_ALLOW_HOSTS → 422 (type url.refused).
              */
             callback_url: string | null;
             /** @description whsec_ + base64 of the signing key of the callbacks. Present only in the answer of the request that generated it (a create or PATCH that set the first callback_url, and regenerate-callback-secret); never shown again. */
