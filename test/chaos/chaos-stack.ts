@@ -228,14 +228,17 @@ export async function startChaosStack(opts: ChaosOptions) {
         ]),
       );
     },
-    /** Sends triggers `{"n": i}` from `senders` loops until `stop` resolves; the numbers are 0, 1, 2, ... */
-    sendUntil(stop: Promise<void>, senders = 16): Promise<SendResult> {
+    /**
+     * Sends triggers `{"n": i}` from `senders` loops until `stop` resolves or `maxAccepted` were accepted; the numbers
+     * are 0, 1, 2, ...
+     */
+    sendUntil(stop: Promise<void>, senders = 16, maxAccepted = Infinity): Promise<SendResult> {
       let next = 0;
       let stopped = false;
       void stop.then(() => (stopped = true));
       const result: SendResult = { accepted: [], acceptedNumbers: [], statuses: {}, slowest: {} };
       const loop = async () => {
-        while (!stopped) {
+        while (!stopped && result.accepted.length < maxAccepted) {
           const n = next++;
           const sentAt = Date.now();
           const r = await trigger(n);
