@@ -20,6 +20,7 @@ export {
   JSON_CONTENT_TYPES,
   UNSUPPORTED_MEDIA_TYPE,
   UNSUPPORTED_MULTIPART_TYPE,
+  hasRoute,
   jsonBodyParser,
   rejectBadJson,
   rejectBadUrl,

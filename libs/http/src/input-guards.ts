@@ -40,16 +40,6 @@ export const rejectBadUrl: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/**
- * A body whose Content-Type is not JSON → 415 instead of reaching a handler that would see no body. A request
- * with no body bytes passes whatever its Content-Type: handlers treat it as a missing body (422 where one is
- * required), as clients that POST with no body at all expect.
- */
-export const requireJsonContentType: RequestHandler = (req, _res, next) => {
-  if (hasBodyBytes(req) && !req.is(JSON_CONTENT_TYPES)) throw new AppError(415, UNSUPPORTED_MEDIA_TYPE);
-  next();
-};
-
 /** The parts of express's router (router 2) that say what it routes. */
 interface RouterLayer {
   route?: { _handlesMethod(method: string): boolean };
@@ -61,20 +51,22 @@ interface RouterLayer {
 /**
  * Whether `router` has a route for `method` on `path`: its own routes and those of the routers mounted in it,
  * matched as the router itself will match them. A middleware mounted on a path of its own (not a router) counts as a
- * route there: it may answer.
+ * route there: it may answer. These are router 2's own fields: a layer not shaped so (another router version) counts
+ * as a route, so that the content-type rule applies everywhere, as before routing was asked (test/input-guards).
  */
-export function routes(router: { stack?: RouterLayer[] }, method: string, path: string): boolean {
+export function hasRoute(router: { stack?: RouterLayer[] }, method: string, path: string): boolean {
   for (const layer of router.stack ?? []) {
+    if (typeof layer.match !== 'function') return true;
     const m = layer.match(path);
     if (!m) continue;
     if (layer.route) {
-      if (layer.route._handlesMethod(method)) return true;
+      if (typeof layer.route._handlesMethod !== 'function' || layer.route._handlesMethod(method)) return true;
       continue;
     }
     if (layer.handle?.stack) {
       // A router mounted on a prefix sees the rest of the path (with its leading slash), as in express.
       const rest = path.slice(m.path.length);
-      if (routes(layer.handle, method, rest.startsWith('/') ? rest : `/${rest}`)) return true;
+      if (hasRoute(layer.handle, method, rest.startsWith('/') ? rest : `/${rest}`)) return true;
       continue;
     }
     if (!layer.slash && m.path !== '' && m.path !== '/') return true;
@@ -82,35 +74,37 @@ export function routes(router: { stack?: RouterLayer[] }, method: string, path: 
   return false;
 }
 
-/**
- * requireJsonContentType for the routes of `router` only: a path that no route of it serves is left to the 404 (or
- * whatever answers after it), whatever body it was sent with. Routing decides before any content-type rule.
- */
-export function requireJsonContentTypeOn(router: unknown): RequestHandler {
-  return (req, _res, next) => {
-    if (
-      hasBodyBytes(req) &&
-      !req.is(JSON_CONTENT_TYPES) &&
-      routes(router as { stack?: RouterLayer[] }, req.method, req.path)
-    )
-      throw new AppError(415, UNSUPPORTED_MEDIA_TYPE);
-    next();
-  };
-}
-
 /** The API's 415 for a multipart route (file uploads) given another media type. */
 export const UNSUPPORTED_MULTIPART_TYPE = 'Content-Type must be multipart/form-data';
 
 /**
- * The same rule as requireJsonContentType for routes that read another media type (e.g. `multipart/form-data`
- * uploads, mounted as raw routes): a body whose Content-Type is not one of `types` → 415 `detail`; a request with no
- * body bytes passes (the route answers 422 for the missing part).
+ * A body whose Content-Type is not one of `types` → 415 `detail`, instead of reaching a handler that would see no
+ * body. A request with no body bytes passes whatever its Content-Type: handlers treat it as a missing body (422 where
+ * one is required), as clients that POST with no body at all expect. With `only`, the rule applies to the requests it
+ * names (see requireJsonContentTypeOn).
  */
-export function requireContentType(types: string[], detail: string): RequestHandler {
+export function requireContentType(
+  types: string[],
+  detail: string,
+  only: (req: Request) => boolean = () => true,
+): RequestHandler {
   return (req, _res, next) => {
-    if (hasBodyBytes(req) && !req.is(types)) throw new AppError(415, detail);
+    if (hasBodyBytes(req) && !req.is(types) && only(req)) throw new AppError(415, detail);
     next();
   };
+}
+
+/** JSON bodies only (requireContentType), on every request it sees. */
+export const requireJsonContentType: RequestHandler = requireContentType(JSON_CONTENT_TYPES, UNSUPPORTED_MEDIA_TYPE);
+
+/**
+ * requireJsonContentType for the routes of `router` only: a path that no route of it serves is left to the 404 (or
+ * whatever answers after it), whatever body it was sent with. Routing decides before any content-type rule. The
+ * question is asked only of a body that breaks the rule (`hasRoute` walks the router's layers).
+ */
+export function requireJsonContentTypeOn(router: unknown): RequestHandler {
+  const r = router as { stack?: RouterLayer[] };
+  return requireContentType(JSON_CONTENT_TYPES, UNSUPPORTED_MEDIA_TYPE, (req) => hasRoute(r, req.method, req.path));
 }
 
 /** The JSON parser: objects and arrays only (strict), at most `limit` bytes (else 413). */

@@ -3,7 +3,14 @@ import Joi from 'joi';
 import request from 'supertest';
 
 import { ForbiddenError } from '@platform/errors';
-import { createHttpApp, MAX_INPUT_ERRORS, MAX_JSON_DEPTH, UNSUPPORTED_MEDIA_TYPE, validate } from '@platform/http';
+import {
+  createHttpApp,
+  hasRoute,
+  MAX_INPUT_ERRORS,
+  MAX_JSON_DEPTH,
+  UNSUPPORTED_MEDIA_TYPE,
+  validate,
+} from '@platform/http';
 import { captureLogger } from '@platform/testing';
 
 const thing = Joi.object({ name: Joi.string().required(), tags: Joi.array().items(Joi.string()) });
@@ -155,6 +162,13 @@ describe('Content-Type of JSON routes', () => {
       expect(calls).toEqual([]);
     },
   );
+
+  test('a router whose layers are not shaped as router 2 makes them: every path counts as routed (415 as before)', () => {
+    expect(hasRoute({ stack: [{} as never] }, 'POST', '/anything')).toBe(true);
+    const oddRoute = { match: () => ({ path: '/x' }), route: {} };
+    expect(hasRoute({ stack: [oddRoute as never] }, 'POST', '/x')).toBe(true);
+    expect(hasRoute(express.Router() as never, 'POST', '/x')).toBe(false);
+  });
 
   test('the mounted route reads its JSON body', async () => {
     const res = await post(app, '/v3/agents/7/items').send({ a: 1 });
