@@ -165,8 +165,17 @@ function objectsOf(docs: Doc[]) {
       }
     }
     for (const e of c.env ?? []) {
-      if (e.valueFrom) throw new Error(`env ${e.name}: valueFrom is not checked here; use envFrom`);
-      env[e.name] = e.value;
+      const ref = e.valueFrom?.configMapKeyRef;
+      if (e.valueFrom && !ref) throw new Error(`env ${e.name}: only configMapKeyRef is checked here; use envFrom`);
+      if (!ref) {
+        env[e.name] = e.value;
+        continue;
+      }
+      // Another ConfigMap's key (one value read by two services): that map is deployed and holds the key.
+      const cm = configMaps.find((o) => nameOf(o) === ref.name && nsOf(o) === ns);
+      const data = cm?.data ?? {};
+      if (!cm || !(ref.key in data)) throw new Error(`env ${e.name}: ConfigMap ${ref.name} has no key ${ref.key}`);
+      env[e.name] = data[ref.key];
     }
     return env;
   }
@@ -489,6 +498,14 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     expect(Object.keys(dashboards[0]!.data ?? {})).toEqual(['grafana-dashboard.json']);
     const json = readFileSync(join(K8S, 'base/observability/grafana-dashboard.json'), 'utf8');
     expect(dashboards[0]!.data!['grafana-dashboard.json']).toBe(json);
+  });
+
+  it("gives the scheduler the worker's OUTBOUND_ALLOW_HOSTS itself, not a copy that could drift", () => {
+    const [scheduler, worker] = ['scheduler', 'worker'].map((n) => k.deployments.find((d) => nameOf(d) === n)!);
+    const ref = containersOf(scheduler!)[0]!.env?.find((e) => e.name === 'OUTBOUND_ALLOW_HOSTS')?.valueFrom;
+    const workerMaps = (containersOf(worker!)[0]!.envFrom ?? []).map((f) => f.configMapRef?.name);
+    expect(ref?.configMapKeyRef?.key).toBe('OUTBOUND_ALLOW_HOSTS');
+    expect(workerMaps).toContain(ref?.configMapKeyRef?.name);
   });
 
   it('gives the gateway the URL of every service it routes to', () => {
