@@ -58,6 +58,17 @@ function decoded(res: http.IncomingMessage, method: string): Readable {
   return pipeline(res, decoder, () => undefined);
 }
 
+/** Sends on a fresh socket at most this many times after a kept-alive one was found closed by its server. */
+const STALE_SOCKET_RETRIES = 2;
+
+/**
+ * A kept-alive socket that its server closed (its idle timeout) while the agent handed it out: the request met a
+ * reset before any answer. The server read nothing of it (Node's documentation of `request.reusedSocket` gives this
+ * rule), so it is sent again on another socket rather than failing the call.
+ */
+const staleSocket = (req: http.ClientRequest, err: NodeJS.ErrnoException) =>
+  req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+
 /**
  * Node's own HTTP client for one exchange over the guarded keep-alive agents: resolves once the headers arrived,
  * rejects with the socket's or the guard's error (the signal's reason when it fired).
@@ -69,19 +80,23 @@ export function exchange(x: Exchange): Promise<RawResponse> {
   if (type && !headers['content-type']) headers['content-type'] = type;
   if (bytes) headers['content-length'] = String(bytes.length);
   const secure = x.url.protocol === 'https:';
-  return new Promise((resolve, reject) => {
-    const req = (secure ? https : http).request(x.url, {
-      method: x.method,
-      headers,
-      agent: secure ? x.agents.https : x.agents.http,
-      signal: x.signal,
+  const send = (retries: number): Promise<RawResponse> =>
+    new Promise((resolve, reject) => {
+      const req = (secure ? https : http).request(x.url, {
+        method: x.method,
+        headers,
+        agent: secure ? x.agents.https : x.agents.http,
+        signal: x.signal,
+      });
+      req.once('error', (err: NodeJS.ErrnoException) =>
+        retries > 0 && !x.signal.aborted && staleSocket(req, err) ? resolve(send(retries - 1)) : reject(err),
+      );
+      req.once('response', (res) => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: decoded(res, x.method) });
+      });
+      req.end(bytes);
     });
-    req.once('error', reject);
-    req.once('response', (res) => {
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: decoded(res, x.method) });
-    });
-    req.end(bytes);
-  });
+  return send(STALE_SOCKET_RETRIES);
 }
 
 /**

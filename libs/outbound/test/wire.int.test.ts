@@ -3,6 +3,7 @@
  * compressed answers decoded (the size cap counting decoded bytes), keep-alive reuse.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import net from 'node:net';
 import zlib from 'node:zlib';
 
 import { createOutboundClient, OutboundTooLargeError, type OutboundClient } from '@platform/outbound';
@@ -125,4 +126,71 @@ it('sequential calls reuse one keep-alive connection', async () => {
   const before = server.connections;
   for (let i = 0; i < 5; i++) await client.request({ url: `${server.url}/` });
   expect(server.connections).toBe(before);
+});
+
+describe('a kept-alive socket its server closed', () => {
+  /**
+   * A server that answers the first request of each connection with keep-alive and resets the connection when a
+   * second request arrives on it, as a server whose idle timeout closed the socket while the client reused it.
+   */
+  async function resettingServer() {
+    const requests: number[] = []; // the connection number of each request that was answered
+    let connections = 0;
+    const srv = net.createServer((sock) => {
+      const n = ++connections;
+      let served = 0;
+      let buf = '';
+      sock.on('data', (d) => {
+        buf += d.toString('latin1');
+        while (buf.includes('\r\n\r\n')) {
+          const end = buf.indexOf('\r\n\r\n') + 4;
+          const length = Number(/content-length: (\d+)/i.exec(buf.slice(0, end))?.[1] ?? 0);
+          if (buf.length < end + length) return;
+          buf = buf.slice(end + length);
+          if (served++ > 0) return void sock.resetAndDestroy();
+          requests.push(n);
+          sock.write(
+            'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n{}',
+          );
+        }
+      });
+      sock.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const port = (srv.address() as net.AddressInfo).port;
+    return { port, requests, close: () => new Promise<void>((r) => srv.close(() => r())) };
+  }
+
+  it('the call is sent again on a new socket, not failed (POST included)', async () => {
+    const srv = await resettingServer();
+    const c = createOutboundClient({ allowHosts: `127.0.0.1:${srv.port}` });
+    try {
+      const url = `http://127.0.0.1:${srv.port}/hook`;
+      for (let i = 0; i < 3; i++) {
+        const res = await c.request({ url, method: 'POST', body: { i } });
+        expect(res.status).toBe(200);
+      }
+      // Each call after the first met the reset on the reused socket and was answered on a connection of its own.
+      expect(srv.requests).toEqual([1, 2, 3]);
+    } finally {
+      c.close();
+      await srv.close();
+    }
+  });
+
+  it('a reset on a socket of its own is the call failing (not retried)', async () => {
+    const srv = net.createServer((sock) => sock.once('data', () => sock.resetAndDestroy()));
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const port = (srv.address() as net.AddressInfo).port;
+    let accepted = 0;
+    srv.on('connection', () => accepted++);
+    const c = createOutboundClient({ allowHosts: `127.0.0.1:${port}` });
+    try {
+      await expect(c.request({ url: `http://127.0.0.1:${port}/`, method: 'POST', body: {} })).rejects.toThrow();
+      expect(accepted).toBe(1);
+    } finally {
+      c.close();
+      await new Promise<void>((r) => srv.close(() => r()));
+    }
+  });
 });
