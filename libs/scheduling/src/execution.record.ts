@@ -1,7 +1,7 @@
-import { fromJsonText, iso } from '@platform/db';
+import { fromJsonText, iso, mongoose, toJsonText } from '@platform/db';
 
 import type { ExecutionDoc } from './execution.model';
-import type { ExecutionRecord } from './execution.types';
+import type { ExecutionRecord, NewExecution } from './execution.types';
 
 const NO_DELIVERY = { attempts: 0, last_status: null, last_error: null, delivered_at: null, next_attempt_at: null };
 
@@ -52,4 +52,43 @@ export function toRecord(d: ExecutionDoc): ExecutionRecord {
 export function presentExecution(r: ExecutionRecord) {
   const { org_id: _org, fire_key: _key, retry_delay_ms: _delay, callback: _callback, ...pub } = r;
   return pub;
+}
+
+/**
+ * A new execution's document as the schema stores it: every field typed and set (its default where the input has
+ * none), so that it is inserted as it is. Building a mongoose document to cast and default it cost several percent of
+ * the scheduler's CPU per trigger; a test holds this equal to what the schema makes of the same input.
+ */
+export function executionDocument(input: NewExecution, id: string, now: Date): ExecutionDoc {
+  const skipped = input.status === 'skipped';
+  const doc: ExecutionDoc = {
+    _id: new mongoose.Types.ObjectId(id),
+    kind: input.kind,
+    webhook_id: input.webhook_id ?? null,
+    schedule_id: input.schedule_id ?? null,
+    agent_id: input.agent_id ?? null,
+    user_id: input.user_id,
+    org_id: input.org_id,
+    session_id: `execution-${id}`,
+    status: input.status ?? 'queued',
+    success: null,
+    attempt: 0,
+    max_attempts: input.max_attempts,
+    scheduled_for: input.scheduled_for ?? null,
+    triggered_at: now,
+    started_at: null,
+    finished_at: skipped ? now : null,
+    duration_ms: skipped ? 0 : null,
+    // A sender's JSON as sent ($-keys, dotted keys and nested arrays included): as JSON text.
+    payload_json: toJsonText(input.payload),
+    response_status: null,
+    response_output: null,
+    error_message: input.error_message ?? null,
+    replay_of: input.replay_of ?? null,
+    fire_key: input.fire_key ?? id,
+    retry_delay_ms: input.retry_delay_ms ?? null,
+    recoveries: 0,
+  };
+  if (input.callback) doc.cb = { url: input.callback.url, secret: input.callback.secret };
+  return doc;
 }
