@@ -47,6 +47,19 @@ const realPath = (t: Target, op: Operation) =>
 const call = (t: Target, op: Operation, path = realPath(t, op)) =>
   request(t.app)[op.method](path).set('x-api-key', t.ctx.apiKey);
 /** A body for `op` whose first string field (or first item) is `bad`. */
+/**
+ * The contract's part of an error answer: its `detail` (an OpenAI-protocol route adds OpenAI's `error` object beside
+ * it, services/agent completion.errors.ts); any other answer as it is.
+ */
+function contractPart(text: string): string {
+  try {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    return 'detail' in body && 'error' in body ? JSON.stringify({ detail: body.detail }) : text;
+  } catch {
+    return text;
+  }
+}
+
 function bodyWith(op: Operation, bad: string): { body: unknown; loc: (string | number)[] } {
   if (op.body?.type === 'array') return { body: ['ok', bad], loc: ['body', 1] };
   const props = Object.entries(op.body?.properties ?? {});
@@ -69,7 +82,7 @@ describe.each(SERVICES)('%s', (service) => {
       const answers: string[] = [];
       for (const op of jsonOps(t)) {
         const res = await call(t, op).set('content-type', type).send('{"name":"x"}');
-        answers.push(`${opName(op)} → ${res.status} ${res.text}`);
+        answers.push(`${opName(op)} → ${res.status} ${contractPart(res.text)}`);
       }
       expect(answers.length).toBeGreaterThanOrEqual(2);
       expect(answers.filter((a) => !a.endsWith(`→ 415 {"detail":"${UNSUPPORTED_MEDIA_TYPE}"}`))).toEqual([]);
@@ -102,7 +115,7 @@ describe.each(SERVICES)('%s', (service) => {
         },
         10_000,
       );
-      expect([opName(op), res.status, res.body]).toEqual([
+      expect([opName(op), res.status, contractPart(res.body)]).toEqual([
         opName(op),
         415,
         JSON.stringify({ detail: UNSUPPORTED_MEDIA_TYPE }),

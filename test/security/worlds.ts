@@ -335,6 +335,13 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     'task',
   );
   const absentTask = randomUUID();
+  // A's sessions: the chat's (made by its turn) and one created with metadata.
+  const created = await idOf(
+    as(post('/v3/sessions', { agent_id: agent, metadata: { owner: 'A', note: 'private' } })),
+    'session_id',
+    'session',
+  );
+  const absentSession = `absent-${randomUUID()}`;
 
   const hidden = (own: string, absent: string, req: (id: string) => Req): Probe => ({
     kind: 'hidden',
@@ -437,6 +444,12 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     'DELETE /v3/agents/{}': ag((id) => del(`/v3/agents/${id}`)),
     'POST /v3/inference/chat': chat('/v3/inference/chat/'),
     'POST /v3/inference/stream': chat('/v3/inference/stream/'),
+    'POST /v3/inference/{}/chat/completions': ag((id) =>
+      post(`/v3/inference/${id}/chat/completions`, {
+        messages: [{ role: 'user', content: 'hi' }],
+        session_id: session,
+      }),
+    ),
     'POST /v3/inference/task': chat('/v3/inference/task/'),
     'GET /v3/inference/task/{}': task_((id) => get(`/v3/inference/task/${id}`)),
     'POST /v3/inference/chat/task': chat('/v3/inference/chat/task'),
@@ -446,6 +459,15 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     'GET /v3/inference/sessions/{}/messages': hidden(session, `absent-${randomUUID()}`, (id) =>
       get(`/v3/inference/sessions/${id}/messages`),
     ),
+    // B and C may name A's agent only as an agent that does not exist; a session id of A's is theirs to use.
+    'POST /v3/sessions': ag((id) => post('/v3/sessions', { agent_id: id, metadata: { from: 'probe' } })),
+    'GET /v3/sessions': { kind: 'list', req: get('/v3/sessions?limit=100'), own: [session, created] },
+    'GET /v3/sessions/{}': hidden(session, absentSession, (id) => get(`/v3/sessions/${id}`)),
+    'PATCH /v3/sessions/{}': hidden(created, absentSession, (id) =>
+      patch(`/v3/sessions/${id}`, { metadata: { note: 'taken over', owner: null } }),
+    ),
+    'DELETE /v3/sessions/{}': hidden(session, absentSession, (id) => del(`/v3/sessions/${id}`)),
+    'GET /v3/sessions/{}/messages': hidden(session, absentSession, (id) => get(`/v3/sessions/${id}/messages`)),
     'POST /v3/tools': {
       kind: 'create',
       // B and C may use a set name A uses: tool ids are per owner.
@@ -474,6 +496,9 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     get(`/v3/tools/${tool}`),
     get('/v3/tools/'),
     get(`/v3/inference/sessions/${session}/messages`),
+    get(`/v3/sessions/${session}`),
+    get(`/v3/sessions/${created}`),
+    get(`/v3/sessions/${session}/messages`),
   ];
   return worldOf(t, {
     service: 'agent',

@@ -6,7 +6,7 @@ import swaggerUi from 'swagger-ui-express';
 
 import { withLogContext, type Logger } from '@platform/logger';
 
-import { errorHandler, notFoundHandler } from './error-handler';
+import { errorHandler, notFoundHandler, type ErrorExtras } from './error-handler';
 import { jsonBodyParser, rejectBadJson, rejectBadUrl, requireJsonContentTypeOn } from './input-guards';
 import { createMetrics } from './metrics';
 
@@ -33,6 +33,11 @@ export interface HttpAppOptions {
   protect?: { paths: string[]; middleware: RequestHandler };
   /** Extra metrics registered by the service; the HTTP metrics are added to it. */
   registry?: Registry;
+  /**
+   * Fields an error answer carries beside `detail` on the requests it picks (e.g. OpenAI's `error` object on an
+   * OpenAI-protocol route, so that those clients report the reason): see errorHandler.
+   */
+  errorExtras?: ErrorExtras;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -117,6 +122,6 @@ export function createHttpApp(opts: HttpAppOptions): { app: Express; registry: R
   app.use(rejectBadJson);
   app.use(opts.routes);
   app.use(notFoundHandler);
-  app.use(errorHandler(opts.logger));
+  app.use(errorHandler(opts.logger, opts.errorExtras));
   return { app, registry };
 }

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 
 import { AppError, PayloadTooLargeError, toAppError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
@@ -36,21 +36,33 @@ function fromBodyParser(err: BodyParserError): AppError | undefined {
   }
 }
 
-/** The one error middleware: AppErrors keep their status and detail; anything unknown is a logged 500. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+/** Fields an error answer of `req` carries beside `detail` (none: undefined); never replaces `detail`. */
+export type ErrorExtras = (
+  req: Request,
+  error: { status: number; detail: unknown },
+) => Record<string, unknown> | undefined;
+
+/**
+ * The one error middleware: AppErrors keep their status and detail; anything unknown is a logged 500. `extras` adds
+ * fields beside `detail` on the requests it picks.
+ */
+export function errorHandler(logger: Logger, extras?: ErrorExtras): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const known = toAppError(err) ?? fromBodyParser(err as BodyParserError);
     if (res.headersSent) {
       logger.error('error after response started', { err: err as unknown });
       return;
     }
+    const answer = (status: number, detail: unknown) =>
+      res.status(status).json({ ...extras?.(req, { status, detail }), detail });
     if (known) {
       if (known.status >= 500) logger.error('request failed', { status: known.status, err: err as Error });
-      res.set(known.headers).status(known.status).json({ detail: known.detail });
+      res.set(known.headers);
+      answer(known.status, known.detail);
       return;
     }
     logger.error('unhandled error', { err: err as Error, method: req.method, path: req.path });
-    res.status(500).json({ detail: 'Internal Server Error' });
+    answer(500, 'Internal Server Error');
   };
 }
 

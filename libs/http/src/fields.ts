@@ -31,3 +31,43 @@ export const httpUrlField = () =>
     .max(MAX_URL_LENGTH)
     .uri({ scheme: ['http', 'https'] })
     .description('http or https');
+
+/** Limits of a free-form JSON value a client stores: its length as JSON text and its nesting of arrays and objects. */
+export interface JsonBounds {
+  maxChars: number;
+  maxDepth: number;
+}
+
+/** Levels of arrays and objects in `value` (a scalar: 0), counted without recursion. */
+export function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * `schema` bounded for storage: a value longer than `maxChars` as JSON text → 422 `json_too_long`, nested deeper than
+ * `maxDepth` levels of arrays and objects (the value itself is the first) → 422 `json_too_deep`. The bounds are
+ * named in the field's description.
+ */
+export function boundedJson<S extends Joi.Schema>(schema: S, { maxChars, maxDepth }: JsonBounds): S {
+  const bounded = schema
+    .custom((value: unknown, helpers) => {
+      if (jsonDepth(value) > maxDepth) return helpers.error('json.too_deep');
+      if (JSON.stringify(value).length > maxChars) return helpers.error('json.too_long');
+      return value;
+    })
+    .messages({
+      'json.too_deep': `must be nested at most ${maxDepth} levels deep`,
+      'json.too_long': `must be at most ${maxChars} characters as JSON`,
+    }) as S;
+  const said = bounded.describe().flags as { description?: string } | undefined;
+  const bounds = `At most ${maxChars} characters as JSON, nesting depth at most ${maxDepth}.`;
+  return bounded.description(said?.description ? `${said.description} ${bounds}` : bounds) as S;
+}

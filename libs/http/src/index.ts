@@ -1,5 +1,5 @@
 export { createHttpApp, requestContext, type HttpAppOptions, type ReadinessCheck } from './app';
-export { errorHandler, notFoundHandler } from './error-handler';
+export { errorHandler, notFoundHandler, type ErrorExtras } from './error-handler';
 export { createMetrics } from './metrics';
 export { listen, onShutdownSignal, startMain, type RunningServer } from './server';
 export { MAX_ERROR_MESSAGE_CHARS, validate, toFieldErrors, type Location, type Validated } from './validate';
@@ -45,4 +45,12 @@ export {
   type Side,
 } from './schema-docs';
 export { uploadedFile, uploadMiddleware, type UploadedFile, type UploadOptions } from './upload';
-export { MAX_CONCURRENCY, MAX_URL_LENGTH, httpUrlField, maxConcurrencyField } from './fields';
+export {
+  MAX_CONCURRENCY,
+  MAX_URL_LENGTH,
+  boundedJson,
+  httpUrlField,
+  jsonDepth,
+  maxConcurrencyField,
+  type JsonBounds,
+} from './fields';

@@ -1,6 +1,6 @@
 import { Router, type Express } from 'express';
 
-import { withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
+import { withBearerKey, withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
 import { createHttpApp, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
@@ -12,6 +12,9 @@ import { withAgentCache } from './agents/agent.cache';
 import { createAgentRepository } from './agents/agent.repository';
 import { createAgentRoutes } from './agents/agent.routes';
 import { createAgentService } from './agents/agent.service';
+import { openAiError } from './completions/completion.errors';
+import { createCompletionRoutes, isCompletionsRequest } from './completions/completion.routes';
+import { createCompletionService } from './completions/completion.service';
 import { withCredentialCache } from './credentials/credential.cache';
 import { createCredentialRepository } from './credentials/credential.repository';
 import { createCredentialRoutes } from './credentials/credential.routes';
@@ -33,6 +36,11 @@ import { openapi } from './openapi';
 import { createRaiClient } from './rai/rai.client';
 import { raiFeature } from './rai/rai.feature';
 import type { RaiTarget } from './rai/rai.types';
+import { withKnownSessions } from './sessions/session.cache';
+import { createSessionRepository } from './sessions/session.repository';
+import { createSessionRoutes } from './sessions/session.routes';
+import { createSessionService } from './sessions/session.service';
+import { withSessionRecords } from './sessions/session.turns';
 import { createTaskRepository } from './tasks/task.repository';
 import { createTaskRoutes } from './tasks/task.routes';
 import { createTaskService } from './tasks/task.service';
@@ -75,7 +83,10 @@ export interface AppDeps {
   changes?: ChangeBus;
   /** Publishes agents' `max_concurrency` for the worker (contract §8); unset: not published. */
   agentLimits?: LimitPublisher;
-  /** How long a replica uses a cached agent or credential if a change message is lost (default 5000 ms; 0: no cache). */
+  /**
+   * How long a replica uses a cached agent or credential if a change message is lost, and remembers that a session
+   * has its record (default 5000 ms; 0: no cache).
+   */
   cacheTtlMs?: number;
   clock?: () => Date;
   /** Waits between provider retries. */
@@ -108,7 +119,7 @@ const RUN_CACHE_MAX = 10_000;
 
 /**
  * The agent and credential repositories with the reads of every run cached (a run then reads neither), their
- * edits announced on the deps' bus.
+ * edits announced on the deps' bus; the session repository with the records its turns made sure of remembered.
  */
 function runCachedRepositories(deps: AppDeps) {
   const options = { ttlMs: deps.cacheTtlMs ?? 5_000, max: RUN_CACHE_MAX, bus: deps.changes ?? localChangeBusOf(deps) }; // apps given no bus share one per deps
@@ -118,6 +129,7 @@ function runCachedRepositories(deps: AppDeps) {
       createCredentialRepository(deps.db),
       createReadCache({ ...options, name: 'credential' }),
     ),
+    sessions: withKnownSessions(createSessionRepository(deps.db), createReadCache({ ...options, name: 'session' })),
   };
 }
 
@@ -128,7 +140,7 @@ export function createApp(deps: AppDeps): Express {
   const knowledge = createKnowledgeClient({ outbound: deps.outbound, target: deps.knowledge, logger: deps.logger });
   const agents = createAgentService({ repo: repos.agents, knowledgeBases: knowledge, clock, limits: deps.agentLimits });
   const credentials = createCredentialService({ repo: repos.credentials, box: deps.box, clock });
-  const memory = createMemoryRepository(deps.db);
+  const memory = withSessionRecords(createMemoryRepository(deps.db), repos.sessions, deps.logger);
   const tools = toolServiceFor(deps, clock);
   const inferenceDeps = {
     agents,
@@ -168,16 +180,33 @@ export function createApp(deps: AppDeps): Express {
     logger: deps.logger,
   });
 
+  const sessions = createSessionService({
+    repo: repos.sessions,
+    memory,
+    agentOf: (owner, agentId) => agents.get(owner, agentId),
+    clock,
+  });
+
   const routes = Router();
   routes.use(createAgentRoutes(agents));
   routes.use(createCredentialRoutes(credentials));
   routes.use(createInferenceRoutes(inference, streaming, deps.logger));
+  routes.use(createCompletionRoutes(createCompletionService({ inference, streaming, clock }), deps.logger));
   routes.use(createTaskRoutes(tasks));
   routes.use(createToolRoutes(tools));
+  routes.use(createSessionRoutes(sessions));
 
-  const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
+  const keyOrInternal = withOnBehalfOf({
+    apiKey: deps.auth.middleware,
+    secret: deps.internalSecret,
+    logger: deps.logger,
+  });
+  // OpenAI-protocol clients send their key as `Authorization: Bearer`: taken on the chat-completions route only.
+  const auth = withBearerKey(keyOrInternal, isCompletionsRequest);
   return createHttpApp({
     service: 'agent',
+    // OpenAI-protocol clients read the reason of an error from OpenAI's `error` object: it goes beside `detail`.
+    errorExtras: (req, e) => (isCompletionsRequest(req) ? { error: openAiError(e) } : undefined),
     logger: deps.logger,
     routes,
     protect: { paths: ['/v3'], middleware: auth },

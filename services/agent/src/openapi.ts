@@ -31,6 +31,19 @@ import {
   UNPAGED_LIST_MAX,
 } from './agents/agent.schemas';
 import {
+  chatCompletion,
+  chatCompletionChunk,
+  completionBody,
+  completionHeaders,
+  completionMessage,
+  completionPath,
+  completionTextPart,
+  MAX_COMPLETION_MESSAGES,
+  MAX_CONTENT_CHARS,
+  MAX_CONTENT_PARTS,
+  MAX_REQUEST_TOOLS,
+} from './completions/completion.schemas';
+import {
   credential,
   createBody as credentialBody,
   credentialCreated,
@@ -54,6 +67,17 @@ import {
   turnFinding,
   usage,
 } from './inference/inference.schemas';
+import {
+  METADATA_LIMITS,
+  session,
+  sessionCreate,
+  sessionHistory,
+  sessionHistoryQuery,
+  sessionIdPath,
+  sessionList,
+  sessionListQuery,
+  sessionPatch,
+} from './sessions/session.schemas';
 import { failBody, runBody, task, taskAccepted, taskPath, taskState } from './tasks/task.schemas';
 import { toolCallRecord } from './tools/tool-call.schemas';
 import {
@@ -84,6 +108,9 @@ const shapes = schemaComponents({
     singleTaskBody,
     singleTaskPatch,
     chatBody,
+    completionBody,
+    completionMessage,
+    completionTextPart,
     toolSetBody,
     toolUpdate,
     bulkDeleteBody,
@@ -92,6 +119,8 @@ const shapes = schemaComponents({
     credentialUpdate,
     runBody,
     failBody,
+    sessionCreate,
+    sessionPatch,
   ],
   response: [
     agent,
@@ -102,6 +131,8 @@ const shapes = schemaComponents({
     singleTaskCreated,
     agentMessage,
     chatResponse,
+    chatCompletion,
+    chatCompletionChunk,
     sessionMessages,
     sessionMessage,
     usage,
@@ -123,6 +154,9 @@ const shapes = schemaComponents({
     taskAccepted,
     task,
     taskState,
+    session,
+    sessionList,
+    sessionHistory,
   ],
 }) as Record<string, Json>;
 
@@ -138,6 +172,14 @@ const featureCheck = `A KNOWLEDGE_BASE feature naming no rag id (config.rag_id, 
 // Inference
 const chat = { ...json(refTo(chatBody)) };
 const providerError = { '502': { description: 'LLM provider error', ...error } };
+
+// Chat completions (OpenAI's protocol)
+const completionsDescription = [
+  "OpenAI's chat-completions protocol over one of the caller's agents, so that the `openai` SDKs work with base URL `<host>/v3/inference/<agent_id>` and an API key as their key: the key is taken as `x-api-key` or `Authorization: Bearer <key>` (this route only). The agent decides its model (the request's `model` is echoed), prompt, tools and features (MEMORY, RAI, KNOWLEDGE_BASE), as on /v3/inference/chat/.",
+  "Messages: the last must be a user message (else 422 at its role): the turn's message. Earlier system/developer messages are added after the agent's system prompt for this call; earlier user/assistant messages are this call's history instead of stored memory (MEMORY reads the session's stored turns only when the request carries none). RAI checks each supplied message as input. Only the new turn is stored, in the session named by the `session_id` body field, else the `x-session-id` header, else a new session named by the completion id; the session comes back in the `x-session-id` header and `session_id`.",
+  `temperature, top_p and max_tokens / max_completion_tokens apply to this call (max_tokens at most the agent's own). n > 1 → 422. tools, tool_choice, parallel_tool_calls, user and model are accepted and not acted on (the agent runs its own tools); other OpenAI parameters (stop, seed, logprobs, penalties, ...) are dropped unread. Limits: ${MAX_COMPLETION_MESSAGES} messages, ${MAX_CONTENT_CHARS} characters per message or text part, ${MAX_CONTENT_PARTS} text parts per message (other part types → 422), ${MAX_REQUEST_TOOLS} tools.`,
+  'stream: true → text/event-stream of ChatCompletionChunk events (the first with role "assistant"; one per model delta; one with finish_reason "stop"; with stream_options.include_usage every chunk has usage null and a last chunk has no choices and the usage), then `data: [DONE]`. Errors before the first chunk are JSON with their status in the contract’s shape ({detail}), with OpenAI’s error object {message, type, param, code} beside it (every error answer of this route carries it, so that the SDKs’ exceptions say why); a failure after it is an `event: error` with `data: {"detail": ...}`. finish_reason is always "stop".',
+].join('\n\n');
 
 // Tools
 const toolId = parametersOf(toolIdPath, 'path');
@@ -178,6 +220,14 @@ const readTask = (operationId: string, alias?: string) => ({
   parameters: taskId,
   responses: responses({ '200': { description: 'The task', ...json(refTo(task)) }, ...taskNotFound }),
 });
+
+// Sessions
+const sessionId = parametersOf(sessionIdPath, 'path');
+const sessionNotFound = notFoundResponse(
+  'Session not found (also for another owner’s, and for an id over 200 characters)',
+);
+const sessionAnswer = { description: 'The session', ...json(refTo(session)) };
+const metadataBounds = `Metadata: at most ${METADATA_LIMITS.maxKeys} keys and ${METADATA_LIMITS.maxBytes} bytes as JSON (422).`;
 
 export const openapi = {
   openapi: '3.1.0',
@@ -270,11 +320,86 @@ export const openapi = {
         }),
       },
     },
+    '/v3/inference/{agent_id}/chat/completions': {
+      post: {
+        summary: 'Run an agent with an OpenAI chat-completions request (plain or streamed)',
+        operationId: 'createChatCompletion',
+        description: completionsDescription,
+        parameters: [...parametersOf(completionPath, 'path'), ...parametersOf(completionHeaders, 'header')],
+        requestBody: json(refTo(completionBody)),
+        responses: responses({
+          '200': {
+            description: 'A ChatCompletion, or with stream: true the ChatCompletionChunk events ending `data: [DONE]`',
+            headers: { 'x-session-id': { description: 'The session of the turn', schema: { type: 'string' } } },
+            content: {
+              ...json(refTo(chatCompletion)).content,
+              'text/event-stream': { schema: { type: 'string' } },
+            },
+          },
+          ...agentNotFound,
+          ...providerError,
+        }),
+      },
+    },
     '/v3/inference/sessions/{session_id}/messages': {
       get: {
         summary: "The caller's stored messages of a session, newest first",
         parameters: [...parametersOf(sessionPath, 'path'), ...parametersOf(sessionMessagesQuery, 'query')],
         responses: responses({ '200': { description: 'Messages', ...json(refTo(sessionMessages)) } }),
+      },
+    },
+    '/v3/sessions': {
+      post: {
+        summary: 'Create a session for one of the caller’s agents',
+        description: `Chat calls then name its session_id. Sessions also come into being with their first chat turn, without this call. ${metadataBounds}`,
+        requestBody: json(refTo(sessionCreate)),
+        responses: responses({
+          '201': { description: 'Created', ...json(refTo(session)) },
+          ...agentNotFound,
+          '409': { description: 'The caller has a session with that session_id (created, or chatted in)', ...error },
+        }),
+      },
+      get: {
+        summary: "List the caller's sessions, newest first",
+        description: 'Sessions created here and those made by chat turns alike; agent_id keeps those of one agent.',
+        parameters: parametersOf(sessionListQuery, 'query'),
+        responses: responses({
+          '200': { description: '{sessions, total, limit, offset}', ...json(refTo(sessionList)) },
+        }),
+      },
+    },
+    '/v3/sessions/{session_id}': {
+      get: {
+        summary: 'Get a session',
+        description:
+          'A session known only by its chat turns is described by its first message (agent, start; metadata {}).',
+        parameters: sessionId,
+        responses: responses({ '200': sessionAnswer, ...sessionNotFound }),
+      },
+      patch: {
+        summary: "Change a session's metadata (JSON merge patch)",
+        parameters: sessionId,
+        requestBody: json(refTo(sessionPatch)),
+        responses: responses({
+          '200': sessionAnswer,
+          ...sessionNotFound,
+          '409': { description: 'Other changes kept landing first; nothing was changed', ...error },
+        }),
+      },
+      delete: {
+        summary: 'Delete a session and its stored messages (memory no longer sees them)',
+        parameters: sessionId,
+        responses: responses({ '204': { description: 'Deleted' }, ...sessionNotFound }),
+      },
+    },
+    '/v3/sessions/{session_id}/messages': {
+      get: {
+        summary: "A session's stored messages, newest first",
+        parameters: [...sessionId, ...parametersOf(sessionHistoryQuery, 'query')],
+        responses: responses({
+          '200': { description: '{messages, total, limit, offset}', ...json(refTo(sessionHistory)) },
+          ...sessionNotFound,
+        }),
       },
     },
     '/v3/tools/': {

@@ -4,7 +4,7 @@
  */
 export const ROUTE_TABLE = [
   { service: 'scheduler', prefixes: ['/agent-webhooks', '/webhook-trigger', '/schedules', '/http-schedules'] },
-  { service: 'agent', prefixes: ['/v3/agents', '/v3/inference', '/v3/providers', '/v3/tools'] },
+  { service: 'agent', prefixes: ['/v3/agents', '/v3/inference', '/v3/providers', '/v3/tools', '/v3/sessions'] },
   { service: 'rag', prefixes: ['/v3/rag', '/v3/train'] },
   { service: 'rai', prefixes: ['/v1/rai'] },
   { service: 'voice', prefixes: ['/v1/transcripts'] },

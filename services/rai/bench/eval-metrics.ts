@@ -39,6 +39,7 @@ export function policyFor(check: EvalCheck): PolicyRules {
       timeout_ms: 3000,
       on_error: 'allow',
     },
+    nsfw_check: { ...off, threshold: 0.8, validation_method: 'full' },
   };
 }
 

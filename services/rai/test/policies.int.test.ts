@@ -1,5 +1,7 @@
 import request from 'supertest';
 
+import { mongoose } from '@platform/db';
+
 import { startRaiApp, type RaiTestApp } from './helpers';
 
 let t: RaiTestApp;
@@ -59,6 +61,7 @@ describe('POST /v1/rai/policies', () => {
         timeout_ms: 3000,
         on_error: 'allow',
       },
+      nsfw_check: { enabled: false, threshold: 0.8, validation_method: 'full' },
       created_at: expect.stringMatching(/Z$/),
       updated_at: res.body.created_at,
     });
@@ -228,5 +231,80 @@ describe('owner isolation and lists', () => {
     const revoked = await t.dbs.mintKey({ user_id: 'dave', org_id: 'x' });
     await t.dbs.revokeKey(revoked);
     expect((await request(t.app).get('/v1/rai/policies').set('x-api-key', revoked)).status).toBe(403);
+  });
+});
+
+describe('nsfw_check (the hosted product section, stored only)', () => {
+  // What the hosted product's Python SDK sends (`create_rai_policy(..., nsfw_check=True, nsfw_threshold=0.7)`).
+  const hosted = {
+    name: 'Hosted shape',
+    description: 'from the SDK',
+    toxicity_check: { enabled: true, threshold: 0.3 },
+    banned_topics: { enabled: true, topics: [{ name: 'politics' }] },
+    nsfw_check: { enabled: true, threshold: 0.7, validation_method: 'partial' },
+  };
+
+  it('is stored as sent, returned by GET and list, kept by a PUT of other sections and replaced by its own', async () => {
+    const created = await create(alice, hosted);
+    expect(created.status).toBe(201);
+    expect(created.body.nsfw_check).toEqual(hosted.nsfw_check);
+    const id = created.body.id as string;
+    const get = () => request(t.app).get(`/v1/rai/policies/${id}`).set('x-api-key', alice);
+    expect((await get()).body.nsfw_check).toEqual(hosted.nsfw_check);
+    const list = await request(t.app).get('/v1/rai/policies').set('x-api-key', alice);
+    expect(list.body.policies.find((p: { id: string }) => p.id === id).nsfw_check).toEqual(hosted.nsfw_check);
+
+    const put = (body: object) => request(t.app).put(`/v1/rai/policies/${id}`).set('x-api-key', alice).send(body);
+    expect((await put({ description: 'other sections only', toxicity_check: { enabled: false } })).status).toBe(200);
+    expect((await get()).body).toMatchObject({ description: 'other sections only', nsfw_check: hosted.nsfw_check });
+
+    // A section given replaces that section, its defaults filling what it leaves out (as every section does).
+    const replaced = await put({ nsfw_check: { enabled: false } });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.nsfw_check).toEqual({ enabled: false, threshold: 0.8, validation_method: 'full' });
+    expect((await get()).body.nsfw_check).toEqual({ enabled: false, threshold: 0.8, validation_method: 'full' });
+  });
+
+  it('answers 422 at the field for a threshold outside 0–1, an unknown method or a wrong type', async () => {
+    const res = await create(alice, {
+      name: 'Bad nsfw',
+      nsfw_check: { enabled: 'very', threshold: 1.5, validation_method: 'pixels' },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([
+      ['body', 'nsfw_check', 'enabled'],
+      ['body', 'nsfw_check', 'threshold'],
+      ['body', 'nsfw_check', 'validation_method'],
+    ]);
+    const id = (await create(alice, { name: 'Bad nsfw update' })).body.id as string;
+    const put = await request(t.app)
+      .put(`/v1/rai/policies/${id}`)
+      .set('x-api-key', alice)
+      .send({ nsfw_check: { threshold: -0.1 } });
+    expect(put.status).toBe(422);
+    expect(put.body.detail[0].loc).toEqual(['body', 'nsfw_check', 'threshold']);
+  });
+
+  it('reads as its defaults on a policy stored before the section existed, and is not acted on', async () => {
+    const id = (await create(alice, { ...hosted, name: 'Elder' })).body.id as string;
+    // The document as it was stored then: its rules without the section.
+    const policies = t.dbs.conn.collection('rai_policies');
+    const _id = new mongoose.Types.ObjectId(id);
+    const stored = (await policies.findOne({ _id }))!;
+    const rules = JSON.parse(stored.rules_json as string) as Record<string, unknown>;
+    delete rules.nsfw_check;
+    await policies.updateOne({ _id }, { $set: { rules_json: JSON.stringify(rules) } });
+    const read = await request(t.app).get(`/v1/rai/policies/${id}`).set('x-api-key', alice);
+    expect(read.body.nsfw_check).toEqual({ enabled: false, threshold: 0.8, validation_method: 'full' });
+
+    // An enabled nsfw_check changes no verdict: only the policy's other checks run.
+    const strict = (await create(alice, { name: 'NSFW only', nsfw_check: { enabled: true, threshold: 0 } })).body
+      .id as string;
+    const verdict = await request(t.app)
+      .post('/v1/rai/inference')
+      .set('x-api-key', alice)
+      .send({ policy_id: strict, text: 'A calm note about the weather.' });
+    expect(verdict.status).toBe(200);
+    expect(verdict.body).toMatchObject({ allowed: true, action: 'allow', violations: [] });
   });
 });

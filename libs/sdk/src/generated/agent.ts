@@ -651,6 +651,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/inference/{agent_id}/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run an agent with an OpenAI chat-completions request (plain or streamed)
+         * @description OpenAI's chat-completions protocol over one of the caller's agents, so that the `openai` SDKs work with base URL `<host>/v3/inference/<agent_id>` and an API key as their key: the key is taken as `x-api-key` or `Authorization: Bearer <key>` (this route only). The agent decides its model (the request's `model` is echoed), prompt, tools and features (MEMORY, RAI, KNOWLEDGE_BASE), as on /v3/inference/chat/.
+         *
+         *     Messages: the last must be a user message (else 422 at its role): the turn's message. Earlier system/developer messages are added after the agent's system prompt for this call; earlier user/assistant messages are this call's history instead of stored memory (MEMORY reads the session's stored turns only when the request carries none). RAI checks each supplied message as input. Only the new turn is stored, in the session named by the `session_id` body field, else the `x-session-id` header, else a new session named by the completion id; the session comes back in the `x-session-id` header and `session_id`.
+         *
+         *     temperature, top_p and max_tokens / max_completion_tokens apply to this call (max_tokens at most the agent's own). n > 1 → 422. tools, tool_choice, parallel_tool_calls, user and model are accepted and not acted on (the agent runs its own tools); other OpenAI parameters (stop, seed, logprobs, penalties, ...) are dropped unread. Limits: 256 messages, 1048576 characters per message or text part, 64 text parts per message (other part types → 422), 128 tools.
+         *
+         *     stream: true → text/event-stream of ChatCompletionChunk events (the first with role "assistant"; one per model delta; one with finish_reason "stop"; with stream_options.include_usage every chunk has usage null and a last chunk has no choices and the usage), then `data: [DONE]`. Errors before the first chunk are JSON with their status in the contract’s shape ({detail}), with OpenAI’s error object {message, type, param, code} beside it (every error answer of this route carries it, so that the SDKs’ exceptions say why); a failure after it is an `event: error` with `data: {"detail": ...}`. finish_reason is always "stop".
+         */
+        post: operations["createChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/inference/sessions/{session_id}/messages": {
         parameters: {
             query?: never;
@@ -687,6 +713,436 @@ export interface paths {
                 };
                 /** @description API key missing or invalid */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's sessions, newest first
+         * @description Sessions created here and those made by chat turns alike; agent_id keeps those of one agent.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Items to return at most */
+                    limit?: number;
+                    /** @description Items to skip */
+                    offset?: number;
+                    /** @description Only what belongs to this agent */
+                    agent_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description {sessions, total, limit, offset} */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionList"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a session for one of the caller’s agents
+         * @description Chat calls then name its session_id. Sessions also come into being with their first chat turn, without this call. Metadata: at most 64 keys and 16384 bytes as JSON (422).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["SessionCreate"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Session"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Agent not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller has a session with that session_id (created, or chatted in) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a session
+         * @description A session known only by its chat turns is described by its first message (agent, start; metadata {}).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Session"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Session not found (also for another owner’s, and for an id over 200 characters) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a session and its stored messages (memory no longer sees them) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Session not found (also for another owner’s, and for an id over 200 characters) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change a session's metadata (JSON merge patch) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["SessionPatch"];
+                };
+            };
+            responses: {
+                /** @description The session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Session"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Session not found (also for another owner’s, and for an id over 200 characters) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Other changes kept landing first; nothing was changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v3/sessions/{session_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's stored messages, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Items to return at most */
+                    limit?: number;
+                    /** @description Items to skip */
+                    offset?: number;
+                    /** @description Only what belongs to this agent */
+                    agent_id?: string;
+                };
+                header?: never;
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description {messages, total, limit, offset} */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SessionHistory"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Session not found (also for another owner’s, and for an id over 200 characters) */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2389,6 +2845,66 @@ export interface components {
             version?: string | null;
             /** @description Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit. */
             max_concurrency?: number | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            managed_agents?: ({
+                id?: string | null;
+                name?: string | null;
+                usage_description?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            a2a_tools?: ({
+                base_url?: string | null;
+                agent_name?: string | null;
+                agent_card_path?: string | null;
+                auth_type?: string | null;
+                credential_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            voice_config?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Whether the agent may output files. At most 16384 characters as JSON, nesting depth at most 8. */
+            file_output?: boolean | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Whether artifact generation is off. At most 16384 characters as JSON, nesting depth at most 8. */
+            disable_artifacts?: boolean | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            image_output_config?: ({
+                model?: string | null;
+                credential_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8. */
+            git_agent?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8. */
+            proxy_config?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8. */
+            skills_catalog?: string[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            mcp_resources?: ({
+                server_id?: string | null;
+                resource_uri?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            mcp_prompts?: ({
+                server_id?: string | null;
+                prompt_name?: string | null;
+                variables?: {
+                    [key: string]: unknown;
+                } | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
             agent_role?: string | null;
             agent_instructions?: string | null;
             examples?: string | null;
@@ -2425,6 +2941,66 @@ export interface components {
             version?: string | null;
             /** @description Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit. */
             max_concurrency?: number | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            managed_agents?: ({
+                id?: string | null;
+                name?: string | null;
+                usage_description?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            a2a_tools?: ({
+                base_url?: string | null;
+                agent_name?: string | null;
+                agent_card_path?: string | null;
+                auth_type?: string | null;
+                credential_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            voice_config?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Whether the agent may output files. At most 16384 characters as JSON, nesting depth at most 8. */
+            file_output?: boolean | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Whether artifact generation is off. At most 16384 characters as JSON, nesting depth at most 8. */
+            disable_artifacts?: boolean | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            image_output_config?: ({
+                model?: string | null;
+                credential_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8. */
+            git_agent?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8. */
+            proxy_config?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8. */
+            skills_catalog?: string[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            mcp_resources?: ({
+                server_id?: string | null;
+                resource_uri?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            mcp_prompts?: ({
+                server_id?: string | null;
+                prompt_name?: string | null;
+                variables?: {
+                    [key: string]: unknown;
+                } | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
             agent_role?: string | null;
             agent_instructions?: string | null;
             examples?: string | null;
@@ -2459,6 +3035,66 @@ export interface components {
             version?: string | null;
             /** @description Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit. */
             max_concurrency?: number | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            managed_agents?: ({
+                id?: string | null;
+                name?: string | null;
+                usage_description?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            a2a_tools?: ({
+                base_url?: string | null;
+                agent_name?: string | null;
+                agent_card_path?: string | null;
+                auth_type?: string | null;
+                credential_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            voice_config?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Whether the agent may output files. At most 16384 characters as JSON, nesting depth at most 8. */
+            file_output?: boolean | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Whether artifact generation is off. At most 16384 characters as JSON, nesting depth at most 8. */
+            disable_artifacts?: boolean | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            image_output_config?: ({
+                model?: string | null;
+                credential_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8. */
+            git_agent?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8. */
+            proxy_config?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8. */
+            skills_catalog?: string[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            mcp_resources?: ({
+                server_id?: string | null;
+                resource_uri?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            mcp_prompts?: ({
+                server_id?: string | null;
+                prompt_name?: string | null;
+                variables?: {
+                    [key: string]: unknown;
+                } | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
             agent_role?: string | null;
             agent_instructions?: string | null;
             examples?: string | null;
@@ -2480,6 +3116,66 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[] | string | null;
+        };
+        CompletionBody: {
+            /** @description The conversation, oldest first; the last message must be the user message this turn answers. System (and developer) messages are added after the agent’s own system prompt for this call; earlier user and assistant messages are this call’s history instead of stored memory. */
+            messages: components["schemas"]["CompletionMessage"][];
+            /** @description Accepted and echoed in the answer; the agent decides the model it runs on */
+            model?: string | null;
+            /** @description true: the answer as server-sent `chat.completion.chunk` events */
+            stream?: boolean | null;
+            /** @description include_usage: a last chunk with empty choices and the usage */
+            stream_options?: ({
+                include_usage?: boolean | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description This call's temperature instead of the agent's */
+            temperature?: number | null;
+            /** @description This call's top_p instead of the agent's */
+            top_p?: number | null;
+            /** @description Most tokens of the answer; never more than the agent's own additional_model_params.max_tokens */
+            max_tokens?: number | null;
+            /** @description Same as max_tokens (OpenAI’s newer name); the smaller wins when both are sent */
+            max_completion_tokens?: number | null;
+            n?: number | null;
+            /** @description Extra field: the session the turn is stored in and MEMORY reads (else the x-session-id header, else a new one: the completion id) */
+            session_id?: string;
+            /** @description Extra field: values for {{name}} placeholders of the agent’s system prompt, as on chat */
+            system_prompt_variables?: {
+                [key: string]: unknown;
+            } | ({
+                name?: string;
+                key?: string;
+                value?: unknown[] | boolean | number | Record<string, never> | string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | string | null;
+            /** @description Accepted and ignored: it names an end user, not a conversation (use session_id) */
+            user?: string | null;
+            /** @description Accepted and not offered to the model: the agent runs its own tools (its tools and max_iterations) */
+            tools?: {
+                [key: string]: unknown;
+            }[] | null;
+            /** @description Accepted and ignored */
+            tool_choice?: string | {
+                [key: string]: unknown;
+            } | null;
+            /** @description Accepted and ignored */
+            parallel_tool_calls?: boolean | null;
+        };
+        CompletionMessage: {
+            /** @enum {string} */
+            role: "system" | "developer" | "user" | "assistant";
+            /** @description A string, text parts, or null (read as empty) */
+            content?: string | components["schemas"]["CompletionTextPart"][] | null;
+            /** @description Accepted and ignored */
+            name?: string | null;
+        };
+        CompletionTextPart: {
+            /** @enum {string} */
+            type: "text";
+            text: string;
         };
         ToolSetBody: {
             /** @description Stored as openapi-<tool_set_name>. */
@@ -2548,10 +3244,15 @@ export interface components {
             provider_id: string;
             /** @default llm */
             type?: string | null;
+            /** @description Provider-specific keys beside api_key and base_url (a Qdrant `url`, AWS keys, ...), at most 20 keys in all, each value a string of at most 4096 characters or null, names matching ^(?!(?:api_key|base_url)$)[A-Za-z][A-Za-z0-9_-]{0,63}$; other names are dropped. Stored only: kept and returned, not acted on. url, host, port, api_url, api_base, api_version, endpoint, endpoint_url, region, aws_region, database, collection_name, index_name, namespace, environment, project_id, deployment_name, username are stored in clear and returned as sent; every other key is sealed like api_key and read as "***". At most 16384 characters as JSON, nesting depth at most 1. */
             credentials: {
                 api_key: string;
                 /** Format: uri */
                 base_url?: string | null;
+                /** @description A string of at most 4096 characters, or null */
+                "/^(?!(?:api_key|base_url)$)[A-Za-z][A-Za-z0-9_-]{0,63}$/"?: unknown[] | boolean | number | Record<string, never> | string | null;
+            } & {
+                [key: string]: unknown[] | boolean | number | Record<string, never> | string | null;
             };
             /** @description Free-form, stored and returned as sent */
             meta_data?: {
@@ -2562,15 +3263,19 @@ export interface components {
         CredentialUpdate: {
             name?: string | null;
             type?: string | null;
-            /** @description Merged key by key: a key that is missing or "***" keeps the stored value. */
-            credentials?: {
+            /** @description Merged key by key: a key that is missing or "***" keeps the stored value; a provider-specific key sent as null is stored as null. Provider-specific keys beside api_key and base_url (a Qdrant `url`, AWS keys, ...), at most 20 keys in all, each value a string of at most 4096 characters or null, names matching ^(?!(?:api_key|base_url)$)[A-Za-z][A-Za-z0-9_-]{0,63}$; other names are dropped. Stored only: kept and returned, not acted on. url, host, port, api_url, api_base, api_version, endpoint, endpoint_url, region, aws_region, database, collection_name, index_name, namespace, environment, project_id, deployment_name, username are stored in clear and returned as sent; every other key is sealed like api_key and read as "***". At most 16384 characters as JSON, nesting depth at most 1. */
+            credentials?: ({
                 api_key?: string | null;
                 /**
                  * Format: uri
                  * @description null clears it
                  */
                 base_url?: string | null;
-            } | null;
+                /** @description A string of at most 4096 characters, or null */
+                "/^(?!(?:api_key|base_url)$)[A-Za-z][A-Za-z0-9_-]{0,63}$/"?: unknown[] | boolean | number | Record<string, never> | string | null;
+            } & {
+                [key: string]: unknown[] | boolean | number | Record<string, never> | string | null;
+            }) | null;
             /** @description Replaces the stored meta_data */
             meta_data?: {
                 [key: string]: unknown;
@@ -2585,6 +3290,22 @@ export interface components {
         };
         TaskFailBody: {
             error: string;
+        };
+        SessionCreate: {
+            /** @description The agent id: its digits as a string, or a JSON integer; an agent that is not the caller's (or any other value) → 404. */
+            agent_id: string | number;
+            /** @description The id chat calls will name (`session_id` of /v3/inference/chat/); absent: a new UUID. Unique per owner (409). */
+            session_id?: string;
+            /** @description The client's free-form data: a JSON object of at most 64 keys and 16384 bytes as JSON, kept as sent. */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        SessionPatch: {
+            /** @description Merged into the stored metadata (JSON merge patch, RFC 7396): a key set to null is removed, an object merged key by key, any other value replaces; null clears the metadata. The patch and the result: at most 64 keys and 16384 bytes as JSON (422 at ["body","metadata"]). */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
         };
         /** @description The stored agent: every field of AgentBody as stored (unset ones null), the owner, and times. */
         Agent: {
@@ -2644,6 +3365,66 @@ export interface components {
             version?: string | null;
             /** @description Runs in flight at once; null: no limit */
             max_concurrency?: number | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            managed_agents?: ({
+                id?: string | null;
+                name?: string | null;
+                usage_description?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            a2a_tools?: ({
+                base_url?: string | null;
+                agent_name?: string | null;
+                agent_card_path?: string | null;
+                auth_type?: string | null;
+                credential_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            voice_config?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Whether the agent may output files. At most 16384 characters as JSON, nesting depth at most 8. */
+            file_output?: boolean | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Whether artifact generation is off. At most 16384 characters as JSON, nesting depth at most 8. */
+            disable_artifacts?: boolean | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            image_output_config?: ({
+                model?: string | null;
+                credential_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8. */
+            git_agent?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8. */
+            proxy_config?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8. */
+            skills_catalog?: string[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            mcp_resources?: ({
+                server_id?: string | null;
+                resource_uri?: string | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /** @description Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8. */
+            mcp_prompts?: ({
+                server_id?: string | null;
+                prompt_name?: string | null;
+                variables?: {
+                    [key: string]: unknown;
+                } | null;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
         };
         AgentList: {
             total: number;
@@ -2679,6 +3460,64 @@ export interface components {
             response: string;
             session_id: string;
             agent_id: string;
+        };
+        ChatCompletion: {
+            /** @description chatcmpl-… */
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion";
+            /** @description Unix seconds */
+            created: number;
+            /** @description The request’s model when it named one, else the agent’s */
+            model: string;
+            choices: {
+                index: number;
+                message: {
+                    /** @enum {string} */
+                    role: "assistant";
+                    content: string;
+                    /** @enum {unknown} */
+                    refusal: null;
+                };
+                /** @enum {unknown} */
+                logprobs: null;
+                /** @enum {string} */
+                finish_reason: "stop";
+            }[];
+            /** @description Tokens of every model call of the turn; 0 when the model was not called */
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            };
+            /** @description Extra field: the session the turn is stored in */
+            session_id: string;
+        };
+        ChatCompletionChunk: {
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion.chunk";
+            created: number;
+            model: string;
+            /** @description One choice; none on the usage chunk */
+            choices: {
+                index: number;
+                delta: {
+                    /** @enum {string} */
+                    role?: "assistant";
+                    content?: string;
+                };
+                /** @enum {unknown} */
+                logprobs: null;
+                /** @enum {string|null} */
+                finish_reason: "stop" | null;
+            }[];
+            /** @description With stream_options.include_usage: null, then the totals on the last chunk */
+            usage?: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            } | null;
         };
         SessionMessages: {
             total: number;
@@ -2830,10 +3669,14 @@ export interface components {
             name: string;
             provider_id: string;
             type: string;
+            /** @description The api key masked; provider-specific keys: url, host, port, api_url, api_base, api_version, endpoint, endpoint_url, region, aws_region, database, collection_name, index_name, namespace, environment, project_id, deployment_name, username as sent, every other one "***" (or null). */
             credentials: {
                 /** @enum {string} */
                 api_key: "***";
                 base_url: string | null;
+                "/^(?!(?:api_key|base_url)$)[A-Za-z][A-Za-z0-9_-]{0,63}$/"?: string | null;
+            } & {
+                [key: string]: string | null;
             };
             /** @description Free-form, stored and returned as sent */
             meta_data: {
@@ -2896,6 +3739,35 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "failed";
         };
+        Session: {
+            session_id: string;
+            user_id: string;
+            org_id: string;
+            /** @description The agent it was created for (or that answered its first turn) */
+            agent_id: string;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was created or its metadata last changed
+             */
+            updated_at: string;
+        };
+        SessionList: {
+            sessions: components["schemas"]["Session"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        SessionHistory: {
+            messages: components["schemas"]["SessionMessage"][];
+            total: number;
+            limit: number;
+            offset: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -2905,6 +3777,83 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    createChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session of the turn when the body names none */
+                "x-session-id"?: string;
+            };
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CompletionBody"];
+            };
+        };
+        responses: {
+            /** @description A ChatCompletion, or with stream: true the ChatCompletionChunk events ending `data: [DONE]` */
+            200: {
+                headers: {
+                    /** @description The session of the turn */
+                    "x-session-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description API key missing or invalid */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Agent not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description LLM provider error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     submitTask: {
         parameters: {
             query?: never;

@@ -204,6 +204,19 @@ export interface components {
                  */
                 on_error?: "allow" | "block";
             };
+            /** @description Stored only: kept and returned with its defaults, not acted on (no NSFW check runs; toxicity_check covers abusive and sexual language). */
+            nsfw_check?: {
+                /** @default false */
+                enabled?: boolean;
+                /** @default 0.8 */
+                threshold?: number;
+                /**
+                 * @description Whole text (full) or part by part (partial, sentence), as the hosted product names them.
+                 * @default full
+                 * @enum {string}
+                 */
+                validation_method?: "full" | "partial" | "sentence";
+            };
         };
         PolicyUpdate: {
             name?: string;
@@ -335,6 +348,19 @@ export interface components {
                  * @enum {string}
                  */
                 on_error?: "allow" | "block";
+            };
+            /** @description Stored only: kept and returned with its defaults, not acted on (no NSFW check runs; toxicity_check covers abusive and sexual language). */
+            nsfw_check?: {
+                /** @default false */
+                enabled?: boolean;
+                /** @default 0.8 */
+                threshold?: number;
+                /**
+                 * @description Whole text (full) or part by part (partial, sentence), as the hosted product names them.
+                 * @default full
+                 * @enum {string}
+                 */
+                validation_method?: "full" | "partial" | "sentence";
             };
         };
         InferenceBody: {
@@ -566,6 +592,26 @@ export interface components {
                  * @enum {string}
                  */
                 on_error?: "allow" | "block";
+            };
+            /**
+             * @description Stored only: kept and returned with its defaults, not acted on (no NSFW check runs; toxicity_check covers abusive and sexual language).
+             * @default {
+             *       "enabled": false,
+             *       "threshold": 0.8,
+             *       "validation_method": "full"
+             *     }
+             */
+            nsfw_check?: {
+                /** @default false */
+                enabled?: boolean;
+                /** @default 0.8 */
+                threshold?: number;
+                /**
+                 * @description Whole text (full) or part by part (partial, sentence), as the hosted product names them.
+                 * @default full
+                 * @enum {string}
+                 */
+                validation_method?: "full" | "partial" | "sentence";
             };
             /** Format: date-time */
             created_at: string;

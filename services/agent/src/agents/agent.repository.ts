@@ -1,7 +1,14 @@
 import { createSequence, findPage, fromJsonText, ownerFilter, toJsonText, type Connection } from '@platform/db';
 
 import { agentModel, type AgentDoc } from './agent.model';
-import type { AgentInput, AgentKind, AgentRecord, Feature, Owner } from './agent.types';
+import {
+  STORED_ONLY_FIELDS,
+  type AgentInput,
+  type AgentKind,
+  type AgentRecord,
+  type Feature,
+  type Owner,
+} from './agent.types';
 
 /** The client's plain (not JSON) settings, stored as sent; unset ones are null. */
 const SETTINGS = [
@@ -28,6 +35,24 @@ const SETTINGS = [
 ] as const;
 type Settings = { [K in (typeof SETTINGS)[number]]: NonNullable<AgentDoc[K]> | null };
 
+/** The stored name of each stored-only field: its JSON text. */
+const storedOnlyName = (field: string) => `${field}_json`;
+const STORED_ONLY_NAMES = STORED_ONLY_FIELDS.map((f) => [f, JSON.stringify(f), storedOnlyName(f)] as const);
+
+/**
+ * The stored-only fields that are set, as one JSON object text, joined from their stored JSON texts without parsing
+ * any (each is what JSON.stringify wrote).
+ */
+function storedOnlyText(d: AgentDoc): string {
+  const doc = d as unknown as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const [, quoted, name] of STORED_ONLY_NAMES) {
+    const text = doc[name];
+    if (typeof text === 'string') parts.push(`${quoted}:${text}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
 /** A stored agent as the service sees it. Fields a document was written without read as null (or empty lists). */
 function toRecord(d: AgentDoc): AgentRecord {
   return {
@@ -49,6 +74,7 @@ function toRecord(d: AgentDoc): AgentRecord {
       d.additional_model_params_json,
       d.additional_model_params,
     ) as AgentRecord['additional_model_params'],
+    stored_only_json: storedOnlyText(d),
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at ? d.updated_at.toISOString() : null,
   };
@@ -56,7 +82,13 @@ function toRecord(d: AgentDoc): AgentRecord {
 
 /** The stored form of a client's input: free-form JSON fields as JSON text. */
 function toStored(input: AgentInput) {
-  const { features, response_format, tool_configs, additional_model_params, ...rest } = input;
+  const { features, response_format, tool_configs, additional_model_params, ...plain } = input;
+  const rest: Record<string, unknown> = { ...plain };
+  for (const field of STORED_ONLY_FIELDS) {
+    if (!(field in rest)) continue;
+    rest[storedOnlyName(field)] = toJsonText(rest[field]);
+    delete rest[field];
+  }
   return {
     ...rest,
     features: (features ?? []).map((f) => ({
@@ -76,6 +108,8 @@ const JSON_FIELDS: Record<string, string> = {
   tool_configs: 'tool_configs_json',
   additional_model_params: 'additional_model_params_json',
 };
+/** Stored-only fields, by their stored name (JSON text; never stored under another name). */
+const STORED_ONLY_STORED: Record<string, string> = Object.fromEntries(STORED_ONLY_NAMES.map(([f, , n]) => [f, n]));
 
 /** The update of a partial input: `$set` of the stored form of each field sent; a JSON field drops its legacy copy. */
 function toPatch(patch: Partial<AgentInput>): { $set: Record<string, unknown>; $unset: Record<string, ''> } {
@@ -86,7 +120,8 @@ function toPatch(patch: Partial<AgentInput>): { $set: Record<string, unknown>; $
     if (value === undefined) continue;
     const name = JSON_FIELDS[key];
     if (name) $unset[key] = '';
-    $set[name ?? key] = stored[name ?? key];
+    const storedName = name ?? STORED_ONLY_STORED[key] ?? key;
+    $set[storedName] = stored[storedName];
   }
   return { $set, $unset };
 }

@@ -5,11 +5,28 @@ import { validate } from '@platform/http';
 
 import { agentBody, byNamePath, listQuery, singleTaskBody, singleTaskPatch } from './agent.schemas';
 import type { AgentService } from './agent.service';
-import type { Agent, AgentByName, AgentListItem, AgentRecord } from './agent.types';
+import {
+  STORED_ONLY_FIELDS,
+  type Agent,
+  type AgentByName,
+  type AgentListItem,
+  type AgentRecord,
+  type StoredOnly,
+} from './agent.types';
 
-/** The full record on read: ids as strings, as in paths and lists. */
-function present(agent: AgentRecord): Agent {
-  return { ...agent, id: String(agent.id), agent_id: String(agent.id), max_concurrency: agent.max_concurrency ?? null };
+/** Every stored-only field unset (null), under what is stored. */
+const UNSET_STORED_ONLY = Object.fromEntries(STORED_ONLY_FIELDS.map((f) => [f, null])) as StoredOnly;
+
+/** The full record on read: ids as strings, as in paths and lists; stored-only fields as sent (unset ones null). */
+function present({ stored_only_json, ...agent }: AgentRecord): Agent {
+  return {
+    ...agent,
+    ...UNSET_STORED_ONLY,
+    ...(JSON.parse(stored_only_json) as StoredOnly),
+    id: String(agent.id),
+    agent_id: String(agent.id),
+    max_concurrency: agent.max_concurrency ?? null,
+  };
 }
 
 /** A list item: both id names (public clients read `agent_id`), and `description` exactly as GET shows it. */

@@ -5,7 +5,7 @@
  */
 import Joi from 'joi';
 
-import { maxConcurrencyField } from '@platform/http';
+import { boundedJson, maxConcurrencyField } from '@platform/http';
 
 import type {
   Agent,
@@ -23,6 +23,7 @@ import type {
   SingleTaskCreated,
   SingleTaskPatch,
 } from './agent.schemas.types';
+import type { StoredOnlyField } from './agent.types';
 
 // Optional strings accept null: public clients send `description: null`, `examples: null`.
 const text = (max = 100_000) => Joi.string().allow('', null).max(max);
@@ -41,6 +42,61 @@ export const feature = Joi.object<Feature>({
     ),
   priority: Joi.number().integer().min(0).max(1000).default(0),
 }).meta({ className: 'Feature' });
+
+/** Bounds of each stored-only field (below): its JSON text and its nesting. */
+export const STORED_ONLY_LIMITS = { maxChars: 16_384, maxDepth: 8 } as const;
+/** Most entries of a stored-only list (managed_agents, a2a_tools, mcp_resources, mcp_prompts, skills_catalog). */
+export const MAX_STORED_ONLY_ITEMS = 100;
+
+const STORED_ONLY = 'Stored only: kept as sent and returned, not acted on.';
+const storedOnly = (schema: Joi.Schema, what: string) =>
+  boundedJson(schema.allow(null).description(`${STORED_ONLY} ${what}`), STORED_ONLY_LIMITS);
+const shortText = (max = 200) => Joi.string().allow('', null).max(max);
+/** An object of the hosted product's shape: its documented keys typed, other keys kept as sent. */
+const entry = (keys: Record<string, Joi.Schema>) => Joi.object(keys).unknown(true);
+const freeObject = () => Joi.object().unknown(true);
+const list = (item: Joi.Schema) => Joi.array().items(item).max(MAX_STORED_ONLY_ITEMS);
+
+/**
+ * Fields the hosted product documents on agents that this platform stores and returns but does not act on (contract
+ * §7). Each is bounded by STORED_ONLY_LIMITS; nested objects keep keys beyond the documented ones.
+ */
+export const storedOnlyFields: Record<StoredOnlyField, Joi.Schema> = {
+  managed_agents: storedOnly(
+    list(entry({ id: shortText(), name: shortText(), usage_description: text(5000) })),
+    'Sub-agents this agent may delegate to: `{id, name, usage_description}`.',
+  ),
+  a2a_tools: storedOnly(
+    list(
+      entry({
+        base_url: shortText(2048),
+        agent_name: shortText(),
+        agent_card_path: shortText(2048),
+        auth_type: shortText(100),
+        credential_id: shortText(),
+      }),
+    ),
+    'Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`.',
+  ),
+  voice_config: storedOnly(freeObject(), 'Voice settings, e.g. `{initiator, message, language}`.'),
+  file_output: storedOnly(Joi.boolean(), 'Whether the agent may output files.'),
+  disable_artifacts: storedOnly(Joi.boolean(), 'Whether artifact generation is off.'),
+  image_output_config: storedOnly(
+    entry({ model: shortText(), credential_id: shortText() }),
+    'Image generation: `{model, credential_id}`.',
+  ),
+  git_agent: storedOnly(freeObject(), 'Git integration settings.'),
+  proxy_config: storedOnly(freeObject(), 'Proxy settings.'),
+  skills_catalog: storedOnly(list(Joi.string().max(200)), 'Skill ids available to the agent.'),
+  mcp_resources: storedOnly(
+    list(entry({ server_id: shortText(), resource_uri: shortText(2048) })),
+    'MCP resources: `{server_id, resource_uri}`.',
+  ),
+  mcp_prompts: storedOnly(
+    list(entry({ server_id: shortText(), prompt_name: shortText(), variables: freeObject().allow(null) })),
+    'MCP prompts: `{server_id, prompt_name, variables}`.',
+  ),
+};
 
 const common = {
   name: Joi.string().trim().min(1).max(200).required(),
@@ -62,6 +118,7 @@ const common = {
   template_type: Joi.string().allow(null).max(100),
   version: Joi.string().allow(null).max(50),
   max_concurrency: maxConcurrency(),
+  ...storedOnlyFields,
 };
 
 const singleTask = {
@@ -190,6 +247,7 @@ export const agent = Joi.object<Agent>({
   template_type: nullableText,
   version: nullableText,
   max_concurrency: Joi.number().integer().allow(null).description('Runs in flight at once; null: no limit'),
+  ...storedOnlyFields,
 })
   .description('The stored agent: every field of AgentBody as stored (unset ones null), the owner, and times.')
   .meta({ className: 'Agent' });

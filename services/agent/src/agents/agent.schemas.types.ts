@@ -64,6 +64,146 @@ export interface Agent {
    * Runs in flight at once; null: no limit
    */
   max_concurrency?: number | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  managed_agents?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        id?: string | null;
+        name?: string | null;
+        usage_description?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  a2a_tools?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        base_url?: string | null;
+        agent_name?: string | null;
+        agent_card_path?: string | null;
+        auth_type?: string | null;
+        credential_id?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  voice_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Whether the agent may output files. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  file_output?: boolean | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Whether artifact generation is off. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  disable_artifacts?: boolean | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  image_output_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    model?: string | null;
+    credential_id?: string | null;
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  git_agent?: /**
+   * Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  proxy_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  skills_catalog?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    string[] | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  mcp_resources?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        server_id?: string | null;
+        resource_uri?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  mcp_prompts?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        server_id?: string | null;
+        prompt_name?: string | null;
+        variables?: {
+          /**
+           * Unknown Property
+           */
+          [x: string]: unknown;
+        } | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
 }
 
 export interface AgentBody {
@@ -107,6 +247,146 @@ export interface AgentBody {
    * Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit.
    */
   max_concurrency?: number | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  managed_agents?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        id?: string | null;
+        name?: string | null;
+        usage_description?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  a2a_tools?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        base_url?: string | null;
+        agent_name?: string | null;
+        agent_card_path?: string | null;
+        auth_type?: string | null;
+        credential_id?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  voice_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Whether the agent may output files. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  file_output?: boolean | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Whether artifact generation is off. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  disable_artifacts?: boolean | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  image_output_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    model?: string | null;
+    credential_id?: string | null;
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  git_agent?: /**
+   * Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  proxy_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  skills_catalog?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    string[] | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  mcp_resources?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        server_id?: string | null;
+        resource_uri?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  mcp_prompts?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        server_id?: string | null;
+        prompt_name?: string | null;
+        variables?: {
+          /**
+           * Unknown Property
+           */
+          [x: string]: unknown;
+        } | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
   agent_role?: string | null;
   agent_instructions?: string | null;
   examples?: string | null;
@@ -230,6 +510,146 @@ export interface SingleTaskBody {
    * Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit.
    */
   max_concurrency?: number | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  managed_agents?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        id?: string | null;
+        name?: string | null;
+        usage_description?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  a2a_tools?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        base_url?: string | null;
+        agent_name?: string | null;
+        agent_card_path?: string | null;
+        auth_type?: string | null;
+        credential_id?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  voice_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Whether the agent may output files. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  file_output?: boolean | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Whether artifact generation is off. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  disable_artifacts?: boolean | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  image_output_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    model?: string | null;
+    credential_id?: string | null;
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  git_agent?: /**
+   * Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  proxy_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  skills_catalog?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    string[] | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  mcp_resources?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        server_id?: string | null;
+        resource_uri?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  mcp_prompts?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        server_id?: string | null;
+        prompt_name?: string | null;
+        variables?: {
+          /**
+           * Unknown Property
+           */
+          [x: string]: unknown;
+        } | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
   agent_role?: string | null;
   agent_instructions?: string | null;
   examples?: string | null;
@@ -286,6 +706,146 @@ export interface SingleTaskPatch {
    * Runs of this agent in flight at once across every worker (1–1000); runs over it wait queued, in order. Null or absent: no limit.
    */
   max_concurrency?: number | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  managed_agents?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Sub-agents this agent may delegate to: `{id, name, usage_description}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        id?: string | null;
+        name?: string | null;
+        usage_description?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  a2a_tools?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Agent-to-agent endpoints: `{base_url, agent_name, agent_card_path, auth_type, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        base_url?: string | null;
+        agent_name?: string | null;
+        agent_card_path?: string | null;
+        auth_type?: string | null;
+        credential_id?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  voice_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Voice settings, e.g. `{initiator, message, language}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Whether the agent may output files. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  file_output?: boolean | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Whether artifact generation is off. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  disable_artifacts?: boolean | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  image_output_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Image generation: `{model, credential_id}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    model?: string | null;
+    credential_id?: string | null;
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  git_agent?: /**
+   * Stored only: kept as sent and returned, not acted on. Git integration settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  proxy_config?: /**
+   * Stored only: kept as sent and returned, not acted on. Proxy settings. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  {
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  } | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  skills_catalog?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. Skill ids available to the agent. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    string[] | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  mcp_resources?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. MCP resources: `{server_id, resource_uri}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        server_id?: string | null;
+        resource_uri?: string | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
+  /**
+   * Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8.
+   */
+  mcp_prompts?:
+    /**
+     * Stored only: kept as sent and returned, not acted on. MCP prompts: `{server_id, prompt_name, variables}`. At most 16384 characters as JSON, nesting depth at most 8.
+     */
+    | {
+        server_id?: string | null;
+        prompt_name?: string | null;
+        variables?: {
+          /**
+           * Unknown Property
+           */
+          [x: string]: unknown;
+        } | null;
+        /**
+         * Unknown Property
+         */
+        [x: string]: unknown;
+      }[]
+    | null;
   agent_role?: string | null;
   agent_instructions?: string | null;
   examples?: string | null;

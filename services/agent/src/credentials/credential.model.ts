@@ -13,6 +13,13 @@ const credentialSchema = new mongoose.Schema(
     base_url: { type: String, default: null },
     /** The client's meta_data as JSON text (toJsonText). */
     meta_data_json: { type: String, default: null },
+    /**
+     * Provider-specific keys of `credentials` by name (letters, digits, `_`, `-`: no `$` or `.`, so that an update
+     * sets or removes one key in place): the clear ones and nulls as sent, the others AES-256-GCM sealed. Absent on
+     * credentials that have none.
+     */
+    extra: { type: mongoose.Schema.Types.Mixed },
+    extra_sealed: { type: mongoose.Schema.Types.Mixed },
     created_at: { type: Date, required: true },
     updated_at: { type: Date, default: null },
   },

@@ -4,6 +4,7 @@ import { credentialModel, type CredentialDoc } from './credential.model';
 import {
   DEFAULT_CREDENTIAL_TYPE,
   type CredentialChanges,
+  type CredentialExtras,
   type CredentialFilter,
   type CredentialRecord,
   type MetaData,
@@ -21,15 +22,26 @@ function toRecord(d: CredentialDoc): CredentialRecord {
     api_key_sealed: d.api_key_sealed,
     base_url: d.base_url ?? null,
     meta_data: (fromJsonText(d.meta_data_json, {}) ?? {}) as MetaData,
+    extra: (d.extra ?? {}) as CredentialExtras['extra'],
+    extra_sealed: (d.extra_sealed ?? {}) as CredentialExtras['extra_sealed'],
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at ? d.updated_at.toISOString() : null,
   };
 }
 
 /** The stored form of changed fields: meta_data as JSON text. */
-function toStored(changes: CredentialChanges): Record<string, unknown> {
+function toStored(changes: Omit<CredentialChanges, keyof CredentialExtras>): Record<string, unknown> {
   const { meta_data, ...plain } = changes;
   return meta_data === undefined ? plain : { ...plain, meta_data_json: toJsonText(meta_data) };
+}
+
+/** The update of provider-specific keys: each key changed is set in its map and removed from the other one. */
+function extrasUpdate({ extra = {}, extra_sealed = {} }: Partial<CredentialExtras>) {
+  const $set: Record<string, unknown> = {};
+  const $unset: Record<string, ''> = {};
+  for (const [k, v] of Object.entries(extra)) [$set[`extra.${k}`], $unset[`extra_sealed.${k}`]] = [v, ''];
+  for (const [k, v] of Object.entries(extra_sealed)) [$set[`extra_sealed.${k}`], $unset[`extra.${k}`]] = [v, ''];
+  return { $set, $unset };
 }
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -62,10 +74,15 @@ export function createCredentialRepository(conn: Connection) {
         api_key_sealed: string;
         base_url: string | null;
         meta_data: MetaData;
-      },
+      } & Partial<CredentialExtras>,
       now: Date,
     ): Promise<CredentialRecord> {
-      const doc = await Credential.create({ ...toStored(fields), ...owner, created_at: now });
+      const { extra, extra_sealed, ...plain } = fields;
+      const extras = {
+        ...(extra && Object.keys(extra).length > 0 ? { extra } : {}),
+        ...(extra_sealed && Object.keys(extra_sealed).length > 0 ? { extra_sealed } : {}),
+      };
+      const doc = await Credential.create({ ...toStored(plain), ...extras, ...owner, created_at: now });
       return toRecord(doc.toObject());
     },
     async get(owner: Owner, id: string): Promise<CredentialRecord | null> {
@@ -83,9 +100,12 @@ export function createCredentialRepository(conn: Connection) {
     /** Sets the given fields (one atomic update); null when the owner has no such credential. */
     async update(owner: Owner, id: string, changes: CredentialChanges, now: Date): Promise<CredentialRecord | null> {
       if (!isObjectIdHex(id)) return null;
+      const { extra, extra_sealed, ...plain } = changes;
+      const keys = extrasUpdate({ extra, extra_sealed });
+      const unset = Object.keys(keys.$unset).length > 0 ? { $unset: keys.$unset } : {};
       const d = await Credential.findOneAndUpdate(
         scoped(owner, id),
-        { $set: { ...toStored(changes), updated_at: now } },
+        { $set: { ...toStored(plain), ...keys.$set, updated_at: now }, ...unset },
         { returnDocument: 'after' },
       ).lean();
       return d ? toRecord(d) : null;

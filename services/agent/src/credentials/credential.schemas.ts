@@ -5,7 +5,7 @@
  */
 import Joi from 'joi';
 
-import { pageQuery } from '@platform/http';
+import { boundedJson, pageQuery } from '@platform/http';
 import { MASK } from '@platform/secrets';
 
 import type {
@@ -21,7 +21,7 @@ import type {
   CredentialUpdated,
   OpenedCredential,
 } from './credential.schemas.types';
-import { DEFAULT_CREDENTIAL_TYPE } from './credential.types';
+import { CLEAR_CREDENTIAL_KEYS, DEFAULT_CREDENTIAL_TYPE } from './credential.types';
 
 /** Most keys a credential's meta_data may have. */
 export const MAX_META_DATA_KEYS = 100;
@@ -51,12 +51,42 @@ const baseUrl = Joi.string()
   .allow(null);
 const freeForm = 'Free-form, stored and returned as sent';
 
+/** Most keys of a credential's `credentials` object, api_key and base_url included. */
+export const MAX_CREDENTIAL_KEYS = 20;
+/** Longest value of a provider-specific key of `credentials`. */
+export const MAX_CREDENTIAL_VALUE_CHARS = 4096;
+/** Largest `credentials` object, as JSON text (with meta_data, a credential read stays under 64 KiB). */
+export const MAX_CREDENTIALS_CHARS = 16_384;
+/** The name of a provider-specific key: a letter, then letters, digits, `_` or `-` (64 at most); not api_key or base_url. */
+export const CREDENTIAL_KEY = /^(?!(?:api_key|base_url)$)[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const clearKeys = [...CLEAR_CREDENTIAL_KEYS].join(', ');
+const providerKeys = `Provider-specific keys beside api_key and base_url (a Qdrant \`url\`, AWS keys, ...), at most ${MAX_CREDENTIAL_KEYS} keys in all, each value a string of at most ${MAX_CREDENTIAL_VALUE_CHARS} characters or null, names matching ${CREDENTIAL_KEY.source}; other names are dropped. Stored only: kept and returned, not acted on. ${clearKeys} are stored in clear and returned as sent; every other key is sealed like api_key and read as "***".`;
+/** The `credentials` object: api_key, base_url and provider-specific keys (`value` each). */
+const credentialsObject = (keys: Record<string, Joi.Schema>, value: Joi.Schema, description: string) =>
+  boundedJson(Joi.object(keys).pattern(CREDENTIAL_KEY, value).max(MAX_CREDENTIAL_KEYS).description(description), {
+    maxChars: MAX_CREDENTIALS_CHARS,
+    maxDepth: 1,
+  });
+/** A provider-specific value: a string of at most MAX_CREDENTIAL_VALUE_CHARS, or null (typed `unknown` beside the declared keys). */
+const providerValue = Joi.any()
+  .custom((v: unknown, helpers) =>
+    v === null || (typeof v === 'string' && v.length <= MAX_CREDENTIAL_VALUE_CHARS)
+      ? v
+      : helpers.error('credentials.value'),
+  )
+  .messages({ 'credentials.value': `must be a string of at most ${MAX_CREDENTIAL_VALUE_CHARS} characters, or null` })
+  .description(`A string of at most ${MAX_CREDENTIAL_VALUE_CHARS} characters, or null`);
+
 /** Body of POST /v3/providers/credentials. */
 export const createBody = Joi.object<CredentialBody>({
   name: name.required(),
   provider_id: providerId.required(),
   type: type.allow(null).empty(null).default(DEFAULT_CREDENTIAL_TYPE),
-  credentials: Joi.object({ api_key: apiKey.required(), base_url: baseUrl }).required(),
+  credentials: credentialsObject(
+    { api_key: apiKey.required(), base_url: baseUrl },
+    providerValue,
+    providerKeys,
+  ).required(),
   meta_data: metaData.allow(null).empty(null).default({}).description(freeForm),
 }).meta({ className: 'CredentialBody' });
 
@@ -67,13 +97,16 @@ export const createBody = Joi.object<CredentialBody>({
 export const updateBody = Joi.object<CredentialUpdate>({
   name: name.allow(null).empty(null),
   type: type.allow(null).empty(null),
-  credentials: Joi.object({
-    api_key: apiKey.allow(null).empty(null),
-    base_url: baseUrl.allow(MASK).description('null clears it'),
-  })
+  credentials: credentialsObject(
+    {
+      api_key: apiKey.allow(null).empty(null),
+      base_url: baseUrl.allow(MASK).description('null clears it'),
+    },
+    providerValue,
+    `Merged key by key: a key that is missing or "***" keeps the stored value; a provider-specific key sent as null is stored as null. ${providerKeys}`,
+  )
     .allow(null)
-    .empty(null)
-    .description('Merged key by key: a key that is missing or "***" keeps the stored value.'),
+    .empty(null),
   meta_data: metaData.allow(null).empty(null).description('Replaces the stored meta_data'),
 })
   .description('Every field optional. user_id, credential_id and provider_id in the body are ignored.')
@@ -113,7 +146,10 @@ export const credential = Joi.object<Credential>({
   credentials: Joi.object({
     api_key: Joi.string().valid(MASK).required(),
     base_url: Joi.string().allow(null).required(),
-  }).required(),
+  })
+    .pattern(CREDENTIAL_KEY, Joi.string().allow('', null))
+    .required()
+    .description(`The api key masked; provider-specific keys: ${clearKeys} as sent, every other one "***" (or null).`),
   meta_data: Joi.object().unknown(true).required().description(freeForm),
   created_at: timestamp.required(),
   updated_at: timestamp.allow(null).required(),

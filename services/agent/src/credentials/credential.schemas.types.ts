@@ -4,9 +4,16 @@ export interface CredentialBody {
   name: string;
   provider_id: string;
   type: string;
+  /**
+   * Provider-specific keys beside api_key and base_url (a Qdrant `url`, AWS keys, ...), at most 20 keys in all, each value a string of at most 4096 characters or null, names matching ^(?!(?:api_key|base_url)$)[A-Za-z][A-Za-z0-9_-]{0,63}$; other names are dropped. Stored only: kept and returned, not acted on. url, host, port, api_url, api_base, api_version, endpoint, endpoint_url, region, aws_region, database, collection_name, index_name, namespace, environment, project_id, deployment_name, username are stored in clear and returned as sent; every other key is sealed like api_key and read as "***". At most 16384 characters as JSON, nesting depth at most 1.
+   */
   credentials: {
     api_key: string;
     base_url?: string | null;
+    /**
+     * A string of at most 4096 characters, or null
+     */
+    [pattern: string]: unknown;
   };
   /**
    * Free-form, stored and returned as sent
@@ -24,9 +31,13 @@ export interface Credential {
   name: string;
   provider_id: string;
   type: string;
+  /**
+   * The api key masked; provider-specific keys: url, host, port, api_url, api_base, api_version, endpoint, endpoint_url, region, aws_region, database, collection_name, index_name, namespace, environment, project_id, deployment_name, username as sent, every other one "***" (or null).
+   */
   credentials: {
     api_key: '***';
     base_url: string | null;
+    [pattern: string]: string | null;
   };
   /**
    * Free-form, stored and returned as sent
@@ -106,7 +117,7 @@ export interface CredentialUpdate {
   name?: string;
   type?: string;
   /**
-   * Merged key by key: a key that is missing or "***" keeps the stored value.
+   * Merged key by key: a key that is missing or "***" keeps the stored value; a provider-specific key sent as null is stored as null. Provider-specific keys beside api_key and base_url (a Qdrant `url`, AWS keys, ...), at most 20 keys in all, each value a string of at most 4096 characters or null, names matching ^(?!(?:api_key|base_url)$)[A-Za-z][A-Za-z0-9_-]{0,63}$; other names are dropped. Stored only: kept and returned, not acted on. url, host, port, api_url, api_base, api_version, endpoint, endpoint_url, region, aws_region, database, collection_name, index_name, namespace, environment, project_id, deployment_name, username are stored in clear and returned as sent; every other key is sealed like api_key and read as "***". At most 16384 characters as JSON, nesting depth at most 1.
    */
   credentials?: {
     api_key?: string;
@@ -114,6 +125,10 @@ export interface CredentialUpdate {
      * null clears it
      */
     base_url?: null | '***';
+    /**
+     * A string of at most 4096 characters, or null
+     */
+    [pattern: string]: unknown;
   };
   /**
    * Replaces the stored meta_data

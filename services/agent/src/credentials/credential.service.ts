@@ -1,17 +1,19 @@
 import { NotFoundError } from '@platform/errors';
-import { MASK, type SecretBox } from '@platform/secrets';
+import { MASK, maskValues, type SecretBox } from '@platform/secrets';
 
 import type { CredentialRepository } from './credential.repository';
-import type {
-  CredentialChanges,
-  CredentialFilter,
-  CredentialInput,
-  CredentialList,
-  CredentialRecord,
-  CredentialUpdate,
-  CredentialView,
-  OpenedCredential,
-  Owner,
+import {
+  CLEAR_CREDENTIAL_KEYS,
+  type CredentialChanges,
+  type CredentialExtras,
+  type CredentialFilter,
+  type CredentialInput,
+  type CredentialList,
+  type CredentialRecord,
+  type CredentialUpdate,
+  type CredentialView,
+  type OpenedCredential,
+  type Owner,
 } from './credential.types';
 
 export interface CredentialServiceDeps {
@@ -26,7 +28,7 @@ function view(c: CredentialRecord): CredentialView {
     name: c.name,
     provider_id: c.provider_id,
     type: c.type,
-    credentials: { api_key: MASK, base_url: c.base_url },
+    credentials: { api_key: MASK, base_url: c.base_url, ...c.extra, ...maskValues(c.extra_sealed) },
     meta_data: c.meta_data,
     created_at: c.created_at,
     updated_at: c.updated_at,
@@ -35,6 +37,23 @@ function view(c: CredentialRecord): CredentialView {
 
 /** A value that means "keep what is stored": missing, or the mask a read shows. */
 const keeps = (v: unknown) => v === undefined || v === MASK;
+
+/**
+ * The provider-specific keys of a `credentials` object (beside api_key and base_url) to store: the clear ones and
+ * nulls as sent, the others sealed. On an update (`merge`) a masked one is left out: it keeps what is stored.
+ */
+function extrasOf(box: SecretBox, credentials: Record<string, unknown>, merge: boolean): CredentialExtras {
+  const out: CredentialExtras = { extra: {}, extra_sealed: {} };
+  for (const [k, v] of Object.entries(credentials)) {
+    if (k === 'api_key' || k === 'base_url' || (merge && v === MASK)) continue;
+    if (v === null) out.extra[k] = null;
+    else if (typeof v !== 'string')
+      continue; // validated: a string or null
+    else if (CLEAR_CREDENTIAL_KEYS.has(k)) out.extra[k] = v;
+    else out.extra_sealed[k] = box.encrypt(v);
+  }
+  return out;
+}
 
 /** Provider credentials: sealed on the way in, masked on the way out, opened only for inference. */
 export function createCredentialService({ repo, box, clock }: CredentialServiceDeps) {
@@ -49,6 +68,7 @@ export function createCredentialService({ repo, box, clock }: CredentialServiceD
           api_key_sealed: box.encrypt(input.credentials.api_key),
           base_url: input.credentials.base_url ?? null,
           meta_data: input.meta_data,
+          ...extrasOf(box, input.credentials, false),
         },
         clock(),
       );
@@ -73,6 +93,7 @@ export function createCredentialService({ repo, box, clock }: CredentialServiceD
       const { api_key, base_url } = update.credentials ?? {};
       if (api_key !== undefined && !keeps(api_key)) changes.api_key_sealed = box.encrypt(api_key);
       if (!keeps(base_url)) changes.base_url = base_url ?? null;
+      if (update.credentials) Object.assign(changes, extrasOf(box, update.credentials, true));
       if (!(await repo.update(owner, id, changes, clock()))) throw new NotFoundError('Credential');
     },
     async delete(owner: Owner, id: string): Promise<void> {

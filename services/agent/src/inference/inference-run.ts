@@ -6,7 +6,15 @@ import type { AgentRecord } from '../agents/agent.types';
 import type { CredentialService } from '../credentials/credential.service';
 import type { AgentToolboxes, Toolbox } from '../tools/agent-toolbox';
 import type { FeaturePipeline, FeatureRun } from './features/feature-pipeline';
-import type { ChatInput, InferenceContext, ModelMessage, ModelReply, Owner, ToolCallRecord } from './inference.types';
+import type {
+  CallSettings,
+  ChatInput,
+  InferenceContext,
+  ModelMessage,
+  ModelReply,
+  Owner,
+  ToolCallRecord,
+} from './inference.types';
 import type { MemoryRepository } from './memory.repository';
 import type { ProviderClient } from './providers/provider-client';
 import { findProvider, SUPPORTED_PROVIDER_IDS } from './providers/provider-registry';
@@ -39,6 +47,8 @@ export interface PreparedRun {
   run: FeatureRun;
   ctx: InferenceContext;
   startedAt: Date;
+  /** The caller's settings over the agent's for this call (chat completions); none on chat. */
+  call?: CallSettings;
 }
 
 /** 422 on the body's agent_id: the agent exists but cannot run as configured. */
@@ -46,6 +56,16 @@ const unusable = (msg: string, type: string) => ValidationError.field(['body', '
 
 /** The agent's tools: its `tools` list, and a single-task agent's `tool`. */
 export const toolRefs = (agent: AgentRecord) => [...(agent.tools ?? []), ...(agent.tool ? [agent.tool] : [])];
+
+/** The agent's model params with the caller's `max_tokens`, which cannot exceed the agent's own when it sets one. */
+function paramsWith(params: Record<string, unknown>, maxTokens: number | undefined): Record<string, unknown> {
+  if (maxTokens === undefined) return params;
+  const own = params.max_tokens;
+  return { ...params, max_tokens: typeof own === 'number' && own > 0 ? Math.min(own, maxTokens) : maxTokens };
+}
+
+/** The system prompt of the call: the agent's (with what features added), then the caller's system messages. */
+const systemOf = (ctx: InferenceContext) => [ctx.system, ...(ctx.supplied?.system ?? [])].filter(Boolean).join('\n\n');
 
 /** What chat and stream share: the agent's target, its features before the model, the model request, the stored turn. */
 export function createInferenceRun(deps: InferenceServiceDeps) {
@@ -118,16 +138,16 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
 
   /** The model request of this turn: system, history and message (and any tool rounds), the agent's settings. */
   function request(p: PreparedRun, messages: ModelMessage[], toolbox?: Toolbox): ModelRequest {
-    const { agent, ctx } = p;
+    const { agent, ctx, call } = p;
     return {
       model: p.to.model,
-      system: ctx.system,
+      system: systemOf(ctx),
       messages,
       tools: toolbox?.functions,
-      temperature: agent.temperature,
-      top_p: agent.top_p,
+      temperature: call?.temperature ?? agent.temperature,
+      top_p: call?.top_p ?? agent.top_p,
       response_format: agent.response_format,
-      params: agent.additional_model_params ?? {},
+      params: paramsWith(agent.additional_model_params ?? {}, call?.max_tokens),
     };
   }
 
@@ -149,10 +169,11 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
         sessionId: input.session_id,
         message: input.message,
         system: composeSystemPrompt(agent, input.system_prompt_variables),
-        history: [],
+        history: input.call ? [...input.call.turns] : [],
+        ...(input.call ? { supplied: { system: input.call.system, turns: input.call.turns } } : {}),
       };
       await run.beforeModel(ctx);
-      return { agent, to, run, ctx, startedAt };
+      return { agent, to, run, ctx, startedAt, call: input.call };
     },
 
     /** The provider call with the agent's tools, looping over tool calls (non-streaming). */

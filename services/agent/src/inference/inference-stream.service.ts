@@ -1,5 +1,5 @@
 import { createInferenceRun, toolRefs, type InferenceServiceDeps } from './inference-run';
-import type { ChatInput, Owner, ToolCallRecord } from './inference.types';
+import type { ChatInput, Owner, ToolCallRecord, TurnResult } from './inference.types';
 import type { ProviderStreamer } from './providers/provider-stream';
 
 export interface StreamingInferenceDeps extends InferenceServiceDeps {
@@ -8,6 +8,8 @@ export interface StreamingInferenceDeps extends InferenceServiceDeps {
 
 /** Where the answer goes as it is produced. */
 export interface AnswerSink {
+  /** Once the run is prepared, before any delta: which model and session it runs on (nothing is sent yet). */
+  begin?(turn: Pick<TurnResult, 'model' | 'sessionId' | 'agentId'>): void;
   /** One piece of the answer, in order. */
   delta(text: string): void;
 }
@@ -23,14 +25,16 @@ export interface AnswerSink {
  * - With the RAI feature the answer is checked (and redacted) before any of it is sent: the streamed deltas are
  *   collected, checked, and the checked answer is passed on as one delta.
  * - A blocked input: the refusal, as one delta.
- * The turn is stored after the whole answer, before the stream ends.
+ * The turn is stored after the whole answer, before the stream ends; the whole turn (its usage) is returned.
  */
 export function createStreamingInference(deps: StreamingInferenceDeps) {
   const runs = createInferenceRun(deps);
   return {
-    async stream(owner: Owner, input: ChatInput, sink: AnswerSink, signal: AbortSignal): Promise<void> {
+    async stream(owner: Owner, input: ChatInput, sink: AnswerSink, signal: AbortSignal): Promise<TurnResult> {
       const p = await runs.prepare(owner, input);
       const { ctx, run } = p;
+      const turn = { model: p.to.model, sessionId: ctx.sessionId, agentId: String(p.agent.id) };
+      sink.begin?.(turn);
       let toolCalls: ToolCallRecord[] = [];
       let sent = false;
       if (!ctx.reply) {
@@ -54,6 +58,7 @@ export function createStreamingInference(deps: StreamingInferenceDeps) {
       await run.afterModel(ctx);
       if (!sent) sink.delta(ctx.reply.text);
       await runs.record(p, toolCalls, 'stream');
+      return { ...turn, text: ctx.reply.text, usage: ctx.reply.usage };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { createInferenceRun, toolRefs, type InferenceServiceDeps } from './inference-run';
-import type { ChatInput, ChatResult, Owner } from './inference.types';
+import type { ChatInput, ChatResult, Owner, TurnResult } from './inference.types';
 
 export type { InferenceServiceDeps };
 
@@ -8,18 +8,27 @@ export type { InferenceServiceDeps };
  */
 export function createInferenceService(deps: InferenceServiceDeps) {
   const runs = createInferenceRun(deps);
+  /** One turn: the answer with its token usage and the model it ran on. */
+  async function complete(owner: Owner, input: ChatInput): Promise<TurnResult> {
+    const p = await runs.prepare(owner, input);
+    const { ctx, run } = p;
+    // A feature that answered already (a blocked input) leaves the model uncalled.
+    const result = ctx.reply
+      ? { reply: ctx.reply, toolCalls: [] }
+      : await runs.askModel(p, await deps.toolboxes.forAgent(owner, toolRefs(p.agent)));
+    ctx.reply = result.reply;
+    await run.afterModel(ctx);
+    await runs.record(p, result.toolCalls, 'chat');
+    const { text, usage } = ctx.reply;
+    return { text, usage, sessionId: ctx.sessionId, agentId: String(p.agent.id), model: p.to.model };
+  }
+
   return {
+    complete,
+
     async chat(owner: Owner, input: ChatInput): Promise<ChatResult> {
-      const p = await runs.prepare(owner, input);
-      const { ctx, run } = p;
-      // A feature that answered already (a blocked input) leaves the model uncalled.
-      const result = ctx.reply
-        ? { reply: ctx.reply, toolCalls: [] }
-        : await runs.askModel(p, await deps.toolboxes.forAgent(owner, toolRefs(p.agent)));
-      ctx.reply = result.reply;
-      await run.afterModel(ctx);
-      await runs.record(p, result.toolCalls, 'chat');
-      return { response: ctx.reply.text, session_id: ctx.sessionId, agent_id: String(p.agent.id) };
+      const turn = await complete(owner, input);
+      return { response: turn.text, session_id: turn.sessionId, agent_id: turn.agentId };
     },
 
     /** The owner's stored messages of a session, newest first. Another owner's session is simply empty. */

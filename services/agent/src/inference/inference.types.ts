@@ -17,7 +17,38 @@ export type {
  * Validation's custom step has already turned either form of `system_prompt_variables` into one name → value map,
  * which the schema's description cannot show.
  */
-export type ChatInput = Omit<ChatBody, 'system_prompt_variables'> & { system_prompt_variables?: VariableMap | null };
+export type ChatInput = Omit<ChatBody, 'system_prompt_variables'> & {
+  system_prompt_variables?: VariableMap | null;
+  /** What a caller sends beside the message on routes other than chat (never read from a chat body). */
+  call?: CallSettings;
+};
+
+/**
+ * What an OpenAI-protocol caller (POST /v3/inference/{agent_id}/chat/completions) sends beside the turn's message:
+ * context for this call only (never stored) and settings over the agent's for this call.
+ */
+export interface CallSettings {
+  /** The request's system messages, in order: added after the agent's own system prompt. */
+  system: string[];
+  /** The request's earlier turns, oldest first: this call's history instead of stored memory, when any. */
+  turns: ChatMessage[];
+  temperature?: number;
+  top_p?: number;
+  /** Upper bound of the answer's tokens (at most the agent's own `max_tokens` when it sets one). */
+  max_tokens?: number;
+}
+
+/** An answered turn, as the OpenAI-protocol route reports it. */
+export interface TurnResult {
+  /** The answer the caller gets (after RAI). */
+  text: string;
+  /** Tokens of the model calls of the turn, summed; null when the model was not called or did not say. */
+  usage: Usage | null;
+  sessionId: string;
+  agentId: string;
+  /** The model the agent ran on. */
+  model: string;
+}
 
 /** One message of a conversation as the model sees it. */
 export interface ChatMessage {
@@ -70,4 +101,9 @@ export interface InferenceContext {
   reply?: ModelReply;
   /** What features found on this turn (e.g. RAI violations), stored with the turn. */
   findings?: TurnFinding[];
+  /**
+   * Context the caller sent with this call (OpenAI chat completions): system messages and earlier turns. Its turns,
+   * when any, are `history` (MEMORY then reads no stored messages); RAI checks all of it as input.
+   */
+  supplied?: Pick<CallSettings, 'system' | 'turns'>;
 }

@@ -35,6 +35,7 @@ const NEWEST_FIRST: SortKeys = [
   ['turn_id', -1],
   ['seq', -1],
 ];
+const OLDEST_FIRST = Object.fromEntries(NEWEST_FIRST.map(([field]) => [field, 1 as const]));
 
 function toRecord(d: ChatMessageDoc): StoredMessage {
   return {
@@ -131,6 +132,22 @@ export function createMemoryRepository(conn: Connection) {
         ...(page.agentId === undefined ? {} : { agent_id: page.agentId }),
       };
       return findPage(Message, filter, page, (d) => toRecord(d as ChatMessageDoc), NEWEST_FIRST);
+    },
+
+    /**
+     * The first message of the owner's session (with any agent): its agent and when its turn began; null when the
+     * session has none. What a session known only by its turns is described by.
+     */
+    async first(owner: Owner, sessionId: string): Promise<{ agentId: number; at: Date } | null> {
+      const d = await Message.findOne({ ...ownerFilter(owner), session_id: sessionId }, { agent_id: 1, turn_at: 1 })
+        .sort(OLDEST_FIRST)
+        .lean();
+      return d ? { agentId: d.agent_id, at: d.turn_at } : null;
+    },
+
+    /** Deletes every message of the owner's session (with any agent), so memory no longer sees them; how many. */
+    async removeSession(owner: Owner, sessionId: string): Promise<number> {
+      return (await Message.deleteMany({ ...ownerFilter(owner), session_id: sessionId })).deletedCount;
     },
 
     async init(): Promise<void> {

@@ -5,8 +5,8 @@ import type { Logger } from '@platform/logger';
 
 /**
  * Writes a `text/event-stream` answer: the headers with the first event (so that anything failing before it can
- * still be answered as JSON with its status), `data: {"content": ...}` per delta, `data: [DONE]` last, and an
- * `event: error` in place of [DONE] when the run fails after the stream started.
+ * still be answered as JSON with its status), `data: {"content": ...}` per delta (or another JSON event through
+ * `send`), `data: [DONE]` last, and an `event: error` in place of [DONE] when the run fails after the stream started.
  */
 export function createSseWriter(res: Response, logger: Logger) {
   let started = false;
@@ -26,6 +26,10 @@ export function createSseWriter(res: Response, logger: Logger) {
     started: () => started,
     delta(text: string) {
       write(`data: ${JSON.stringify({ content: text })}\n\n`);
+    },
+    /** One event of another shape (an OpenAI `chat.completion.chunk`), as JSON. */
+    send(payload: unknown) {
+      write(`data: ${JSON.stringify(payload)}\n\n`);
     },
     done() {
       write('data: [DONE]\n\n');

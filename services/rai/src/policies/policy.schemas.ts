@@ -87,6 +87,24 @@ const llmJudge = Joi.object({
     .description('When the judge fails or times out: allow keeps the local verdict (fail open), block blocks.'),
 });
 
+/** Default score above which text would count as NSFW (the hosted product's default). */
+export const DEFAULT_NSFW_THRESHOLD = 0.8;
+
+/**
+ * The hosted product's NSFW section (contract §7): stored and returned, not acted on; no check of this service reads
+ * it (`toxicity_check` covers abusive and sexual language).
+ */
+const nsfwCheck = Joi.object({
+  enabled,
+  threshold: Joi.number().min(0).max(1).default(DEFAULT_NSFW_THRESHOLD),
+  validation_method: Joi.string()
+    .valid('full', 'partial', 'sentence')
+    .default('full')
+    .description('Whole text (full) or part by part (partial, sentence), as the hosted product names them.'),
+}).description(
+  'Stored only: kept and returned with its defaults, not acted on (no NSFW check runs; toxicity_check covers abusive and sexual language).',
+);
+
 /**
  * The rule sections; each may be left out (its defaults apply) or given in part. A topic is read as a string or
  * `{name}` (`topic`) and shown as the string it is stored as (`label`).
@@ -104,6 +122,7 @@ const sectionsOf = (topicItem: Joi.Schema) => ({
     custom_pii: Joi.array().items(term('redact')).max(POLICY_LIMITS.terms).default([]),
   }),
   llm_judge: llmJudge,
+  nsfw_check: nsfwCheck,
 });
 const sections = sectionsOf(topic);
 const defaulted = (keys: Record<string, Joi.ObjectSchema>) =>

@@ -86,6 +86,17 @@ export interface PolicyBody {
      */
     on_error: 'allow' | 'block';
   };
+  /**
+   * Stored only: kept and returned with its defaults, not acted on (no NSFW check runs; toxicity_check covers abusive and sexual language).
+   */
+  nsfw_check: {
+    enabled: boolean;
+    threshold: number;
+    /**
+     * Whole text (full) or part by part (partial, sentence), as the hosted product names them.
+     */
+    validation_method: 'full' | 'partial' | 'sentence';
+  };
 }
 
 export interface Evaluation {
@@ -207,6 +218,17 @@ export interface Policy {
      */
     on_error: 'allow' | 'block';
   };
+  /**
+   * Stored only: kept and returned with its defaults, not acted on (no NSFW check runs; toxicity_check covers abusive and sexual language).
+   */
+  nsfw_check: {
+    enabled: boolean;
+    threshold: number;
+    /**
+     * Whole text (full) or part by part (partial, sentence), as the hosted product names them.
+     */
+    validation_method: 'full' | 'partial' | 'sentence';
+  };
   created_at: string;
   updated_at: string;
 }
@@ -296,5 +318,16 @@ export interface PolicyUpdate {
      * When the judge fails or times out: allow keeps the local verdict (fail open), block blocks.
      */
     on_error: 'allow' | 'block';
+  };
+  /**
+   * Stored only: kept and returned with its defaults, not acted on (no NSFW check runs; toxicity_check covers abusive and sexual language).
+   */
+  nsfw_check?: {
+    enabled: boolean;
+    threshold: number;
+    /**
+     * Whole text (full) or part by part (partial, sentence), as the hosted product names them.
+     */
+    validation_method: 'full' | 'partial' | 'sentence';
   };
 }

@@ -19,6 +19,7 @@ export type PolicyRules = Pick<
   | 'secrets_detection'
   | 'pii_detection'
   | 'llm_judge'
+  | 'nsfw_check'
 >;
 
 /** A policy update: any of the fields; each section given replaces that section. */

@@ -12,11 +12,15 @@ export function contextWindow(config: Record<string, unknown>): number {
   return Math.min(n, MAX_CONTEXT_MESSAGES);
 }
 
-/** MEMORY: the last messages of the session (same owner, agent and session_id) go before the new message. */
+/**
+ * MEMORY: the last messages of the session (same owner, agent and session_id) go before the new message. A caller
+ * that sent its earlier turns itself (chat completions) has them as history instead: stored ones are not read.
+ */
 export function memoryFeature(memory: MemoryRepository): FeatureHandler {
   return {
     type: 'MEMORY',
     async beforeModel(ctx, config) {
+      if (ctx.supplied?.turns.length) return;
       ctx.history = await memory.recent(ctx.owner, ctx.agent.id, ctx.sessionId, contextWindow(config));
     },
   };

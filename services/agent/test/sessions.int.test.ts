@@ -1,0 +1,406 @@
+/**
+ * Sessions v3 (`/v3/sessions`) on the real app and FerretDB: create, get, patch (JSON merge patch of the metadata),
+ * delete (record and stored messages), list with limit/offset/agent filter, a session's messages; sessions made by
+ * chat turns alone; owner isolation; bad ids, bodies and queries; the metadata bounds.
+ */
+import request from 'supertest';
+
+import { sessionModel } from '../src/sessions/session.model';
+import { startInferenceFixture, type InferenceFixture } from './inference-fixture';
+
+let f: InferenceFixture;
+let alice: string;
+let bob: string;
+let aliceElsewhere: string;
+let agentId: string;
+let otherAgentId: string;
+
+const MEMORY = [{ type: 'MEMORY', config: { max_messages_context_count: 10 }, priority: 0 }];
+
+beforeAll(async () => {
+  f = await startInferenceFixture();
+  alice = await f.t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
+  bob = await f.t.dbs.mintKey({ user_id: 'bob', org_id: 'acme' });
+  aliceElsewhere = await f.t.dbs.mintKey({ user_id: 'alice', org_id: 'globex' });
+  const credential = await f.credential(alice, 'openai');
+  agentId = await f.agent(alice, { llm_credential_id: credential, features: MEMORY, system_prompt: null });
+  otherAgentId = await f.agent(alice, { llm_credential_id: credential, features: MEMORY, system_prompt: null });
+});
+afterAll(() => f.close());
+
+const api = () => request(f.t.app);
+const create = (key: string, body: unknown) =>
+  api()
+    .post('/v3/sessions')
+    .set('x-api-key', key)
+    .send(body as object);
+const getOne = (key: string, id: string) =>
+  api()
+    .get(`/v3/sessions/${encodeURIComponent(id)}`)
+    .set('x-api-key', key);
+const patchOne = (key: string, id: string, body: unknown) =>
+  api()
+    .patch(`/v3/sessions/${encodeURIComponent(id)}`)
+    .set('x-api-key', key)
+    .send(body as object);
+const deleteOne = (key: string, id: string) =>
+  api()
+    .delete(`/v3/sessions/${encodeURIComponent(id)}`)
+    .set('x-api-key', key);
+const list = (key: string, query = '') => api().get(`/v3/sessions${query}`).set('x-api-key', key);
+const messages = (key: string, id: string, query = '') =>
+  api()
+    .get(`/v3/sessions/${encodeURIComponent(id)}/messages${query}`)
+    .set('x-api-key', key);
+const say = async (key: string, agent: string, session: string, message: string) => {
+  const res = await f.chat(key, { agent_id: agent, session_id: session, message });
+  expect(res.status).toBe(200);
+};
+const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const notFound = { detail: 'Session not found' };
+
+describe('create and get', () => {
+  it('creates a session for the caller’s agent, with a new id when none is given', async () => {
+    const res = await create(alice, {
+      agent_id: agentId,
+      metadata: { topic: 'billing', tags: ['a', 'b'], nested: { n: 1 } },
+      user_id: 'mallory',
+      org_id: 'evil',
+      created_at: '1999-01-01T00:00:00.000Z',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      session_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      user_id: 'alice',
+      org_id: 'acme',
+      agent_id: agentId,
+      metadata: { topic: 'billing', tags: ['a', 'b'], nested: { n: 1 } },
+      created_at: expect.stringMatching(ISO),
+      updated_at: res.body.created_at,
+    });
+    expect((await getOne(alice, res.body.session_id)).body).toEqual(res.body);
+  });
+
+  it('takes the session id given, the agent id as a JSON integer, and keeps metadata keys a store refuses', async () => {
+    const metadata = { $set: { 'a.b': 1 }, 'dotted.key': true, empty: {}, none: [] };
+    const res = await create(alice, { agent_id: Number(agentId), session_id: 'chosen id/1', metadata });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ session_id: 'chosen id/1', agent_id: agentId, metadata });
+    expect((await getOne(alice, 'chosen id/1')).body.metadata).toEqual(metadata);
+    expect((await create(alice, { agent_id: agentId, session_id: 'no-meta', metadata: null })).body.metadata).toEqual(
+      {},
+    );
+  });
+
+  it('refuses a session id the caller has, whether created or only chatted in (409); another owner may use it', async () => {
+    await create(alice, { agent_id: agentId, session_id: 'dup' }).expect(201);
+    expect((await create(alice, { agent_id: agentId, session_id: 'dup' })).status).toBe(409);
+    await say(alice, agentId, 'chatted-first', 'hello');
+    const taken = await create(alice, { agent_id: agentId, session_id: 'chatted-first' });
+    expect(taken.status).toBe(409);
+    expect(taken.body.detail).toMatch(/already exists/);
+    const bobAgent = await f.agent(bob, { llm_credential_id: await f.credential(bob, 'openai') });
+    expect((await create(bob, { agent_id: bobAgent, session_id: 'dup' })).status).toBe(201);
+  });
+
+  it('answers 404 Agent not found for an agent that is not the caller’s, or no agent id at all', async () => {
+    expect((await create(bob, { agent_id: agentId })).body).toEqual({ detail: 'Agent not found' });
+    expect((await create(aliceElsewhere, { agent_id: agentId })).status).toBe(404);
+    expect((await create(alice, { agent_id: '999999999' })).body).toEqual({ detail: 'Agent not found' });
+    expect((await create(alice, { agent_id: 'abc' })).body).toEqual({ detail: 'Agent not found' });
+  });
+
+  it('refuses malformed bodies with 422 at the field', async () => {
+    const cases: [unknown, string[]][] = [
+      [{}, ['body', 'agent_id']],
+      [{ agent_id: agentId, session_id: '' }, ['body', 'session_id']],
+      [{ agent_id: agentId, session_id: 'x'.repeat(201) }, ['body', 'session_id']],
+      [{ agent_id: agentId, session_id: 7 }, ['body', 'session_id']],
+      [{ agent_id: agentId, metadata: ['a'] }, ['body', 'metadata']],
+      [{ agent_id: agentId, metadata: 'text' }, ['body', 'metadata']],
+      [{ agent_id: -1 }, ['body', 'agent_id']],
+      [{ agent_id: 0.5 }, ['body', 'agent_id']],
+    ];
+    for (const [body, loc] of cases) {
+      const res = await create(alice, body);
+      expect({ body, status: res.status }).toEqual({ body, status: 422 });
+      expect(res.body.detail.map((d: { loc: string[] }) => d.loc)).toContainEqual(loc);
+    }
+  });
+
+  it('holds metadata to 64 keys and 16384 bytes of JSON', async () => {
+    const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+    expect((await create(alice, { agent_id: agentId, metadata: keys(64) })).status).toBe(201);
+    const tooMany = await create(alice, { agent_id: agentId, metadata: keys(65) });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.detail[0].loc).toEqual(['body', 'metadata']);
+    // 16384 bytes exactly ({"t":"..."} is 8 bytes around the text; é is 2 bytes).
+    expect((await create(alice, { agent_id: agentId, metadata: { t: 'é'.repeat(8188) } })).status).toBe(201);
+    const tooBig = await create(alice, { agent_id: agentId, metadata: { t: 'é'.repeat(8189) } });
+    expect(tooBig.status).toBe(422);
+    expect(tooBig.body.detail[0]).toMatchObject({ loc: ['body', 'metadata'], msg: expect.stringMatching(/16384/) });
+  });
+});
+
+describe('sessions made by chat turns', () => {
+  it('are read, listed and paged like created ones, their messages included', async () => {
+    await say(alice, agentId, 'implicit-1', 'one');
+    await say(alice, agentId, 'implicit-1', 'two');
+    const got = await getOne(alice, 'implicit-1');
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual({
+      session_id: 'implicit-1',
+      user_id: 'alice',
+      org_id: 'acme',
+      agent_id: agentId,
+      metadata: {},
+      created_at: expect.stringMatching(ISO),
+      updated_at: got.body.created_at,
+    });
+    expect((await list(alice, '?limit=100')).body.sessions).toContainEqual(got.body);
+    const page = await messages(alice, 'implicit-1');
+    expect(page.status).toBe(200);
+    expect(page.body).toMatchObject({ total: 4, limit: 50, offset: 0 });
+    expect(page.body.messages.map((m: { content: string }) => m.content)).toEqual([
+      'echo: two',
+      'two',
+      'echo: one',
+      'one',
+    ]);
+    const second = await messages(alice, 'implicit-1', '?limit=1&offset=1');
+    expect(second.body).toMatchObject({ total: 4, limit: 1, offset: 1, messages: [{ content: 'two', role: 'user' }] });
+    expect((await messages(alice, 'implicit-1', `?agent_id=${otherAgentId}`)).body).toMatchObject({
+      total: 0,
+      messages: [],
+    });
+  });
+
+  it('are readable without a record (sessions stored before records existed), and a patch gives them one', async () => {
+    await say(alice, agentId, 'no-record', 'hi');
+    await sessionModel(f.t.dbs.conn).deleteOne({ user_id: 'alice', org_id: 'acme', session_id: 'no-record' });
+    const got = await getOne(alice, 'no-record');
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ session_id: 'no-record', agent_id: agentId, metadata: {} });
+    const listed = async () =>
+      (await list(alice, '?limit=100')).body.sessions.map((s: { session_id: string }) => s.session_id);
+    expect(await listed()).not.toContain('no-record');
+    expect((await messages(alice, 'no-record')).body.total).toBe(2);
+    const patched = await patchOne(alice, 'no-record', { metadata: { label: 'kept' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ created_at: got.body.created_at, metadata: { label: 'kept' } });
+    expect(await listed()).toContain('no-record');
+  });
+
+  it('concurrent first turns of many sessions each get their record', async () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `burst-${i}`);
+    await Promise.all(ids.map((id) => say(alice, otherAgentId, id, `m ${id}`)));
+    const res = await list(alice, `?agent_id=${otherAgentId}&limit=100`);
+    expect(res.body.sessions.map((s: { session_id: string }) => s.session_id).sort()).toEqual([...ids].sort());
+    expect(res.body.total).toBe(12);
+  });
+
+  it('the messages of a created session are its chat turns', async () => {
+    const { body } = await create(alice, { agent_id: agentId, metadata: { a: 1 } });
+    expect((await messages(alice, body.session_id)).body).toEqual({ messages: [], total: 0, limit: 50, offset: 0 });
+    await say(alice, agentId, body.session_id, 'first words');
+    expect((await messages(alice, body.session_id)).body.messages.map((m: { role: string }) => m.role)).toEqual([
+      'assistant',
+      'user',
+    ]);
+    // The turn kept the created record as it was.
+    expect((await getOne(alice, body.session_id)).body).toEqual(body);
+  });
+});
+
+describe('patch', () => {
+  it('merges the metadata (JSON merge patch: null removes a key, objects merge, other values replace)', async () => {
+    const { body: s } = await create(alice, {
+      agent_id: agentId,
+      metadata: { a: 1, b: { c: 1, d: 2 }, list: [1, 2], keep: 'yes' },
+    });
+    const res = await patchOne(alice, s.session_id, {
+      metadata: { a: null, b: { c: null, e: 3 }, list: [3], f: 'x', gone: null },
+      agent_id: '1',
+      created_at: '1999-01-01T00:00:00.000Z',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      ...s,
+      metadata: { b: { d: 2, e: 3 }, list: [3], keep: 'yes', f: 'x' },
+      updated_at: expect.stringMatching(ISO),
+    });
+    expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(s.created_at));
+    expect((await getOne(alice, s.session_id)).body).toEqual(res.body);
+    // null clears the whole metadata
+    expect((await patchOne(alice, s.session_id, { metadata: null })).body.metadata).toEqual({});
+  });
+
+  it('takes a "__proto__" key as data, never as the object\'s prototype', async () => {
+    const { body: s } = await create(alice, { agent_id: agentId, metadata: { a: 1 } });
+    const res = await api()
+      .patch(`/v3/sessions/${s.session_id}`)
+      .set('x-api-key', alice)
+      .set('content-type', 'application/json')
+      .send('{"metadata":{"__proto__":{"polluted":true},"b":2}}');
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('"__proto__":{"polluted":true}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const cleared = await api()
+      .patch(`/v3/sessions/${s.session_id}`)
+      .set('x-api-key', alice)
+      .set('content-type', 'application/json')
+      .send('{"metadata":{"__proto__":null}}');
+    expect(cleared.body.metadata).toEqual({ a: 1, b: 2 });
+  });
+
+  it('holds the merged metadata to the bounds', async () => {
+    const keys = (n: number, p: string) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${p}${i}`, i]));
+    const { body: s } = await create(alice, { agent_id: agentId, metadata: keys(40, 'a') });
+    const res = await patchOne(alice, s.session_id, { metadata: keys(30, 'b') });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      { loc: ['body', 'metadata'], msg: 'Metadata has at most 64 keys', type: 'value_error' },
+    ]);
+    // removing some first makes room
+    const room = { ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`a${i}`, null])), ...keys(30, 'b') };
+    expect((await patchOne(alice, s.session_id, { metadata: room })).status).toBe(200);
+    const big = await patchOne(alice, s.session_id, { metadata: { big: 'x'.repeat(16_000) } });
+    expect(big.status).toBe(422);
+    expect((await getOne(alice, s.session_id)).body.metadata.big).toBeUndefined();
+  });
+
+  it('concurrent patches of different keys: each lands or is refused whole (409), none is lost', async () => {
+    const { body: s } = await create(alice, { agent_id: agentId });
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => patchOne(alice, s.session_id, { metadata: { [`k${i}`]: i } })),
+    );
+    // Each landed, or (others kept winning) was refused whole with 409: none is lost by another's write.
+    expect(results.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    const landed = results.flatMap((r, i) => (r.status === 200 ? [`k${i}`] : []));
+    expect(landed.length).toBeGreaterThan(0);
+    const metadata = (await getOne(alice, s.session_id)).body.metadata as Record<string, number>;
+    expect(Object.keys(metadata).sort()).toEqual(landed.sort());
+  });
+
+  it('refuses bodies without metadata or with a non-object, and answers 404 for a session that does not exist', async () => {
+    const { body: s } = await create(alice, { agent_id: agentId });
+    for (const body of [{}, { metadata: [] }, { metadata: 'x' }, { metadata: 1 }]) {
+      const res = await patchOne(alice, s.session_id, body);
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0].loc).toEqual(['body', 'metadata']);
+    }
+    expect((await patchOne(alice, 'never-was', { metadata: {} })).body).toEqual(notFound);
+  });
+});
+
+describe('delete', () => {
+  it('removes the record and the stored messages: memory no longer sees them, and the next turn starts afresh', async () => {
+    const id = 'to-delete';
+    await say(alice, agentId, id, 'remember me');
+    await patchOne(alice, id, { metadata: { x: 1 } }).expect(200);
+    expect((await deleteOne(alice, id)).status).toBe(204);
+    expect((await getOne(alice, id)).body).toEqual(notFound);
+    expect((await messages(alice, id)).status).toBe(404);
+    expect((await api().get(`/v3/inference/sessions/${id}/messages`).set('x-api-key', alice)).body.total).toBe(0);
+    expect((await deleteOne(alice, id)).status).toBe(404);
+    await say(alice, agentId, id, 'who am I?');
+    expect(f.openai.bodies().at(-1)!.messages).toEqual([{ role: 'user', content: 'who am I?' }]);
+    // The session exists again through that turn, listed, with fresh metadata.
+    const again = await getOne(alice, id);
+    expect(again.body.metadata).toEqual({});
+    expect((await list(alice, '?limit=100')).body.sessions.map((s: { session_id: string }) => s.session_id)).toContain(
+      id,
+    );
+  });
+
+  it('deletes a session known only by its turns, and one that never had a turn', async () => {
+    await say(alice, agentId, 'turns-only', 'x');
+    await sessionModel(f.t.dbs.conn).deleteOne({ user_id: 'alice', org_id: 'acme', session_id: 'turns-only' });
+    expect((await deleteOne(alice, 'turns-only')).status).toBe(204);
+    expect((await getOne(alice, 'turns-only')).status).toBe(404);
+    const { body } = await create(alice, { agent_id: agentId });
+    expect((await deleteOne(alice, body.session_id)).status).toBe(204);
+    expect((await getOne(alice, body.session_id)).status).toBe(404);
+  });
+});
+
+describe('list', () => {
+  let lister: string;
+  const made: string[] = [];
+  beforeAll(async () => {
+    lister = await f.t.dbs.mintKey({ user_id: 'lister', org_id: 'acme' });
+    const credential = await f.credential(lister, 'openai');
+    const a = await f.agent(lister, { llm_credential_id: credential });
+    const b = await f.agent(lister, { llm_credential_id: credential });
+    for (const agent of [a, b, a, b, a]) {
+      const res = await create(lister, { agent_id: agent, metadata: { agent } });
+      made.push(res.body.session_id as string);
+    }
+  });
+
+  it('lists newest first with its total, limit and offset', async () => {
+    const all = await list(lister);
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ total: 5, limit: 50, offset: 0 });
+    expect(all.body.sessions.map((s: { session_id: string }) => s.session_id)).toEqual([...made].reverse());
+    const page = await list(lister, '?limit=2&offset=1');
+    expect(page.body).toMatchObject({ total: 5, limit: 2, offset: 1 });
+    expect(page.body.sessions.map((s: { session_id: string }) => s.session_id)).toEqual([made[3], made[2]]);
+    expect((await list(lister, '?offset=10')).body).toEqual({ sessions: [], total: 5, limit: 50, offset: 10 });
+  });
+
+  it('keeps one agent’s sessions with agent_id', async () => {
+    const agent = (await getOne(lister, made[0]!)).body.agent_id as string;
+    const res = await list(lister, `?agent_id=${agent}`);
+    expect(res.body.total).toBe(3);
+    expect(res.body.sessions.every((s: { agent_id: string }) => s.agent_id === agent)).toBe(true);
+    expect((await list(lister, '?agent_id=424242')).body).toMatchObject({ total: 0, sessions: [] });
+  });
+
+  it('refuses bad queries with 422 at the parameter', async () => {
+    for (const [query, field] of [
+      ['?limit=0', 'limit'],
+      ['?limit=101', 'limit'],
+      ['?limit=x', 'limit'],
+      ['?offset=-1', 'offset'],
+      ['?agent_id=abc', 'agent_id'],
+      ['?agent_id=0', 'agent_id'],
+    ] as const) {
+      const res = await list(lister, query);
+      expect({ query, status: res.status }).toEqual({ query, status: 422 });
+      expect(res.body.detail[0].loc).toEqual(['query', field]);
+    }
+    expect((await messages(alice, 'implicit-1', '?limit=500')).status).toBe(422);
+  });
+});
+
+describe('owners', () => {
+  it('another user or organization gets 404 for the session, an empty list, and changes nothing', async () => {
+    const { body: s } = await create(alice, { agent_id: agentId, session_id: 'private', metadata: { secret: 1 } });
+    await say(alice, agentId, 'private', 'mine');
+    for (const key of [bob, aliceElsewhere]) {
+      expect((await getOne(key, 'private')).body).toEqual(notFound);
+      expect((await messages(key, 'private')).body).toEqual(notFound);
+      expect((await patchOne(key, 'private', { metadata: { secret: 2 } })).body).toEqual(notFound);
+      expect((await deleteOne(key, 'private')).body).toEqual(notFound);
+      const theirs = await list(key, '?limit=100');
+      expect(theirs.body.sessions.map((x: { session_id: string }) => x.session_id)).not.toContain('private');
+    }
+    expect((await list(aliceElsewhere)).body).toMatchObject({ total: 0, sessions: [] });
+    expect((await getOne(alice, 'private')).body).toEqual(s);
+    expect((await messages(alice, 'private')).body.total).toBe(2);
+  });
+
+  it('an id no session can have is simply not found', async () => {
+    const long = 'x'.repeat(201);
+    expect((await getOne(alice, long)).body).toEqual(notFound);
+    expect((await patchOne(alice, long, { metadata: {} })).status).toBe(404);
+    expect((await deleteOne(alice, long)).status).toBe(404);
+    expect((await messages(alice, long)).status).toBe(404);
+  });
+
+  it('needs an API key', async () => {
+    expect((await api().get('/v3/sessions')).status).toBe(403);
+    expect((await api().post('/v3/sessions').send({ agent_id: agentId })).status).toBe(403);
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * The `openai` client with the gateway as its base URL (`<gateway>/v3/inference/<agent_id>`) and an API key as its
+ * key reaches the real agent service process (built from dist) and gets OpenAI's answers, plain and streamed.
+ */
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import OpenAI from 'openai';
+import request from 'supertest';
+
+import { listen, type RunningServer } from '@platform/http';
+import {
+  captureLogger,
+  createTestDatabases,
+  startFakeLlm,
+  startServiceProcess,
+  testInfra,
+  type FakeLlm,
+  type ServiceProcess,
+  type TestDatabases,
+} from '@platform/testing';
+
+import { createApp } from '../src/app';
+
+let dbs: TestDatabases;
+let llm: FakeLlm;
+let agentService: ServiceProcess;
+let gateway: RunningServer;
+let base: string;
+let key: string;
+let agentId: string;
+
+beforeAll(async () => {
+  dbs = await createTestDatabases('gwcompl');
+  llm = await startFakeLlm('openai');
+  agentService = await startServiceProcess({
+    script: resolve(__dirname, '../../agent/dist/main.js'),
+    env: {
+      MONGODB_URI: testInfra.mongoUri,
+      MONGODB_DB: `${dbs.conn.name}_agent`,
+      AUTH_DB: dbs.authDb,
+      CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`,
+      LOG_LEVEL: 'warn',
+    },
+  });
+  const app = createApp({
+    logger: captureLogger('gateway').logger,
+    upstreams: { agent: new URL(agentService.url) },
+    timeoutMs: 5_000,
+  });
+  gateway = await listen(app, 0, undefined, '127.0.0.1');
+  base = `http://127.0.0.1:${gateway.port}`;
+  key = await dbs.mintKey({ user_id: 'u', org_id: 'o' });
+  const credential = await request(base)
+    .post('/v3/providers/credentials')
+    .set('x-api-key', key)
+    .send({
+      name: 'llm',
+      provider_id: 'openai',
+      credentials: { api_key: 'sk-test-gateway-0123', base_url: llm.baseUrl },
+    });
+  expect(credential.status).toBe(201);
+  const agent = await request(base).post('/v3/agents/').set('x-api-key', key).send({
+    name: 'via gateway',
+    provider_id: 'openai',
+    model: 'gpt-4o-mini',
+    llm_credential_id: credential.body.credential_id,
+    system_prompt: 'Be brief.',
+  });
+  expect(agent.status).toBe(201);
+  agentId = String(agent.body.agent_id);
+}, 60_000);
+
+afterAll(async () => {
+  await gateway.close(1_000);
+  await agentService.stop();
+  await llm.close();
+  await dbs.conn.useDb(`${dbs.conn.name}_agent`).dropDatabase();
+  await dbs.cleanup();
+});
+
+const client = () => new OpenAI({ baseURL: `${base}/v3/inference/${agentId}`, apiKey: key, maxRetries: 0 });
+
+test('the openai client, based at the gateway, gets a plain completion from the agent (key sent as Bearer)', async () => {
+  const res = await client().chat.completions.create({
+    model: 'any',
+    messages: [
+      { role: 'system', content: 'Reply in English.' },
+      { role: 'user', content: 'Hello' },
+    ],
+  });
+  expect(res.object).toBe('chat.completion');
+  expect(res.model).toBe('any');
+  expect(res.choices[0]!.message).toEqual({ role: 'assistant', content: 'echo: Hello', refusal: null });
+  expect(res.usage).toEqual({ prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 });
+  const sent = llm.bodies().at(-1)!;
+  expect(sent.messages).toEqual([
+    { role: 'system', content: 'Be brief.\n\nReply in English.' },
+    { role: 'user', content: 'Hello' },
+  ]);
+});
+
+test('a streamed completion passes through the gateway chunk by chunk, ending with the usage', async () => {
+  llm.script({ stream: ['Hi', ' there'] });
+  const stream = await client().chat.completions.create({
+    model: 'any',
+    messages: [{ role: 'user', content: 'Hello' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let text = '';
+  let usage: OpenAI.CompletionUsage | null | undefined;
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta.content ?? '';
+    usage = chunk.usage;
+  }
+  expect(text).toBe('Hi there');
+  expect(usage).toEqual({ prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 });
+});
+
+test('an unknown agent through the gateway is the client’s NotFoundError', async () => {
+  const unknown = new OpenAI({ baseURL: `${base}/v3/inference/999999999`, apiKey: key, maxRetries: 0 });
+  await expect(
+    unknown.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+  ).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+});
