@@ -124,3 +124,65 @@ test('an unknown agent through the gateway is the client’s NotFoundError', asy
     unknown.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
   ).rejects.toBeInstanceOf(OpenAI.NotFoundError);
 });
+
+describe('the other surfaces of issue 47 through the gateway', () => {
+  it('Sessions v3: a completion’s session is listed, read, given metadata, and deleted with its messages', async () => {
+    const client = new OpenAI({ baseURL: `${base}/v3/inference/${agentId}`, apiKey: key });
+    const body = { model: 'm', messages: [{ role: 'user' as const, content: 'Hi' }], session_id: 'gw-session' };
+    await client.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    const listed = await request(base).get(`/v3/sessions?agent_id=${agentId}&limit=10`).set('x-api-key', key);
+    expect(listed.status).toBe(200);
+    expect(listed.body.sessions.map((s: { session_id: string }) => s.session_id)).toContain('gw-session');
+    const patched = await request(base)
+      .patch('/v3/sessions/gw-session')
+      .set('x-api-key', key)
+      .send({ metadata: { customer: 'acme' } });
+    expect([patched.status, patched.body.metadata, patched.body.agent_id]).toEqual([
+      200,
+      { customer: 'acme' },
+      agentId,
+    ]);
+    const messages = await request(base).get('/v3/sessions/gw-session/messages').set('x-api-key', key);
+    expect([messages.status, messages.body.messages.map((m: { role: string }) => m.role)]).toEqual([
+      200,
+      ['assistant', 'user'],
+    ]);
+    expect((await request(base).delete('/v3/sessions/gw-session').set('x-api-key', key)).status).toBe(204);
+    const gone = await request(base).get('/v3/sessions/gw-session/messages').set('x-api-key', key);
+    expect([gone.status, gone.body]).toEqual([404, { detail: 'Session not found' }]);
+  });
+
+  it('an agent’s stored-only fields and a credential’s extra keys are kept as sent and read back', async () => {
+    const stored = {
+      managed_agents: [{ id: 'a1', name: 'Researcher', usage_description: 'Looks things up' }],
+      voice_config: { initiator: 'agent', message: 'Hello!' },
+      file_output: true,
+      mcp_prompts: [{ server_id: 'srv-1', prompt_name: 'summarize' }],
+    };
+    const agent = await request(base)
+      .put(`/v3/agents/${agentId}`)
+      .set('x-api-key', key)
+      .send({
+        ...(await request(base).get(`/v3/agents/${agentId}`).set('x-api-key', key)).body,
+        ...stored,
+      });
+    expect(agent.status).toBe(200);
+    const read = await request(base).get(`/v3/agents/${agentId}`).set('x-api-key', key);
+    expect(read.body).toMatchObject(stored);
+    const credential = await request(base)
+      .post('/v3/providers/credentials')
+      .set('x-api-key', key)
+      .send({
+        name: 'vectors',
+        provider_id: 'qdrant',
+        credentials: { api_key: 'qd-secret-0123', url: 'https://q.example' },
+      });
+    expect(credential.status).toBe(201);
+    const back = await request(base)
+      .get(`/v3/providers/credentials/${credential.body.credential_id}`)
+      .set('x-api-key', key);
+    expect(back.status).toBe(200);
+    expect(JSON.stringify(back.body)).toContain('https://q.example');
+    expect(JSON.stringify(back.body)).not.toContain('qd-secret-0123');
+  });
+});
