@@ -123,6 +123,8 @@ it('is ready, trains a site through its own queue consumer, and stops cleanly on
 
 it('resumes a crawl whose process was killed: the next process takes the job over once its lock expired', async () => {
   graph = await startServiceProcess({ script: GRAPH_MAIN, env });
+  // Pages 0–3 of the tree answer; the rest wait until the process is killed, however fast this machine trains.
+  s.holdSlow(4);
   const queued = await call(
     `${graph.url}/v4/knowledge_graph/website/?rag_id=${await ragConfig('proc_kill')}&async=true`,
     {
@@ -136,6 +138,7 @@ it('resumes a crawl whose process was killed: the next process takes the job ove
   const exited = new Promise((r) => graph.child.once('exit', r));
   graph.child.kill('SIGKILL');
   await exited;
+  s.releaseSlow();
   expect(started).toEqual(expect.objectContaining({ status: 'running', attempts: 1 }));
 
   graph = await startServiceProcess({ script: GRAPH_MAIN, env });

@@ -11,6 +11,10 @@ export interface TestSite {
   trap: LocalServer;
   /** Page bodies larger than the crawler's cap. */
   hugeBytes: number;
+  /** From now on, slow pages numbered `from` or more are answered only after `releaseSlow()`. */
+  holdSlow(from: number): void;
+  /** Answers the held slow pages, and holds none from now on. */
+  releaseSlow(): void;
   close(): Promise<void>;
 }
 
@@ -34,9 +38,14 @@ export async function startTestSite(opts: { hugeBytes: number; slowMs?: number }
     html(res, page('Trap', '<p>Internal secrets of the metadata service.</p>')),
   );
   const slow = opts.slowMs ?? 0;
+  let holdFrom = Infinity;
+  const held: (() => void)[] = [];
   const site = await startLocalServer(async (req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
-    if (path.startsWith('/slow/')) await new Promise((r) => setTimeout(r, slow));
+    if (path.startsWith('/slow/')) {
+      await new Promise((r) => setTimeout(r, slow));
+      if (Number(path.slice('/slow/'.length)) >= holdFrom) await new Promise<void>((r) => held.push(r));
+    }
     switch (path) {
       case '/robots.txt':
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -137,6 +146,13 @@ export async function startTestSite(opts: { hugeBytes: number; slowMs?: number }
     offsite,
     trap,
     hugeBytes: opts.hugeBytes,
+    holdSlow(from) {
+      holdFrom = from;
+    },
+    releaseSlow() {
+      holdFrom = Infinity;
+      for (const release of held.splice(0)) release();
+    },
     async close() {
       await Promise.all([site.close(), offsite.close(), trap.close()]);
     },

@@ -82,6 +82,8 @@ describe('?async=true', () => {
   it('resumes a crawl across a restart of the consumer, with the same graph as one uninterrupted run', async () => {
     const ragId = await g.createRag(g.alice);
     const first = g.startConsumer();
+    // Pages 0–3 of the tree answer; the rest wait until the consumer is stopping, however fast this machine trains.
+    s.holdSlow(4);
     const res = await startAsync(g.alice, ragId, {
       urls: [`${s.site.url}/slow/0`],
       max_crawl_pages: 12,
@@ -92,7 +94,9 @@ describe('?async=true', () => {
       (r) => r.body.pages_trained >= 2,
       'the first pages',
     );
-    await first.stop();
+    const stopping = first.stop();
+    s.releaseSlow();
+    await stopping;
     const stopped = await task(g.alice, res.body.task_id);
     expect(stopped.body.status).toBe('queued');
     expect(stopped.body.pages_trained).toBeLessThan(12);

@@ -1,4 +1,4 @@
-import { connectMongo, watchServedQueries, type Connection, type mongoose } from '@platform/db';
+import { connectMongo, mongoose, watchServedQueries, type Connection } from '@platform/db';
 import {
   addFire,
   createExecutionRepository,
@@ -36,11 +36,12 @@ const N = 20;
 /** Runs of the burst whose claims and finishes are counted. */
 const BURST = 64;
 /**
- * Measured 2.05–2.08 alone: the claim and the finish, and the webhook statistics writes that fall within the burst
- * (at most one a second per webhook, so a loaded machine that runs the burst slowly counts more of them). The bound
- * leaves half a command of room.
+ * Per run, the claim and the finish (measured 2.00–2.02 alone). The webhook's statistics writes are bounded by time,
+ * not by runs: at most one a second per webhook (coalesced), so a loaded machine that runs the burst slowly counts more
+ * of them; they are checked against the burst's duration apart.
  */
-const RUN_BUDGET = { db: 2.5, redis: 4 };
+const RUN_BUDGET = { db: 2.1, redis: 4 };
+const STATS_WRITE = 'update webhooks';
 const FIRE_BUDGET = { db: 2, redis: 6 };
 
 let redisServer: PrivateRedis;
@@ -96,36 +97,59 @@ const tally = (commands: string[]) =>
     .map(([c, n]) => `${c} ×${n}`)
     .join(', ');
 
+/**
+ * Waits for the runs to end, reading their statuses in one query a poll (64 reads a poll, 20 polls a second, were a
+ * load of their own on a busy machine) and bounded by a hang detector, not a speed target: a CI machine running
+ * other suites beside this one took longer than 15 s for the burst.
+ */
+const ENDED_WITHIN_MS = 60_000;
 const ended = (ids: string[]) =>
-  eventually(`${ids.length} runs to end`, async () => {
-    const all = await Promise.all(ids.map((id) => executions.get(id)));
-    return all.every((e) => e && ['succeeded', 'failed'].includes(e.status)) ? all : undefined;
-  });
-
-it(`a completed run of a burst costs at most ${RUN_BUDGET.db} database and ${RUN_BUDGET.redis} Redis commands, amortised`, async () => {
-  await ended([(await s.triggerWebhookRun({ payload: 'warm-up' })).id]); // connections and scripts loaded
-  await pauseAll();
-  // A burst, as concurrent triggers store it: the inserts that arrive together share one insertMany.
-  const ids = (
-    await Promise.all(Array.from({ length: BURST }, (_, i) => s.triggerWebhookRun({ payload: `run ${i}` })))
-  ).map((e) => e.id);
-
-  const work = await counted(
-    () => workers().forEach((w) => w.resume()),
+  eventually(
+    `${ids.length} runs to end`,
     async () => {
-      const runs = await ended(ids);
-      expect(runs.every((r) => r!.status === 'succeeded')).toBe(true);
+      const docs = await reader
+        .collection('executions')
+        .find({ _id: { $in: ids.map((id) => new mongoose.Types.ObjectId(id)) } }, { projection: { status: 1 } })
+        .toArray();
+      const done = docs.filter((d) => ['succeeded', 'failed'].includes(String(d.status)));
+      return done.length === ids.length ? Promise.all(ids.map((id) => executions.get(id))) : undefined;
     },
+    ENDED_WITHIN_MS,
   );
-  const db = work.db.length / BURST;
-  const redis = work.redis.length / BURST;
-  process.stdout.write(
-    `per run: ${db.toFixed(2)} database commands (${tally(work.db)}), ${redis.toFixed(2)} Redis commands\n`,
-  );
-  expect(db).toBeGreaterThan(0);
-  expect(db).toBeLessThanOrEqual(RUN_BUDGET.db);
-  expect(redis).toBeLessThanOrEqual(RUN_BUDGET.redis);
-});
+
+it(
+  `a completed run of a burst costs at most ${RUN_BUDGET.db} database and ${RUN_BUDGET.redis} Redis commands, amortised`,
+  async () => {
+    await ended([(await s.triggerWebhookRun({ payload: 'warm-up' })).id]); // connections and scripts loaded
+    await pauseAll();
+    // A burst, as concurrent triggers store it: the inserts that arrive together share one insertMany.
+    const ids = (
+      await Promise.all(Array.from({ length: BURST }, (_, i) => s.triggerWebhookRun({ payload: `run ${i}` })))
+    ).map((e) => e.id);
+
+    const startedAt = Date.now();
+    const work = await counted(
+      () => workers().forEach((w) => w.resume()),
+      async () => {
+        const runs = await ended(ids);
+        expect(runs.every((r) => r!.status === 'succeeded')).toBe(true);
+      },
+    );
+    const seconds = (Date.now() - startedAt) / 1000;
+    const statsWrites = work.db.filter((c) => c === STATS_WRITE).length;
+    const db = (work.db.length - statsWrites) / BURST;
+    const redis = work.redis.length / BURST;
+    process.stdout.write(
+      `per run: ${db.toFixed(2)} database commands besides ${statsWrites} statistics writes in ${seconds.toFixed(1)} s ` +
+        `(${tally(work.db)}), ${redis.toFixed(2)} Redis commands\n`,
+    );
+    expect(db).toBeGreaterThan(0);
+    expect(db).toBeLessThanOrEqual(RUN_BUDGET.db);
+    expect(statsWrites).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    expect(redis).toBeLessThanOrEqual(RUN_BUDGET.redis);
+  },
+  2 * ENDED_WITHIN_MS,
+);
 
 /** Counts the work of one fire of each schedule, queued while the consumers are paused. */
 async function fireRound(schedules: ScheduleRecord[], fireMs: number, round: number) {
@@ -154,28 +178,32 @@ async function fireRound(schedules: ScheduleRecord[], fireMs: number, round: num
   return { db: work.db.length / N, redis: work.redis.length / N, tally: tally(work.db) };
 }
 
-it(`a cron fire costs at most ${FIRE_BUDGET.db} database and ${FIRE_BUDGET.redis} Redis commands, amortised over a schedule's fires`, async () => {
-  const cron = '15 9 * * *';
-  const schedules: ScheduleRecord[] = [];
-  // The API's default overlap policy: each fire asks whether the schedule's previous run has ended.
-  const opts = { cron_expression: cron, timezone: 'UTC', overlap_policy: 'skip' as const };
-  for (let i = 0; i < N; i++) schedules.push(await s.createAgentSchedule(`report ${i}`, '21', opts));
-  const warm = await s.createAgentSchedule('warm-up', '21', opts);
-  const firstFire = nextFire(cron, 'UTC', Date.now())!;
-  await addFire(s.fires, warm.id, firstFire, 2_000);
-  await eventually('the warm-up fire', async () => ((await s.executionsOf(warm.id)).length === 1 ? true : undefined));
+it(
+  `a cron fire costs at most ${FIRE_BUDGET.db} database and ${FIRE_BUDGET.redis} Redis commands, amortised over a schedule's fires`,
+  async () => {
+    const cron = '15 9 * * *';
+    const schedules: ScheduleRecord[] = [];
+    // The API's default overlap policy: each fire asks whether the schedule's previous run has ended.
+    const opts = { cron_expression: cron, timezone: 'UTC', overlap_policy: 'skip' as const };
+    for (let i = 0; i < N; i++) schedules.push(await s.createAgentSchedule(`report ${i}`, '21', opts));
+    const warm = await s.createAgentSchedule('warm-up', '21', opts);
+    const firstFire = nextFire(cron, 'UTC', Date.now())!;
+    await addFire(s.fires, warm.id, firstFire, 2_000);
+    await eventually('the warm-up fire', async () => ((await s.executionsOf(warm.id)).length === 1 ? true : undefined));
 
-  for (const [round, fireMs] of [firstFire, nextFire(cron, 'UTC', firstFire)!].entries()) {
-    const work = await fireRound(schedules, fireMs, round + 1);
-    process.stdout.write(
-      `fire ${round + 1} of each schedule: ${work.db.toFixed(2)} database commands (${work.tally}), ${work.redis.toFixed(2)} Redis commands\n`,
-    );
-    expect(work.db).toBeGreaterThan(0);
-    expect(work.db).toBeLessThanOrEqual(FIRE_BUDGET.db);
-    expect(work.redis).toBeLessThanOrEqual(FIRE_BUDGET.redis);
-    // The runs end before the next fire, which then runs rather than being recorded as skipped.
-    const runs = (await Promise.all(schedules.map((sc) => s.executionsOf(sc.id)))).flat();
-    expect(runs.every((r) => r.status !== 'skipped')).toBe(true);
-    await ended(runs.map((r) => r.id));
-  }
-});
+    for (const [round, fireMs] of [firstFire, nextFire(cron, 'UTC', firstFire)!].entries()) {
+      const work = await fireRound(schedules, fireMs, round + 1);
+      process.stdout.write(
+        `fire ${round + 1} of each schedule: ${work.db.toFixed(2)} database commands (${work.tally}), ${work.redis.toFixed(2)} Redis commands\n`,
+      );
+      expect(work.db).toBeGreaterThan(0);
+      expect(work.db).toBeLessThanOrEqual(FIRE_BUDGET.db);
+      expect(work.redis).toBeLessThanOrEqual(FIRE_BUDGET.redis);
+      // The runs end before the next fire, which then runs rather than being recorded as skipped.
+      const runs = (await Promise.all(schedules.map((sc) => s.executionsOf(sc.id)))).flat();
+      expect(runs.every((r) => r.status !== 'skipped')).toBe(true);
+      await ended(runs.map((r) => r.id));
+    }
+  },
+  3 * ENDED_WITHIN_MS,
+);
