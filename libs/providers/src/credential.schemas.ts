@@ -10,6 +10,7 @@ import type { OpenedCredential } from './credential.schemas.types';
 export const openedCredential = Joi.object<OpenedCredential>({
   credential_id: Joi.string().required(),
   provider_id: Joi.string().required(),
-  api_key: Joi.string().min(1).required(),
+  /** Null on a credential of provider-specific keys only (an AWS credential). */
+  api_key: Joi.string().min(1).allow(null).required(),
   base_url: Joi.string().allow(null).required(),
 }).meta({ className: 'OpenedCredential' });

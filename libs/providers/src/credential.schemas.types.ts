@@ -3,6 +3,6 @@
 export interface OpenedCredential {
   credential_id: string;
   provider_id: string;
-  api_key: string;
+  api_key: string | null;
   base_url: string | null;
 }

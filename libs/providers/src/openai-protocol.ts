@@ -24,7 +24,11 @@ export async function postProvider(call: ProviderCall, path: string, body: Recor
   const res = await call.outbound.request({
     url: `${base}${path}`,
     method: 'POST',
-    headers: { authorization: `Bearer ${call.credential.api_key}`, 'content-type': 'application/json' },
+    // A credential without a key (a local server's) sends no Authorization header.
+    headers: {
+      ...(call.credential.api_key === null ? {} : { authorization: `Bearer ${call.credential.api_key}` }),
+      'content-type': 'application/json',
+    },
     body: { model: call.model, ...body },
     timeoutMs: call.timeoutMs,
     maxResponseBytes: MAX_RESPONSE_BYTES,

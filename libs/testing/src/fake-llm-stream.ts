@@ -7,6 +7,8 @@ export interface ScriptedStream {
   holdAfter?: number;
   /** After this many deltas, send the protocol's error event and end instead of finishing. */
   failAfter?: number;
+  /** End as a reply cut at the token limit (`finish_reason: "length"`, `stop_reason: "max_tokens"`). */
+  truncated?: boolean;
 }
 
 /** What the stand-in saw of its streams, for tests to assert on. */
@@ -22,7 +24,7 @@ export interface StreamState {
 const sse = (data: unknown, event?: string) =>
   `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
-function frames(protocol: 'openai' | 'anthropic') {
+function frames(protocol: 'openai' | 'anthropic', truncated = false) {
   if (protocol === 'openai') {
     const chunk = (delta: object, finish: string | null = null) => ({
       id: 'chatcmpl-s',
@@ -33,7 +35,7 @@ function frames(protocol: 'openai' | 'anthropic') {
       start: sse(chunk({ role: 'assistant', content: '' })),
       delta: (text: string) => sse(chunk({ content: text })),
       end:
-        sse(chunk({}, 'stop')) +
+        sse(chunk({}, truncated ? 'length' : 'stop')) +
         sse({
           id: 'chatcmpl-s',
           object: 'chat.completion.chunk',
@@ -60,7 +62,14 @@ function frames(protocol: 'openai' | 'anthropic') {
       sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta'),
     end:
       sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop') +
-      sse({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 6 } }, 'message_delta') +
+      sse(
+        {
+          type: 'message_delta',
+          delta: { stop_reason: truncated ? 'max_tokens' : 'end_turn' },
+          usage: { output_tokens: 6 },
+        },
+        'message_delta',
+      ) +
       sse({ type: 'message_stop' }, 'message_stop'),
     error: sse({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, 'error'),
   };
@@ -73,7 +82,7 @@ export async function writeStream(
   script: ScriptedStream,
   state: StreamState,
 ): Promise<void> {
-  const f = frames(protocol);
+  const f = frames(protocol, script.truncated);
   let finished = false;
   res.on('close', () => {
     if (!finished) state.aborted += 1;

@@ -38,10 +38,14 @@ import {
   completionMessage,
   completionPath,
   completionTextPart,
+  completionTool,
+  completionToolCall,
   MAX_COMPLETION_MESSAGES,
   MAX_CONTENT_CHARS,
   MAX_CONTENT_PARTS,
+  MAX_MESSAGE_TOOL_CALLS,
   MAX_REQUEST_TOOLS,
+  toolCallDelta,
 } from './completions/completion.schemas';
 import {
   credential,
@@ -111,6 +115,8 @@ const shapes = schemaComponents({
     completionBody,
     completionMessage,
     completionTextPart,
+    completionTool,
+    completionToolCall,
     toolSetBody,
     toolUpdate,
     bulkDeleteBody,
@@ -133,6 +139,7 @@ const shapes = schemaComponents({
     chatResponse,
     chatCompletion,
     chatCompletionChunk,
+    toolCallDelta,
     sessionMessages,
     sessionMessage,
     usage,
@@ -176,9 +183,9 @@ const providerError = { '502': { description: 'LLM provider error', ...error } }
 // Chat completions (OpenAI's protocol)
 const completionsDescription = [
   "OpenAI's chat-completions protocol over one of the caller's agents, so that the `openai` SDKs work with base URL `<host>/v3/inference/<agent_id>` and an API key as their key: the key is taken as `x-api-key` or `Authorization: Bearer <key>` (this route only). The agent decides its model (the request's `model` is echoed), prompt, tools and features (MEMORY, RAI, KNOWLEDGE_BASE), as on /v3/inference/chat/.",
-  "Messages: the last must be a user message (else 422 at its role): the turn's message. Earlier system/developer messages are added after the agent's system prompt for this call; earlier user/assistant messages are this call's history instead of stored memory (MEMORY reads the session's stored turns only when the request carries none). RAI checks each supplied message as input. Only the new turn is stored, in the session named by the `session_id` body field, else the `x-session-id` header, else a new session named by the completion id; the session comes back in the `x-session-id` header and `session_id`.",
-  `temperature, top_p and max_tokens / max_completion_tokens apply to this call (max_tokens at most the agent's own). n > 1 → 422. tools, tool_choice, parallel_tool_calls, user and model are accepted and not acted on (the agent runs its own tools); other OpenAI parameters (stop, seed, logprobs, penalties, ...) are dropped unread. Limits: ${MAX_COMPLETION_MESSAGES} messages, ${MAX_CONTENT_CHARS} characters per message or text part, ${MAX_CONTENT_PARTS} text parts per message (other part types → 422), ${MAX_REQUEST_TOOLS} tools.`,
-  'stream: true → text/event-stream of ChatCompletionChunk events (the first with role "assistant"; one per model delta; one with finish_reason "stop"; with stream_options.include_usage every chunk has usage null and a last chunk has no choices and the usage), then `data: [DONE]`. Errors before the first chunk are JSON with their status in the contract’s shape ({detail}), with OpenAI’s error object {message, type, param, code} beside it (every error answer of this route carries it, so that the SDKs’ exceptions say why); a failure after it is an `event: error` with `data: {"detail": ...}`. finish_reason is always "stop".',
+  "Messages: the last user message is the turn's message; after it only the turn's tool rounds may follow (assistant messages with tool_calls, tool messages of their results), so the last message is a user or a tool message (else 422 at its role). Earlier system/developer messages are added after the agent's system prompt for this call; earlier user/assistant/tool messages are this call's history instead of stored memory (MEMORY reads the session's stored turns only when the request carries none). A tool message names the call it answers (tool_call_id of an earlier assistant message, else 422). RAI checks each supplied message as input. Only the answered turn is stored (its user message and the final answer, not a reply that asks for the caller's functions), in the session named by the `session_id` body field, else the `x-session-id` header, else a new session named by the completion id; the session comes back in the `x-session-id` header and `session_id`.",
+  `temperature, top_p and max_tokens / max_completion_tokens apply to this call (max_tokens at most the agent's own). n > 1 → 422. tools: the caller's own functions, offered to the model beside the agent's tools (a name the agent's tools use → 422); the agent runs its own tools as on chat, and a reply asking for any of the caller's functions ends the run: the answer's message carries those tool_calls (content null unless the model wrote text too) with finish_reason "tool_calls", and the caller continues with tool messages of the results (calls of the agent's tools asked in the same reply are not run; the model asks again). tool_choice: auto (default), none (the caller's functions are not offered), required or a named function of tools (the turn's first model call must call a tool). parallel_tool_calls, user and model are accepted and not acted on; other OpenAI parameters (stop, seed, logprobs, penalties, ...) are dropped unread. Limits: ${MAX_COMPLETION_MESSAGES} messages, ${MAX_CONTENT_CHARS} characters per message or text part, ${MAX_CONTENT_PARTS} text parts per message (other part types → 422), ${MAX_REQUEST_TOOLS} tools, ${MAX_MESSAGE_TOOL_CALLS} tool calls per message.`,
+  'stream: true → text/event-stream of ChatCompletionChunk events (the first with role "assistant"; one per model delta; the calls of the caller’s functions, when the model asks for them, as one chunk of tool_calls; one with the finish_reason; with stream_options.include_usage every chunk has usage null and a last chunk has no choices and the usage), then `data: [DONE]`. Errors before the first chunk are JSON with their status in the contract’s shape ({detail}), with OpenAI’s error object {message, type, param, code} beside it (every error answer of this route carries it, so that the SDKs’ exceptions say why); a failure after it is an `event: error` with `data: {"detail": ...}`. finish_reason is "stop", "length" when the provider cut the answer at the token limit, or "tool_calls".',
 ].join('\n\n');
 
 // Tools

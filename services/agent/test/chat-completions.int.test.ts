@@ -247,7 +247,7 @@ describe('the request’s context and settings', () => {
     expect([lastSent().temperature, lastSent().top_p]).toEqual([0.7, 0.9]);
   });
 
-  it('parameters it does not act on are accepted: tools are not offered, seed, stop, logprobs, user dropped', async () => {
+  it('parameters it does not act on are accepted: seed, stop, logprobs, user, parallel_tool_calls dropped', async () => {
     const agentId = await agent();
     const res = await client(agentId).chat.completions.create({
       model: 'm',
@@ -257,13 +257,37 @@ describe('the request’s context and settings', () => {
       logprobs: true,
       user: 'end-user-1',
       presence_penalty: 0.1,
-      tool_choice: 'auto',
-      tools: [{ type: 'function', function: { name: 'client_side', parameters: { type: 'object' } } }],
+      parallel_tool_calls: false,
     });
     expect(res.choices[0]!.message.content).toBe('echo: Hi');
     const sent = lastSent();
-    for (const field of ['tools', 'seed', 'stop', 'logprobs', 'user', 'presence_penalty', 'tool_choice'])
+    for (const field of ['tools', 'seed', 'stop', 'logprobs', 'user', 'presence_penalty', 'parallel_tool_calls'])
       expect(sent[field]).toBeUndefined();
+  });
+
+  it('finish_reason is "length" when the provider cut the answer at the token limit, plain and streamed', async () => {
+    const agentId = await agent({ features: [] });
+    llm.script({
+      body: {
+        choices: [{ index: 0, message: { role: 'assistant', content: 'Once upon a' }, finish_reason: 'length' }],
+        usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
+      },
+    });
+    const plain = await client(agentId).chat.completions.create({
+      model: 'm',
+      max_tokens: 3,
+      messages: [user('A tale')],
+    });
+    expect([plain.choices[0]!.message.content, plain.choices[0]!.finish_reason]).toEqual(['Once upon a', 'length']);
+    llm.script({ stream: ['Once', ' upon'], truncated: true });
+    const stream = await client(agentId).chat.completions.create({
+      model: 'm',
+      messages: [user('A tale')],
+      stream: true,
+    });
+    const reasons: (string | null)[] = [];
+    for await (const chunk of stream) reasons.push(chunk.choices[0]?.finish_reason ?? null);
+    expect(reasons).toEqual([null, null, null, 'length']);
   });
 });
 
@@ -386,6 +410,153 @@ describe('the agent’s own tools', () => {
   });
 });
 
+describe('the caller’s own tools', () => {
+  const weather = {
+    type: 'function' as const,
+    function: {
+      name: 'get_weather',
+      description: 'The weather of a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  };
+  const askedCall = {
+    id: 'call_w',
+    type: 'function' as const,
+    function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+  };
+  const offeredNames = () => (lastSent().tools as { function: { name: string } }[]).map((f) => f.function.name);
+
+  it('are offered beside the agent’s tools; a call of one comes back as tool_calls, and the conversation continues with its result', async () => {
+    const agentId = await agent({ tools: ['openapi-pets-getPet'], features: [] });
+    const c = client(agentId);
+    llm.script({ body: openAiToolCallReply('call_w', 'get_weather', { city: 'Paris' }) });
+    const asked = await c.chat.completions.create(
+      inSession('weather-1', { model: 'm', messages: [user('Weather in Paris?')], tools: [weather] }),
+    );
+    expect(asked.choices).toEqual([
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, refusal: null, tool_calls: [askedCall] },
+        logprobs: null,
+        finish_reason: 'tool_calls',
+      },
+    ]);
+    expect(asked.usage).toEqual({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
+    expect(offeredNames()).toEqual(['openapi-pets-getPet', 'get_weather']);
+    expect((lastSent().tools as { function: unknown }[])[1]!.function).toEqual(weather.function);
+    expect(lastSent().tool_choice).toBeUndefined();
+    // Not an answer yet: nothing is stored until the caller continues.
+    const session = () => request(t.app).get('/v3/inference/sessions/weather-1/messages').set('x-api-key', alice);
+    expect((await session()).body.messages).toEqual([]);
+
+    llm.script({ body: openAiTextReply('Sunny in Paris') });
+    const answered = await c.chat.completions.create(
+      inSession('weather-1', {
+        model: 'm',
+        tools: [weather],
+        messages: [
+          user('Weather in Paris?'),
+          asked.choices[0]!.message,
+          { role: 'tool', tool_call_id: 'call_w', content: '{"sky":"sunny"}' },
+        ],
+      }),
+    );
+    expect([answered.choices[0]!.message.content, answered.choices[0]!.finish_reason]).toEqual([
+      'Sunny in Paris',
+      'stop',
+    ]);
+    expect(lastSent().messages).toEqual([
+      { role: 'system', content: 'You are helpful.' },
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: null, tool_calls: [askedCall] },
+      { role: 'tool', tool_call_id: 'call_w', content: '{"sky":"sunny"}' },
+    ]);
+    expect((await session()).body.messages.map((m: { content: string }) => m.content)).toEqual([
+      'Sunny in Paris',
+      'Weather in Paris?',
+    ]);
+  });
+
+  it('streamed: the calls come as one chunk of tool_calls, then finish_reason "tool_calls"', async () => {
+    const agentId = await agent({ features: [] });
+    llm.script({ body: openAiToolCallReply('call_w', 'get_weather', { city: 'Paris' }) });
+    const stream = await client(agentId).chat.completions.create({
+      model: 'm',
+      messages: [user('Weather in Paris?')],
+      tools: [weather],
+      stream: true,
+    });
+    const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.map((c) => [c.choices[0]!.delta, c.choices[0]!.finish_reason])).toEqual([
+      [{ role: 'assistant', content: '' }, null],
+      [{ tool_calls: [{ index: 0, ...askedCall }] }, null],
+      [{}, 'tool_calls'],
+    ]);
+  });
+
+  it('tool_choice: none offers them not; required and a named function reach the provider on the first call', async () => {
+    const agentId = await agent({ features: [] });
+    const c = client(agentId);
+    await c.chat.completions.create({ model: 'm', messages: [user('Hi')], tools: [weather], tool_choice: 'none' });
+    expect(lastSent().tools).toBeUndefined();
+    llm.script({ body: openAiToolCallReply('call_w', 'get_weather', { city: 'Paris' }) });
+    await c.chat.completions.create({ model: 'm', messages: [user('Hi')], tools: [weather], tool_choice: 'required' });
+    expect(lastSent().tool_choice).toBe('required');
+    llm.script({ body: openAiToolCallReply('call_w', 'get_weather', { city: 'Paris' }) });
+    const named = { type: 'function' as const, function: { name: 'get_weather' } };
+    await c.chat.completions.create({ model: 'm', messages: [user('Hi')], tools: [weather], tool_choice: named });
+    expect(lastSent().tool_choice).toEqual(named);
+  });
+
+  it('refuses what cannot be a tool conversation, with the place it is wrong (422) and without calling the model', async () => {
+    const agentId = await agent({ tools: ['openapi-pets-getPet'], features: [] });
+    const before = llm.requests.length;
+    const call = { role: 'assistant', content: null, tool_calls: [askedCall] };
+    const cases: [unknown, (string | number)[]][] = [
+      [
+        { messages: [user('x'), call, { role: 'tool', content: 'r' }], tools: [weather] },
+        ['body', 'messages', 2, 'tool_call_id'],
+      ],
+      [
+        { messages: [user('x'), call, { role: 'tool', tool_call_id: 'call_other', content: 'r' }], tools: [weather] },
+        ['body', 'messages', 2, 'tool_call_id'],
+      ],
+      [
+        {
+          messages: [user('x'), { role: 'assistant', content: 'y' }, { role: 'tool', tool_call_id: 'c', content: 'r' }],
+        },
+        ['body', 'messages', 1, 'role'],
+      ],
+      [{ messages: [{ ...user('x'), tool_calls: [askedCall] }] }, ['body', 'messages', 0, 'tool_calls']],
+      [{ messages: [user('x'), call] }, ['body', 'messages', 1, 'role']],
+      [
+        { messages: [user('x')], tools: [{ type: 'function', function: { name: 'openapi-pets-getPet' } }] },
+        ['body', 'tools', 0, 'function', 'name'],
+      ],
+      [{ messages: [user('x')], tools: [weather, weather] }, ['body', 'tools', 1, 'function', 'name']],
+      [
+        { messages: [user('x')], tools: [{ type: 'function', function: { name: 'bad name' } }] },
+        ['body', 'tools', 0, 'function', 'name'],
+      ],
+      [{ messages: [user('x')], tools: [{ type: 'code_interpreter' }] }, ['body', 'tools', 0, 'type']],
+      [
+        { messages: [user('x')], tools: [weather], tool_choice: { type: 'function', function: { name: 'other' } } },
+        ['body', 'tool_choice', 'function', 'name'],
+      ],
+      [{ messages: [user('x')], tool_choice: 'sometimes' }, ['body', 'tool_choice']],
+    ];
+    for (const [body, loc] of cases) {
+      const res = await request(t.app)
+        .post(`/v3/inference/${agentId}/chat/completions`)
+        .set('x-api-key', alice)
+        .send(body as object);
+      expect([res.status, res.body.detail?.[0]?.loc]).toEqual([422, loc]);
+    }
+    expect(llm.requests.length).toBe(before);
+  });
+});
+
 describe('RAI', () => {
   const policy = {
     prompt_injection: { enabled: true },
@@ -463,7 +634,7 @@ describe('bad input → 4xx in the contract’s shape', () => {
       [
         { messages: [user('x'), { role: 'assistant', content: 'y' }] },
         ['body', 'messages', 1, 'role'],
-        'The last message must be a user message: it is the turn the agent answers',
+        'The last message must be a user message (the turn the agent answers) or the result of a tool call the model asked for',
       ],
       [{ messages: [{ role: 'tool', content: 'r', tool_call_id: 'c' }] }, ['body', 'messages', 0, 'role'], ''],
       [
@@ -504,11 +675,10 @@ describe('bad input → 4xx in the contract’s shape', () => {
     expect((await post(agentId, { messages: parts(MAX_CONTENT_PARTS) })).status).toBe(200);
     const tooManyParts = await post(agentId, { messages: parts(MAX_CONTENT_PARTS + 1) });
     expect([tooManyParts.status, tooManyParts.body.detail[0].loc]).toEqual([422, ['body', 'messages', 0, 'content']]);
-    const tool = { type: 'function', function: { name: 'f' } };
-    expect((await post(agentId, { messages: [user('x')], tools: Array(MAX_REQUEST_TOOLS).fill(tool) })).status).toBe(
-      200,
-    );
-    const tooManyTools = await post(agentId, { messages: [user('x')], tools: Array(MAX_REQUEST_TOOLS + 1).fill(tool) });
+    const tools = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ type: 'function', function: { name: `f${i}` } }));
+    expect((await post(agentId, { messages: [user('x')], tools: tools(MAX_REQUEST_TOOLS) })).status).toBe(200);
+    const tooManyTools = await post(agentId, { messages: [user('x')], tools: tools(MAX_REQUEST_TOOLS + 1) });
     expect([tooManyTools.status, tooManyTools.body.detail[0].loc]).toEqual([422, ['body', 'tools']]);
     const huge = await post(agentId, { messages: [user('x'.repeat(MAX_CONTENT_CHARS + 1))] });
     expect([huge.status, huge.body.detail, huge.body.error?.type]).toEqual([

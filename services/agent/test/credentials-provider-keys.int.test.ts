@@ -149,6 +149,47 @@ it('the open route (inference) still gets only the api key and base_url', async 
   expect(opened.body).toEqual({ credential_id: id, provider_id: 'qdrant', api_key: QDRANT_KEY, base_url: null });
 });
 
+it('a credential of provider-specific keys only (an AWS memory credential) needs no api_key: stored, read with api_key null, opened with none, refused as an agent’s model credential', async () => {
+  const aws = {
+    name: 'Memory store',
+    provider_id: 'aws',
+    type: 'memory',
+    credentials: { aws_access_key_id: 'AKIAEXAMPLE0001', aws_secret_access_key: AWS_SECRET, region: 'eu-west-1' },
+    meta_data: {},
+  };
+  const id = await create(aws);
+  const read = await get(alice, id);
+  expect(read.body.credentials).toEqual(
+    expect.objectContaining({ api_key: null, base_url: null, aws_secret_access_key: '***' }),
+  );
+  expect(JSON.stringify(read.body)).not.toContain(AWS_SECRET);
+  const opened = await request(t.app)
+    .post(`/v3/providers/credentials/${id}/open`)
+    .set('x-internal-secret', INTERNAL)
+    .set('x-on-behalf-of-user', 'alice')
+    .set('x-on-behalf-of-org', 'acme');
+  expect(opened.body).toEqual({ credential_id: id, provider_id: 'aws', api_key: null, base_url: null });
+  // A later PUT may give it a key; "***" and a missing key keep what is stored.
+  expect((await put(alice, id, { credentials: { api_key: '***', region: 'eu-west-2' } })).status).toBe(200);
+  expect((await get(alice, id)).body.credentials).toEqual(
+    expect.objectContaining({ api_key: null, region: 'eu-west-2' }),
+  );
+  // As the model credential of an agent it cannot serve: 422 before any provider is asked.
+  const agent = await request(t.app)
+    .post('/v3/agents/')
+    .set('x-api-key', alice)
+    .send({ name: 'a', provider_id: 'openai', model: 'gpt-4o-mini', llm_credential_id: id, system_prompt: 'x' });
+  expect(agent.status).toBe(201);
+  const chat = await request(t.app)
+    .post('/v3/inference/chat/')
+    .set('x-api-key', alice)
+    .send({ agent_id: String(agent.body.agent_id), session_id: 's', message: 'hi', user_id: 'alice' });
+  expect([chat.status, chat.body.detail[0].type]).toEqual([422, 'credential_api_key_missing']);
+  // Without any provider-specific key, api_key stays required.
+  const bare = await post(alice, { ...aws, credentials: { base_url: 'https://example.com' } });
+  expect([bare.status, bare.body.detail[0].loc]).toEqual([422, ['body', 'credentials', 'api_key']]);
+});
+
 describe('limits (422 at the field, nothing stored)', () => {
   const refused = async (credentials: Record<string, unknown>, loc: (string | number)[], type: string) => {
     const res = await post(alice, { ...qdrant, name: 'Refused', credentials });

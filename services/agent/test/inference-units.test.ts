@@ -104,3 +104,21 @@ describe('config', () => {
     expect(() => loadConfig(configSchema, { ...base, [name]: value })).toThrow(name);
   });
 });
+
+it('Anthropic: a required tool call is tool_choice any or tool; a reply cut at max_tokens is truncated', () => {
+  const target = { providerId: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', apiKey: 'k' };
+  const tools = [{ name: 'get_weather', description: '', parameters: { type: 'object' } }];
+  const req = { model: 'm', system: '', messages: [{ role: 'user' as const, content: 'a' }], params: {}, tools };
+  expect(anthropicAdapter.build(target, { ...req, toolChoice: 'required' }).body.tool_choice).toEqual({ type: 'any' });
+  expect(anthropicAdapter.build(target, { ...req, toolChoice: { name: 'get_weather' } }).body.tool_choice).toEqual({
+    type: 'tool',
+    name: 'get_weather',
+  });
+  expect(anthropicAdapter.build(target, req).body).not.toHaveProperty('tool_choice');
+  const reply = { content: [{ type: 'text', text: 'Once upon a' }], stop_reason: 'max_tokens' };
+  expect(anthropicAdapter.parse(reply, req)).toEqual({ text: 'Once upon a', usage: null, truncated: true });
+  expect(anthropicAdapter.parse({ ...reply, stop_reason: 'end_turn' }, req)).toEqual({
+    text: 'Once upon a',
+    usage: null,
+  });
+});

@@ -42,6 +42,7 @@ describe('provider stream pieces', () => {
     });
     expect(openAiPiece('{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1"}]}}]}')).toEqual({ toolCall: true });
     expect(openAiPiece('{"error":{"message":"overloaded"}}')).toEqual({ error: 'overloaded' });
+    expect(openAiPiece('{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}')).toEqual({ truncated: true });
     expect(openAiPiece('[DONE]')).toEqual({ done: true });
     expect(openAiPiece('not json')).toEqual({});
   });
@@ -76,6 +77,12 @@ describe('provider stream pieces', () => {
     expect(anthropicPiece('message_delta', '{"type":"message_delta","usage":{"output_tokens":7}}')).toEqual({
       outputTokens: 7,
     });
+    expect(
+      anthropicPiece(
+        'message_delta',
+        '{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":9}}',
+      ),
+    ).toEqual({ outputTokens: 9, truncated: true });
     expect(
       anthropicPiece('error', '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
     ).toEqual({ error: 'Overloaded' });

@@ -11,6 +11,7 @@ import { listen, type RunningServer } from '@platform/http';
 import {
   captureLogger,
   createTestDatabases,
+  openAiTextReply,
   startFakeLlm,
   startServiceProcess,
   testInfra,
@@ -116,6 +117,62 @@ test('a streamed completion passes through the gateway chunk by chunk, ending wi
   }
   expect(text).toBe('Hi there');
   expect(usage).toEqual({ prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 });
+});
+
+test('the client’s own tools through the gateway: the openai runTools helper runs the function the model asks for and gets the final answer', async () => {
+  llm.script(
+    {
+      body: {
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [
+                { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+              ],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      },
+    },
+    { body: openAiTextReply('Snow in Oslo') },
+  );
+  const asked: unknown[] = [];
+  const runner = client().chat.completions.runTools({
+    model: 'any',
+    messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+    tools: [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'The weather of a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          parse: JSON.parse,
+          function: (args: { city: string }) => {
+            asked.push(args);
+            return { sky: 'snow' };
+          },
+        },
+      },
+    ],
+  });
+  expect(await runner.finalContent()).toBe('Snow in Oslo');
+  expect(asked).toEqual([{ city: 'Oslo' }]);
+  // The second call carried the function's result back to the model, after the call it answers.
+  expect(llm.bodies().at(-1)!.messages).toEqual([
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Weather in Oslo?' },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }],
+    },
+    { role: 'tool', tool_call_id: 'call_1', content: '{"sky":"snow"}' },
+  ]);
 });
 
 test('an unknown agent through the gateway is the client’s NotFoundError', async () => {

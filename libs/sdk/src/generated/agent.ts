@@ -664,11 +664,11 @@ export interface paths {
          * Run an agent with an OpenAI chat-completions request (plain or streamed)
          * @description OpenAI's chat-completions protocol over one of the caller's agents, so that the `openai` SDKs work with base URL `<host>/v3/inference/<agent_id>` and an API key as their key: the key is taken as `x-api-key` or `Authorization: Bearer <key>` (this route only). The agent decides its model (the request's `model` is echoed), prompt, tools and features (MEMORY, RAI, KNOWLEDGE_BASE), as on /v3/inference/chat/.
          *
-         *     Messages: the last must be a user message (else 422 at its role): the turn's message. Earlier system/developer messages are added after the agent's system prompt for this call; earlier user/assistant messages are this call's history instead of stored memory (MEMORY reads the session's stored turns only when the request carries none). RAI checks each supplied message as input. Only the new turn is stored, in the session named by the `session_id` body field, else the `x-session-id` header, else a new session named by the completion id; the session comes back in the `x-session-id` header and `session_id`.
+         *     Messages: the last user message is the turn's message; after it only the turn's tool rounds may follow (assistant messages with tool_calls, tool messages of their results), so the last message is a user or a tool message (else 422 at its role). Earlier system/developer messages are added after the agent's system prompt for this call; earlier user/assistant/tool messages are this call's history instead of stored memory (MEMORY reads the session's stored turns only when the request carries none). A tool message names the call it answers (tool_call_id of an earlier assistant message, else 422). RAI checks each supplied message as input. Only the answered turn is stored (its user message and the final answer, not a reply that asks for the caller's functions), in the session named by the `session_id` body field, else the `x-session-id` header, else a new session named by the completion id; the session comes back in the `x-session-id` header and `session_id`.
          *
-         *     temperature, top_p and max_tokens / max_completion_tokens apply to this call (max_tokens at most the agent's own). n > 1 → 422. tools, tool_choice, parallel_tool_calls, user and model are accepted and not acted on (the agent runs its own tools); other OpenAI parameters (stop, seed, logprobs, penalties, ...) are dropped unread. Limits: 256 messages, 1048576 characters per message or text part, 64 text parts per message (other part types → 422), 128 tools.
+         *     temperature, top_p and max_tokens / max_completion_tokens apply to this call (max_tokens at most the agent's own). n > 1 → 422. tools: the caller's own functions, offered to the model beside the agent's tools (a name the agent's tools use → 422); the agent runs its own tools as on chat, and a reply asking for any of the caller's functions ends the run: the answer's message carries those tool_calls (content null unless the model wrote text too) with finish_reason "tool_calls", and the caller continues with tool messages of the results (calls of the agent's tools asked in the same reply are not run; the model asks again). tool_choice: auto (default), none (the caller's functions are not offered), required or a named function of tools (the turn's first model call must call a tool). parallel_tool_calls, user and model are accepted and not acted on; other OpenAI parameters (stop, seed, logprobs, penalties, ...) are dropped unread. Limits: 256 messages, 1048576 characters per message or text part, 64 text parts per message (other part types → 422), 128 tools, 128 tool calls per message.
          *
-         *     stream: true → text/event-stream of ChatCompletionChunk events (the first with role "assistant"; one per model delta; one with finish_reason "stop"; with stream_options.include_usage every chunk has usage null and a last chunk has no choices and the usage), then `data: [DONE]`. Errors before the first chunk are JSON with their status in the contract’s shape ({detail}), with OpenAI’s error object {message, type, param, code} beside it (every error answer of this route carries it, so that the SDKs’ exceptions say why); a failure after it is an `event: error` with `data: {"detail": ...}`. finish_reason is always "stop".
+         *     stream: true → text/event-stream of ChatCompletionChunk events (the first with role "assistant"; one per model delta; the calls of the caller’s functions, when the model asks for them, as one chunk of tool_calls; one with the finish_reason; with stream_options.include_usage every chunk has usage null and a last chunk has no choices and the usage), then `data: [DONE]`. Errors before the first chunk are JSON with their status in the contract’s shape ({detail}), with OpenAI’s error object {message, type, param, code} beside it (every error answer of this route carries it, so that the SDKs’ exceptions say why); a failure after it is an `event: error` with `data: {"detail": ...}`. finish_reason is "stop", "length" when the provider cut the answer at the token limit, or "tool_calls".
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -3118,7 +3118,7 @@ export interface components {
             })[] | string | null;
         };
         CompletionBody: {
-            /** @description The conversation, oldest first; the last message must be the user message this turn answers. System (and developer) messages are added after the agent’s own system prompt for this call; earlier user and assistant messages are this call’s history instead of stored memory. */
+            /** @description The conversation, oldest first. The last user message is the turn’s message; after it only the tool rounds of this turn may follow (assistant messages with `tool_calls`, then `tool` messages of their results), so the last message is a user or a tool message. System (and developer) messages are added after the agent’s own system prompt for this call; earlier user, assistant and tool messages are this call’s history instead of stored memory. */
             messages: components["schemas"]["CompletionMessage"][];
             /** @description Accepted and echoed in the answer; the agent decides the model it runs on */
             model?: string | null;
@@ -3153,29 +3153,61 @@ export interface components {
             })[] | string | null;
             /** @description Accepted and ignored: it names an end user, not a conversation (use session_id) */
             user?: string | null;
-            /** @description Accepted and not offered to the model: the agent runs its own tools (its tools and max_iterations) */
-            tools?: {
-                [key: string]: unknown;
-            }[] | null;
-            /** @description Accepted and ignored */
-            tool_choice?: string | {
-                [key: string]: unknown;
+            /** @description The caller’s own functions, offered to the model beside the agent’s tools (names must differ from theirs: 422). The agent runs its own tools; when the model asks for the caller’s, the answer carries `tool_calls` with `finish_reason: "tool_calls"`, and the caller continues the conversation with `tool` messages of their results. */
+            tools?: components["schemas"]["CompletionTool"][] | null;
+            /** @description `auto` (the default): the model decides; `none`: the caller’s functions are not offered; `required` or a named function: the turn’s first model call must call a tool (that one) */
+            tool_choice?: ("none" | "auto" | "required") | {
+                /** @enum {string} */
+                type: "function";
+                function: {
+                    name: string;
+                };
             } | null;
             /** @description Accepted and ignored */
             parallel_tool_calls?: boolean | null;
         };
         CompletionMessage: {
             /** @enum {string} */
-            role: "system" | "developer" | "user" | "assistant";
+            role: "system" | "developer" | "user" | "assistant" | "tool";
             /** @description A string, text parts, or null (read as empty) */
             content?: string | components["schemas"]["CompletionTextPart"][] | null;
             /** @description Accepted and ignored */
             name?: string | null;
+            /** @description On an assistant message: the calls of the caller’s functions the model asked for (as a previous answer gave them) */
+            tool_calls?: components["schemas"]["CompletionToolCall"][] | null;
+            /** @description On a tool message (required there): the call of an earlier assistant message this is the result of */
+            tool_call_id?: string | null;
         };
         CompletionTextPart: {
             /** @enum {string} */
             type: "text";
             text: string;
+        };
+        CompletionTool: {
+            /** @enum {string} */
+            type: "function";
+            function: {
+                name: string;
+                description?: string | null;
+                /** @description JSON Schema of the arguments (an object with no properties when absent) */
+                parameters?: {
+                    [key: string]: unknown;
+                } | null;
+                /** @description Accepted and ignored */
+                strict?: boolean | null;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        CompletionToolCall: {
+            id: string;
+            /** @enum {string} */
+            type: "function";
+            function: {
+                name: string;
+                /** @description JSON text, as the model wrote it */
+                arguments: string;
+            };
         };
         ToolSetBody: {
             /** @description Stored as openapi-<tool_set_name>. */
@@ -3246,7 +3278,8 @@ export interface components {
             type?: string | null;
             /** @description Provider-specific keys beside api_key and base_url (a Qdrant `url`, AWS keys, ...), at most 20 keys in all, each value a string of at most 4096 characters or null, names matching ^(?!(?:api_key|base_url)$)[A-Za-z][A-Za-z0-9_-]{0,63}$; other names are dropped. Stored only: kept and returned, not acted on. url, host, port, api_url, api_base, api_version, endpoint, endpoint_url, region, aws_region, database, collection_name, index_name, namespace, environment, project_id, deployment_name, username are stored in clear and returned as sent; every other key is sealed like api_key and read as "***". At most 16384 characters as JSON, nesting depth at most 1. */
             credentials: {
-                api_key: string;
+                /** @description Required unless the credential has provider-specific keys (an AWS credential: aws_access_key_id, aws_secret_access_key, region) */
+                api_key?: string;
                 /** Format: uri */
                 base_url?: string | null;
                 /** @description A string of at most 4096 characters, or null */
@@ -3475,14 +3508,26 @@ export interface components {
                 message: {
                     /** @enum {string} */
                     role: "assistant";
-                    content: string;
+                    /** @description null when the answer is tool calls only */
+                    content: string | null;
                     /** @enum {unknown} */
                     refusal: null;
+                    /** @description Calls of the caller’s functions */
+                    tool_calls?: {
+                        id: string;
+                        /** @enum {string} */
+                        type: "function";
+                        function: {
+                            name: string;
+                            /** @description JSON text, as the model wrote it */
+                            arguments: string;
+                        };
+                    }[];
                 };
                 /** @enum {unknown} */
                 logprobs: null;
                 /** @enum {string} */
-                finish_reason: "stop";
+                finish_reason: "stop" | "length" | "tool_calls";
             }[];
             /** @description Tokens of every model call of the turn; 0 when the model was not called */
             usage: {
@@ -3505,12 +3550,13 @@ export interface components {
                 delta: {
                     /** @enum {string} */
                     role?: "assistant";
-                    content?: string;
+                    content?: string | null;
+                    tool_calls?: components["schemas"]["ToolCallDelta"][];
                 };
                 /** @enum {unknown} */
                 logprobs: null;
                 /** @enum {string|null} */
-                finish_reason: "stop" | null;
+                finish_reason: "stop" | "length" | "tool_calls" | null;
             }[];
             /** @description With stream_options.include_usage: null, then the totals on the last chunk */
             usage?: {
@@ -3518,6 +3564,17 @@ export interface components {
                 completion_tokens: number;
                 total_tokens: number;
             } | null;
+        };
+        ToolCallDelta: {
+            index: number;
+            id: string;
+            /** @enum {string} */
+            type: "function";
+            function: {
+                name: string;
+                /** @description JSON text, as the model wrote it */
+                arguments: string;
+            };
         };
         SessionMessages: {
             total: number;
@@ -3671,8 +3728,11 @@ export interface components {
             type: string;
             /** @description The api key masked; provider-specific keys: url, host, port, api_url, api_base, api_version, endpoint, endpoint_url, region, aws_region, database, collection_name, index_name, namespace, environment, project_id, deployment_name, username as sent, every other one "***" (or null). */
             credentials: {
-                /** @enum {string} */
-                api_key: "***";
+                /**
+                 * @description null when the credential has none
+                 * @enum {string|null}
+                 */
+                api_key: "***" | null;
                 base_url: string | null;
                 "/^(?!(?:api_key|base_url)$)[A-Za-z][A-Za-z0-9_-]{0,63}$/"?: string | null;
             } & {
@@ -3699,8 +3759,8 @@ export interface components {
         OpenedCredential: {
             credential_id: string;
             provider_id: string;
-            /** @description The unsealed key */
-            api_key: string;
+            /** @description The unsealed key; null when the credential has none */
+            api_key: string | null;
             base_url: string | null;
         };
         TaskAccepted: {

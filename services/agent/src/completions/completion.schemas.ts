@@ -15,6 +15,9 @@ import type {
   CompletionMessage,
   CompletionPath,
   CompletionTextPart,
+  CompletionTool,
+  CompletionToolCall,
+  ToolCallDelta,
 } from './completion.schemas.types';
 
 /** Most messages in one request (the conversation so far and the new one). */
@@ -23,15 +26,26 @@ export const MAX_COMPLETION_MESSAGES = 256;
 export const MAX_CONTENT_CHARS = 1_048_576;
 /** Most content parts of one message. */
 export const MAX_CONTENT_PARTS = 64;
-/** Most entries of `tools` (OpenAI's own limit); they are accepted and not offered to the model. */
+/** Most entries of `tools` (OpenAI's own limit). */
 export const MAX_REQUEST_TOOLS = 128;
+/** Most tool calls on one assistant message. */
+export const MAX_MESSAGE_TOOL_CALLS = 128;
+/** Longest description of a caller's function. */
+export const MAX_TOOL_DESCRIPTION_CHARS = 16_384;
+/** A function name as the providers accept it. */
+export const FUNCTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Longest tool call id. */
+export const MAX_TOOL_CALL_ID_CHARS = 256;
 /** Largest `max_tokens` / `max_completion_tokens`. */
 export const MAX_TOKENS_LIMIT = 1_000_000;
 /** Longest session id (as on chat). */
 export const MAX_SESSION_ID_CHARS = 200;
 
-/** The roles a message may have: tool results and function calls belong to client-side tools, which agents do not take. */
-export const MESSAGE_ROLES = ['system', 'developer', 'user', 'assistant'] as const;
+/** The roles a message may have (`function`, OpenAI's deprecated form of `tool`, is not taken). */
+export const MESSAGE_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
+
+/** Why an answer ended: answered, cut at the token limit, or asking for the caller's functions. */
+export const FINISH_REASONS = ['stop', 'length', 'tool_calls'] as const;
 
 const nullable = <S extends Joi.Schema>(schema: S) => schema.allow(null);
 
@@ -41,13 +55,31 @@ export const completionTextPart = Joi.object<CompletionTextPart>({
   text: Joi.string().allow('').max(MAX_CONTENT_CHARS).required(),
 }).meta({ className: 'CompletionTextPart' });
 
+const functionName = Joi.string()
+  .pattern(FUNCTION_NAME)
+  .messages({ 'string.pattern.base': 'A function name is 1–64 letters, digits, underscores or hyphens' });
+
+const toolCallKeys = {
+  id: Joi.string().min(1).max(MAX_TOOL_CALL_ID_CHARS).required(),
+  type: Joi.string().valid('function').required(),
+  function: Joi.object({
+    name: functionName.required(),
+    arguments: Joi.string().allow('').max(MAX_CONTENT_CHARS).required().description('JSON text, as the model wrote it'),
+  }).required(),
+};
+
+/** A call of one of the caller's functions, as the model asked for it (answers and earlier assistant messages). */
+export const completionToolCall = Joi.object<CompletionToolCall>(toolCallKeys).meta({
+  className: 'CompletionToolCall',
+});
+
 /** One message: its role and its text, as a string or text parts (joined by a newline). */
 export const completionMessage = Joi.object<CompletionMessage>({
   role: Joi.string()
     .valid(...MESSAGE_ROLES)
     .required()
     .messages({
-      'any.only': `Role must be one of ${MESSAGE_ROLES.join(', ')}: tool and function messages belong to client-side tools, and an agent runs its own tools`,
+      'any.only': `Role must be one of ${MESSAGE_ROLES.join(', ')} (function messages are OpenAI's deprecated form of tool messages)`,
     }),
   content: nullable(
     Joi.alternatives(
@@ -56,13 +88,34 @@ export const completionMessage = Joi.object<CompletionMessage>({
     ),
   ).description('A string, text parts, or null (read as empty)'),
   name: nullable(Joi.string().max(256)).description('Accepted and ignored'),
+  tool_calls: nullable(Joi.array().items(completionToolCall).max(MAX_MESSAGE_TOOL_CALLS)).description(
+    'On an assistant message: the calls of the caller’s functions the model asked for (as a previous answer gave them)',
+  ),
+  tool_call_id: nullable(Joi.string().min(1).max(MAX_TOOL_CALL_ID_CHARS)).description(
+    'On a tool message (required there): the call of an earlier assistant message this is the result of',
+  ),
 }).meta({ className: 'CompletionMessage' });
+
+/** One of the caller's functions, offered to the model beside the agent's own tools. */
+export const completionTool = Joi.object<CompletionTool>({
+  type: Joi.string().valid('function').required().messages({ 'any.only': 'Only function tools are supported' }),
+  function: Joi.object({
+    name: functionName.required(),
+    description: nullable(Joi.string().allow('').max(MAX_TOOL_DESCRIPTION_CHARS)),
+    parameters: nullable(Joi.object().unknown(true)).description(
+      'JSON Schema of the arguments (an object with no properties when absent)',
+    ),
+    strict: nullable(Joi.boolean()).description('Accepted and ignored'),
+  })
+    .unknown(true)
+    .required(),
+}).meta({ className: 'CompletionTool' });
 
 /**
  * The request body: OpenAI's chat-completions request. Read: `messages`, `stream`, `stream_options.include_usage`,
- * `temperature`, `top_p`, `max_tokens` / `max_completion_tokens`, `n` (1 only), and two extra fields, `session_id`
- * and `system_prompt_variables`. `model`, `user`, `tools`, `tool_choice` and `parallel_tool_calls` are accepted and
- * not acted on; any other OpenAI parameter (`stop`, `seed`, `logprobs`, `presence_penalty`, ...) is dropped unread.
+ * `temperature`, `top_p`, `max_tokens` / `max_completion_tokens`, `n` (1 only), `tools`, `tool_choice`, and two extra
+ * fields, `session_id` and `system_prompt_variables`. `model`, `user` and `parallel_tool_calls` are accepted and not
+ * acted on; any other OpenAI parameter (`stop`, `seed`, `logprobs`, `presence_penalty`, ...) is dropped unread.
  */
 export const completionBody = Joi.object<CompletionBody>({
   messages: Joi.array()
@@ -71,7 +124,7 @@ export const completionBody = Joi.object<CompletionBody>({
     .max(MAX_COMPLETION_MESSAGES)
     .required()
     .description(
-      'The conversation, oldest first; the last message must be the user message this turn answers. System (and developer) messages are added after the agent’s own system prompt for this call; earlier user and assistant messages are this call’s history instead of stored memory.',
+      'The conversation, oldest first. The last user message is the turn’s message; after it only the tool rounds of this turn may follow (assistant messages with `tool_calls`, then `tool` messages of their results), so the last message is a user or a tool message. System (and developer) messages are added after the agent’s own system prompt for this call; earlier user, assistant and tool messages are this call’s history instead of stored memory.',
     ),
   model: nullable(Joi.string().allow('').max(256)).description(
     'Accepted and echoed in the answer; the agent decides the model it runs on',
@@ -107,11 +160,19 @@ export const completionBody = Joi.object<CompletionBody>({
   user: nullable(Joi.string().max(256)).description(
     'Accepted and ignored: it names an end user, not a conversation (use session_id)',
   ),
-  tools: nullable(Joi.array().items(Joi.object().unknown(true)).max(MAX_REQUEST_TOOLS)).description(
-    'Accepted and not offered to the model: the agent runs its own tools (its tools and max_iterations)',
+  tools: nullable(Joi.array().items(completionTool).max(MAX_REQUEST_TOOLS)).description(
+    'The caller’s own functions, offered to the model beside the agent’s tools (names must differ from theirs: 422). The agent runs its own tools; when the model asks for the caller’s, the answer carries `tool_calls` with `finish_reason: "tool_calls"`, and the caller continues the conversation with `tool` messages of their results.',
   ),
-  tool_choice: nullable(Joi.alternatives(Joi.string().max(256), Joi.object().unknown(true))).description(
-    'Accepted and ignored',
+  tool_choice: nullable(
+    Joi.alternatives(
+      Joi.string().valid('none', 'auto', 'required'),
+      Joi.object({
+        type: Joi.string().valid('function').required(),
+        function: Joi.object({ name: functionName.required() }).required(),
+      }),
+    ),
+  ).description(
+    '`auto` (the default): the model decides; `none`: the caller’s functions are not offered; `required` or a named function: the turn’s first model call must call a tool (that one)',
   ),
   parallel_tool_calls: nullable(Joi.boolean()).description('Accepted and ignored'),
 }).meta({ className: 'CompletionBody' });
@@ -141,11 +202,14 @@ export const chatCompletion = Joi.object<ChatCompletion>({
         index: Joi.number().integer().required(),
         message: Joi.object({
           role: Joi.string().valid('assistant').required(),
-          content: Joi.string().allow('').required(),
+          content: Joi.string().allow('', null).required().description('null when the answer is tool calls only'),
           refusal: Joi.any().valid(null).required(),
+          tool_calls: Joi.array().items(completionToolCall).description('Calls of the caller’s functions'),
         }).required(),
         logprobs: Joi.any().valid(null).required(),
-        finish_reason: Joi.string().valid('stop').required(),
+        finish_reason: Joi.string()
+          .valid(...FINISH_REASONS)
+          .required(),
       }),
     )
     .length(1)
@@ -153,6 +217,12 @@ export const chatCompletion = Joi.object<ChatCompletion>({
   usage: usage.required().description('Tokens of every model call of the turn; 0 when the model was not called'),
   session_id: Joi.string().required().description('Extra field: the session the turn is stored in'),
 }).meta({ className: 'ChatCompletion' });
+
+/** A tool call in a streamed answer: the whole call in one chunk, with its position among the answer's calls. */
+export const toolCallDelta = Joi.object<ToolCallDelta>({
+  index: Joi.number().integer().required(),
+  ...toolCallKeys,
+}).meta({ className: 'ToolCallDelta' });
 
 /** One server-sent event of a streamed answer (`data: <chunk>`); the stream ends with `data: [DONE]`. */
 export const chatCompletionChunk = Joi.object<ChatCompletionChunk>({
@@ -166,10 +236,14 @@ export const chatCompletionChunk = Joi.object<ChatCompletionChunk>({
         index: Joi.number().integer().required(),
         delta: Joi.object({
           role: Joi.string().valid('assistant'),
-          content: Joi.string().allow(''),
+          content: Joi.string().allow('', null),
+          tool_calls: Joi.array().items(toolCallDelta),
         }).required(),
         logprobs: Joi.any().valid(null).required(),
-        finish_reason: Joi.string().valid('stop').allow(null).required(),
+        finish_reason: Joi.string()
+          .valid(...FINISH_REASONS)
+          .allow(null)
+          .required(),
       }),
     )
     .max(1)

@@ -20,11 +20,18 @@ export interface ChatCompletion {
     index: number;
     message: {
       role: 'assistant';
-      content: string;
+      /**
+       * null when the answer is tool calls only
+       */
+      content: string | null;
       refusal: null;
+      /**
+       * Calls of the caller’s functions
+       */
+      tool_calls?: CompletionToolCall[];
     };
     logprobs: null;
-    finish_reason: 'stop';
+    finish_reason: 'stop' | 'length' | 'tool_calls';
   }[];
   /**
    * Tokens of every model call of the turn; 0 when the model was not called
@@ -48,10 +55,11 @@ export interface ChatCompletionChunk {
     index: number;
     delta: {
       role?: 'assistant';
-      content?: string;
+      content?: string | null;
+      tool_calls?: ToolCallDelta[];
     };
     logprobs: null;
-    finish_reason: 'stop' | null;
+    finish_reason: 'stop' | 'length' | 'tool_calls' | null;
   }[];
   /**
    * With stream_options.include_usage: null, then the totals on the last chunk
@@ -61,7 +69,7 @@ export interface ChatCompletionChunk {
 
 export interface CompletionBody {
   /**
-   * The conversation, oldest first; the last message must be the user message this turn answers. System (and developer) messages are added after the agent’s own system prompt for this call; earlier user and assistant messages are this call’s history instead of stored memory.
+   * The conversation, oldest first. The last user message is the turn’s message; after it only the tool rounds of this turn may follow (assistant messages with `tool_calls`, then `tool` messages of their results), so the last message is a user or a tool message. System (and developer) messages are added after the agent’s own system prompt for this call; earlier user, assistant and tool messages are this call’s history instead of stored memory.
    */
   messages: CompletionMessage[];
   /**
@@ -132,29 +140,23 @@ export interface CompletionBody {
    */
   user?: string | null;
   /**
-   * Accepted and not offered to the model: the agent runs its own tools (its tools and max_iterations)
+   * The caller’s own functions, offered to the model beside the agent’s tools (names must differ from theirs: 422). The agent runs its own tools; when the model asks for the caller’s, the answer carries `tool_calls` with `finish_reason: "tool_calls"`, and the caller continues the conversation with `tool` messages of their results.
    */
   tools?:
     /**
-     * Accepted and not offered to the model: the agent runs its own tools (its tools and max_iterations)
+     * The caller’s own functions, offered to the model beside the agent’s tools (names must differ from theirs: 422). The agent runs its own tools; when the model asks for the caller’s, the answer carries `tool_calls` with `finish_reason: "tool_calls"`, and the caller continues the conversation with `tool` messages of their results.
      */
-    | {
-        /**
-         * Unknown Property
-         */
-        [x: string]: unknown;
-      }[]
-    | null;
+    CompletionTool[] | null;
   /**
-   * Accepted and ignored
+   * `auto` (the default): the model decides; `none`: the caller’s functions are not offered; `required` or a named function: the turn’s first model call must call a tool (that one)
    */
   tool_choice?:
-    | string
+    | ('none' | 'auto' | 'required')
     | {
-        /**
-         * Unknown Property
-         */
-        [x: string]: unknown;
+        type: 'function';
+        function: {
+          name: string;
+        };
       }
     | null;
   /**
@@ -171,7 +173,7 @@ export interface CompletionHeaders {
 }
 
 export interface CompletionMessage {
-  role: 'system' | 'developer' | 'user' | 'assistant';
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
   /**
    * A string, text parts, or null (read as empty)
    */
@@ -180,6 +182,18 @@ export interface CompletionMessage {
    * Accepted and ignored
    */
   name?: string | null;
+  /**
+   * On an assistant message: the calls of the caller’s functions the model asked for (as a previous answer gave them)
+   */
+  tool_calls?:
+    /**
+     * On an assistant message: the calls of the caller’s functions the model asked for (as a previous answer gave them)
+     */
+    CompletionToolCall[] | null;
+  /**
+   * On a tool message (required there): the call of an earlier assistant message this is the result of
+   */
+  tool_call_id?: string | null;
 }
 
 export interface CompletionPath {
@@ -189,4 +203,57 @@ export interface CompletionPath {
 export interface CompletionTextPart {
   type: 'text';
   text: string;
+}
+
+export interface CompletionTool {
+  type: 'function';
+  function: {
+    name: string;
+    description?: string | null;
+    /**
+     * JSON Schema of the arguments (an object with no properties when absent)
+     */
+    parameters?: /**
+     * JSON Schema of the arguments (an object with no properties when absent)
+     */
+    {
+      /**
+       * Unknown Property
+       */
+      [x: string]: unknown;
+    } | null;
+    /**
+     * Accepted and ignored
+     */
+    strict?: boolean | null;
+    /**
+     * Unknown Property
+     */
+    [x: string]: unknown;
+  };
+}
+
+export interface CompletionToolCall {
+  id: string;
+  type: 'function';
+  function: {
+    name: string;
+    /**
+     * JSON text, as the model wrote it
+     */
+    arguments: string;
+  };
+}
+
+export interface ToolCallDelta {
+  index: number;
+  id: string;
+  type: 'function';
+  function: {
+    name: string;
+    /**
+     * JSON text, as the model wrote it
+     */
+    arguments: string;
+  };
 }

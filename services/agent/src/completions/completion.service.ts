@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
-import { ValidationError } from '@platform/errors';
-
 import type { StreamingInference } from '../inference/inference-stream.service';
 import type { InferenceService } from '../inference/inference.service';
-import type { CallSettings, ChatInput, ChatMessage, Owner, TurnResult, Usage } from '../inference/inference.types';
-import type {
-  ChatCompletion,
-  ChatCompletionChunk,
-  CompletionBody,
-  CompletionMessage,
-} from './completion.schemas.types';
+import type { ChatInput, Owner, TurnResult, Usage } from '../inference/inference.types';
+import { callOf, wireCall } from './completion.messages';
+import type { ChatCompletion, ChatCompletionChunk, CompletionBody } from './completion.schemas.types';
 
 export interface CompletionServiceDeps {
   inference: Pick<InferenceService, 'complete'>;
@@ -34,44 +28,6 @@ export interface CompletionRequest {
 }
 
 const NO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-
-/** A message's text: the string, or its text parts joined by a newline; null is empty. */
-const textOf = (content: CompletionMessage['content']): string =>
-  typeof content === 'string' ? content : (content ?? []).map((p) => p.text).join('\n');
-
-/** The smaller of the two token bounds sent, if any. */
-function maxTokensOf(body: CompletionBody): number | undefined {
-  const bounds = [body.max_tokens, body.max_completion_tokens].filter((n): n is number => typeof n === 'number');
-  return bounds.length > 0 ? Math.min(...bounds) : undefined;
-}
-
-/**
- * The turn in our chat's terms. The last message is the turn's message (a user message, else 422); earlier system
- * and developer messages are extra system instructions, earlier user and assistant messages the history, both for
- * this call only.
- */
-export function callOf(body: CompletionBody): { message: string; call: CallSettings } {
-  const last = body.messages.length - 1;
-  if (body.messages[last]!.role !== 'user') {
-    throw ValidationError.field(
-      ['body', 'messages', last, 'role'],
-      'The last message must be a user message: it is the turn the agent answers',
-      'last_message_not_user',
-    );
-  }
-  const system: string[] = [];
-  const turns: ChatMessage[] = [];
-  for (const m of body.messages.slice(0, last)) {
-    if (m.role === 'system' || m.role === 'developer') system.push(textOf(m.content));
-    else turns.push({ role: m.role, content: textOf(m.content) });
-  }
-  const call: CallSettings = { system, turns };
-  if (typeof body.temperature === 'number') call.temperature = body.temperature;
-  if (typeof body.top_p === 'number') call.top_p = body.top_p;
-  const maxTokens = maxTokensOf(body);
-  if (maxTokens !== undefined) call.max_tokens = maxTokens;
-  return { message: textOf(body.messages[last]!.content), call };
-}
 
 /**
  * OpenAI's chat-completions protocol over an agent (POST /v3/inference/{agent_id}/chat/completions): the request
@@ -115,9 +71,16 @@ export function createCompletionService(deps: CompletionServiceDeps) {
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: turn.text, refusal: null },
+            message: turn.toolCalls
+              ? {
+                  role: 'assistant',
+                  content: turn.text || null,
+                  refusal: null,
+                  tool_calls: turn.toolCalls.map(wireCall),
+                }
+              : { role: 'assistant', content: turn.text, refusal: null },
             logprobs: null,
-            finish_reason: 'stop',
+            finish_reason: turn.finishReason,
           },
         ],
         usage: turn.usage ?? NO_USAGE,
@@ -126,8 +89,9 @@ export function createCompletionService(deps: CompletionServiceDeps) {
     },
 
     /**
-     * The answer as `chat.completion.chunk`s: the first delta carries the role, then one chunk per delta, a chunk
-     * with `finish_reason: "stop"`, and with `include_usage` a last chunk with no choices and the usage (every
+     * The answer as `chat.completion.chunk`s: the first delta carries the role, then one chunk per delta (or one
+     * chunk with every call of the caller's functions the model asks for), a chunk with the `finish_reason`, and with
+     * `include_usage` a last chunk with no choices and the usage (every
      * chunk before it has `usage: null`). Nothing is sent before the first delta, so a failure before it is still
      * answered with its status; the route ends the stream with `data: [DONE]`.
      */
@@ -142,10 +106,15 @@ export function createCompletionService(deps: CompletionServiceDeps) {
         choices,
         ...(includeUsage ? { usage: usage ?? null } : {}),
       });
-      const choice = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: 'stop' | null = null) => [
+      type Choice = ChatCompletionChunk['choices'][number];
+      const choice = (delta: Choice['delta'], finish: Choice['finish_reason'] = null) => [
         { index: 0, delta, logprobs: null, finish_reason: finish },
       ];
       let started = false;
+      const start = () => {
+        if (!started) out.chunk(chunk(choice({ role: 'assistant', content: '' })));
+        started = true;
+      };
       const turn = await deps.streaming.stream(
         owner,
         call.input,
@@ -154,15 +123,19 @@ export function createCompletionService(deps: CompletionServiceDeps) {
             model = call.model ?? t.model;
           },
           delta(text) {
-            if (!started) out.chunk(chunk(choice({ role: 'assistant', content: '' })));
-            started = true;
+            start();
             out.chunk(chunk(choice({ content: text })));
+          },
+          toolCalls(calls, text) {
+            start();
+            if (text) out.chunk(chunk(choice({ content: text })));
+            out.chunk(chunk(choice({ tool_calls: calls.map((c, index) => ({ index, ...wireCall(c) })) })));
           },
         },
         signal,
       );
-      if (!started) out.chunk(chunk(choice({ role: 'assistant', content: '' })));
-      out.chunk(chunk(choice({}, 'stop')));
+      start();
+      out.chunk(chunk(choice({}, turn.finishReason)));
       if (includeUsage) out.chunk(chunk([], turn.usage ?? NO_USAGE));
     },
   };

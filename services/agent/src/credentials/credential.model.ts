@@ -8,8 +8,11 @@ const credentialSchema = new mongoose.Schema(
     provider_id: { type: String, required: true },
     /** `llm` unless the client said otherwise; absent on documents written before types existed (read as `llm`). */
     type: { type: String, default: 'llm' },
-    /** AES-256-GCM sealed api key; the plaintext is never stored. */
-    api_key_sealed: { type: String, required: true },
+    /**
+     * AES-256-GCM sealed api key; the plaintext is never stored. Null on a credential made of provider-specific keys
+     * only (an AWS credential).
+     */
+    api_key_sealed: { type: String, default: null },
     base_url: { type: String, default: null },
     /** The client's meta_data as JSON text (toJsonText). */
     meta_data_json: { type: String, default: null },

@@ -19,7 +19,7 @@ function toRecord(d: CredentialDoc): CredentialRecord {
     name: d.name,
     provider_id: d.provider_id,
     type: d.type ?? DEFAULT_CREDENTIAL_TYPE,
-    api_key_sealed: d.api_key_sealed,
+    api_key_sealed: d.api_key_sealed ?? null,
     base_url: d.base_url ?? null,
     meta_data: (fromJsonText(d.meta_data_json, {}) ?? {}) as MetaData,
     extra: (d.extra ?? {}) as CredentialExtras['extra'],
@@ -71,7 +71,7 @@ export function createCredentialRepository(conn: Connection) {
         name: string;
         provider_id: string;
         type: string;
-        api_key_sealed: string;
+        api_key_sealed: string | null;
         base_url: string | null;
         meta_data: MetaData;
       } & Partial<CredentialExtras>,

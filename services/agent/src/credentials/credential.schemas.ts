@@ -83,7 +83,12 @@ export const createBody = Joi.object<CredentialBody>({
   provider_id: providerId.required(),
   type: type.allow(null).empty(null).default(DEFAULT_CREDENTIAL_TYPE),
   credentials: credentialsObject(
-    { api_key: apiKey.required(), base_url: baseUrl },
+    {
+      api_key: apiKey.description(
+        'Required unless the credential has provider-specific keys (an AWS credential: aws_access_key_id, aws_secret_access_key, region)',
+      ),
+      base_url: baseUrl,
+    },
     providerValue,
     providerKeys,
   ).required(),
@@ -144,7 +149,7 @@ export const credential = Joi.object<Credential>({
   provider_id: Joi.string().required(),
   type: Joi.string().required(),
   credentials: Joi.object({
-    api_key: Joi.string().valid(MASK).required(),
+    api_key: Joi.string().valid(MASK).allow(null).required().description('null when the credential has none'),
     base_url: Joi.string().allow(null).required(),
   })
     .pattern(CREDENTIAL_KEY, Joi.string().allow('', null))
@@ -171,6 +176,6 @@ export const credentialUpdated = Joi.object<CredentialUpdated>({
 export const openedCredential = Joi.object<OpenedCredential>({
   credential_id: Joi.string().required(),
   provider_id: Joi.string().required(),
-  api_key: Joi.string().required().description('The unsealed key'),
+  api_key: Joi.string().allow(null).required().description('The unsealed key; null when the credential has none'),
   base_url: Joi.string().allow(null).required(),
 }).meta({ className: 'OpenedCredential' });

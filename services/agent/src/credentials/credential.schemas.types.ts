@@ -8,7 +8,10 @@ export interface CredentialBody {
    * Provider-specific keys beside api_key and base_url (a Qdrant `url`, AWS keys, ...), at most 20 keys in all, each value a string of at most 4096 characters or null, names matching ^(?!(?:api_key|base_url)$)[A-Za-z][A-Za-z0-9_-]{0,63}$; other names are dropped. Stored only: kept and returned, not acted on. url, host, port, api_url, api_base, api_version, endpoint, endpoint_url, region, aws_region, database, collection_name, index_name, namespace, environment, project_id, deployment_name, username are stored in clear and returned as sent; every other key is sealed like api_key and read as "***". At most 16384 characters as JSON, nesting depth at most 1.
    */
   credentials: {
-    api_key: string;
+    /**
+     * Required unless the credential has provider-specific keys (an AWS credential: aws_access_key_id, aws_secret_access_key, region)
+     */
+    api_key?: string;
     base_url?: string | null;
     /**
      * A string of at most 4096 characters, or null
@@ -35,7 +38,10 @@ export interface Credential {
    * The api key masked; provider-specific keys: url, host, port, api_url, api_base, api_version, endpoint, endpoint_url, region, aws_region, database, collection_name, index_name, namespace, environment, project_id, deployment_name, username as sent, every other one "***" (or null).
    */
   credentials: {
-    api_key: '***';
+    /**
+     * null when the credential has none
+     */
+    api_key: '***' | null;
     base_url: string | null;
     [pattern: string]: string | null;
   };
@@ -86,9 +92,9 @@ export interface OpenedCredential {
   credential_id: string;
   provider_id: string;
   /**
-   * The unsealed key
+   * The unsealed key; null when the credential has none
    */
-  api_key: string;
+  api_key: string | null;
   base_url: string | null;
 }
 

@@ -1,4 +1,4 @@
-import { NotFoundError } from '@platform/errors';
+import { NotFoundError, ValidationError } from '@platform/errors';
 import { MASK, maskValues, type SecretBox } from '@platform/secrets';
 
 import type { CredentialRepository } from './credential.repository';
@@ -28,7 +28,12 @@ function view(c: CredentialRecord): CredentialView {
     name: c.name,
     provider_id: c.provider_id,
     type: c.type,
-    credentials: { api_key: MASK, base_url: c.base_url, ...c.extra, ...maskValues(c.extra_sealed) },
+    credentials: {
+      api_key: c.api_key_sealed === null ? null : MASK,
+      base_url: c.base_url,
+      ...c.extra,
+      ...maskValues(c.extra_sealed),
+    },
     meta_data: c.meta_data,
     created_at: c.created_at,
     updated_at: c.updated_at,
@@ -59,13 +64,21 @@ function extrasOf(box: SecretBox, credentials: Record<string, unknown>, merge: b
 export function createCredentialService({ repo, box, clock }: CredentialServiceDeps) {
   return {
     async create(owner: Owner, input: CredentialInput): Promise<string> {
+      const { api_key } = input.credentials;
+      const keyed = Object.keys(input.credentials).some((k) => k !== 'api_key' && k !== 'base_url');
+      if (api_key === undefined && !keyed)
+        throw ValidationError.field(
+          ['body', 'credentials', 'api_key'],
+          'Field required (a credential without api_key has provider-specific keys, e.g. AWS keys)',
+          'missing',
+        );
       const record = await repo.create(
         owner,
         {
           name: input.name,
           provider_id: input.provider_id,
           type: input.type,
-          api_key_sealed: box.encrypt(input.credentials.api_key),
+          api_key_sealed: api_key === undefined ? null : box.encrypt(api_key),
           base_url: input.credentials.base_url ?? null,
           meta_data: input.meta_data,
           ...extrasOf(box, input.credentials, false),
@@ -106,7 +119,7 @@ export function createCredentialService({ repo, box, clock }: CredentialServiceD
       return {
         credential_id: c.credential_id,
         provider_id: c.provider_id,
-        api_key: box.decrypt(c.api_key_sealed),
+        api_key: c.api_key_sealed === null ? null : box.decrypt(c.api_key_sealed),
         base_url: c.base_url,
       };
     },

@@ -53,7 +53,7 @@ export interface CredentialRecord extends Owner, CredentialExtras {
   name: string;
   provider_id: string;
   type: string;
-  api_key_sealed: string;
+  api_key_sealed: string | null;
   base_url: string | null;
   meta_data: MetaData;
   created_at: string;

@@ -5,6 +5,7 @@ import type { AgentService } from '../agents/agent.service';
 import type { AgentRecord } from '../agents/agent.types';
 import type { CredentialService } from '../credentials/credential.service';
 import type { AgentToolboxes, Toolbox } from '../tools/agent-toolbox';
+import { withCallerTools } from './caller-tools';
 import type { FeaturePipeline, FeatureRun } from './features/feature-pipeline';
 import type {
   CallSettings,
@@ -14,6 +15,7 @@ import type {
   ModelReply,
   Owner,
   ToolCallRecord,
+  TurnResult,
 } from './inference.types';
 import type { MemoryRepository } from './memory.repository';
 import type { ProviderClient } from './providers/provider-client';
@@ -64,8 +66,30 @@ function paramsWith(params: Record<string, unknown>, maxTokens: number | undefin
   return { ...params, max_tokens: typeof own === 'number' && own > 0 ? Math.min(own, maxTokens) : maxTokens };
 }
 
+/** What the caller sent beside the message, as the features see it (RAI checks it, MEMORY defers to its turns). */
+const suppliedOf = (call: CallSettings): NonNullable<InferenceContext['supplied']> => ({
+  system: call.system,
+  turns: call.turns,
+  ...(call.continuation?.length ? { continuation: call.continuation } : {}),
+});
+
 /** The system prompt of the call: the agent's (with what features added), then the caller's system messages. */
 const systemOf = (ctx: InferenceContext) => [ctx.system, ...(ctx.supplied?.system ?? [])].filter(Boolean).join('\n\n');
+
+/** The turn as the OpenAI-protocol route reports it, from a run whose reply is set. */
+export function turnResult(p: PreparedRun): TurnResult {
+  const { text, usage, toolCalls, truncated } = p.ctx.reply!;
+  const handed = toolCalls?.length ? { toolCalls } : {};
+  return {
+    text,
+    usage,
+    sessionId: p.ctx.sessionId,
+    agentId: String(p.agent.id),
+    model: p.to.model,
+    ...handed,
+    finishReason: toolCalls?.length ? 'tool_calls' : truncated ? 'length' : 'stop',
+  };
+}
 
 /** What chat and stream share: the agent's target, its features before the model, the model request, the stored turn. */
 export function createInferenceRun(deps: InferenceServiceDeps) {
@@ -90,6 +114,11 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
       );
     }
     if (!agent.model) throw unusable(`Agent ${agent.id} has no model`, 'model_missing');
+    if (credential.api_key === null)
+      throw unusable(
+        `Credential ${credentialId} of agent ${agent.id} has no api_key: a model provider needs one`,
+        'credential_api_key_missing',
+      );
     const baseUrl = credential.base_url ?? provider.defaultBaseUrl;
     if (!baseUrl) {
       throw unusable(
@@ -136,14 +165,18 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
     }
   }
 
-  /** The model request of this turn: system, history and message (and any tool rounds), the agent's settings. */
-  function request(p: PreparedRun, messages: ModelMessage[], toolbox?: Toolbox): ModelRequest {
+  /**
+   * The model request of this turn: system, history and message (and any tool rounds), the agent's settings. The
+   * caller's `tool_choice` applies to the turn's first model call only (`first`), so that a loop can end.
+   */
+  function request(p: PreparedRun, messages: ModelMessage[], toolbox?: Toolbox, first = false): ModelRequest {
     const { agent, ctx, call } = p;
     return {
       model: p.to.model,
       system: systemOf(ctx),
       messages,
       tools: toolbox?.functions,
+      ...(first && call?.toolChoice && toolbox?.functions.length ? { toolChoice: call.toolChoice } : {}),
       temperature: call?.temperature ?? agent.temperature,
       top_p: call?.top_p ?? agent.top_p,
       response_format: agent.response_format,
@@ -151,8 +184,12 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
     };
   }
 
-  /** The first messages of the turn: history, then the new user message. */
-  const initial = (ctx: InferenceContext): ModelMessage[] => [...ctx.history, { role: 'user', content: ctx.message }];
+  /** The first messages of the turn: history, the new user message, then the caller's tool rounds of this turn. */
+  const initial = (ctx: InferenceContext): ModelMessage[] => [
+    ...ctx.history,
+    { role: 'user', content: ctx.message },
+    ...(ctx.supplied?.continuation ?? []),
+  ];
 
   return {
     request,
@@ -170,17 +207,28 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
         message: input.message,
         system: composeSystemPrompt(agent, input.system_prompt_variables),
         history: input.call ? [...input.call.turns] : [],
-        ...(input.call ? { supplied: { system: input.call.system, turns: input.call.turns } } : {}),
+        ...(input.call ? { supplied: suppliedOf(input.call) } : {}),
       };
       await run.beforeModel(ctx);
       return { agent, to, run, ctx, startedAt, call: input.call };
     },
 
+    /** The agent's tools, with the caller's own functions beside them (chat completions' `tools`). */
+    async toolbox(owner: Owner, p: PreparedRun): Promise<Toolbox> {
+      return withCallerTools(await deps.toolboxes.forAgent(owner, toolRefs(p.agent)), p.call?.tools);
+    },
+
     /** The provider call with the agent's tools, looping over tool calls (non-streaming). */
     async askModel(p: PreparedRun, toolbox: Toolbox) {
+      const first = initial(p.ctx);
       const ask = (messages: ModelMessage[]) =>
-        deps.providers.complete(p.to.adapter, p.to.target, request(p, messages, toolbox));
-      return runToolLoop(ask, toolbox, initial(p.ctx), p.agent.max_iterations ?? DEFAULT_MAX_ITERATIONS);
+        deps.providers.complete(
+          p.to.adapter,
+          p.to.target,
+          request(p, messages, toolbox, messages.length === first.length),
+        );
+      const handOver = new Set((p.call?.tools ?? []).map((t) => t.name));
+      return runToolLoop(ask, toolbox, first, p.agent.max_iterations ?? DEFAULT_MAX_ITERATIONS, handOver);
     },
 
     /** Stores the turn (unless the agent opts out with store_messages: false) and logs it, without its text. */
@@ -189,7 +237,9 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
       const reply = ctx.reply!;
       const call = { providerId: p.to.target.providerId, model: p.to.model, toolCalls };
       const finishedAt = deps.clock();
-      if (ctx.agent.store_messages !== false) await storeTurn(ctx, reply, call, startedAt, finishedAt);
+      // A reply that hands tool calls to the caller is not an answer yet: the turn is stored when the caller continues.
+      const answered = !reply.toolCalls?.length;
+      if (answered && ctx.agent.store_messages !== false) await storeTurn(ctx, reply, call, startedAt, finishedAt);
       deps.logger.info('inference completed', {
         agent_id: ctx.agent.id,
         session_id: ctx.sessionId,
@@ -201,6 +251,7 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
         duration_ms: finishedAt.getTime() - startedAt.getTime(),
         usage: reply.usage,
         tool_calls: toolCalls.length,
+        ...(answered ? {} : { handed_over_calls: reply.toolCalls!.length }),
       });
     },
   };

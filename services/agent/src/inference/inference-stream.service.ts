@@ -1,5 +1,5 @@
-import { createInferenceRun, toolRefs, type InferenceServiceDeps } from './inference-run';
-import type { ChatInput, Owner, ToolCallRecord, TurnResult } from './inference.types';
+import { createInferenceRun, turnResult, type InferenceServiceDeps } from './inference-run';
+import type { ChatInput, Owner, ToolCall, ToolCallRecord, TurnResult } from './inference.types';
 import type { ProviderStreamer } from './providers/provider-stream';
 
 export interface StreamingInferenceDeps extends InferenceServiceDeps {
@@ -12,6 +12,11 @@ export interface AnswerSink {
   begin?(turn: Pick<TurnResult, 'model' | 'sessionId' | 'agentId'>): void;
   /** One piece of the answer, in order. */
   delta(text: string): void;
+  /**
+   * Instead of an answer: calls of the caller's own functions (chat completions' `tools`) the model asks for, with
+   * any text it wrote beside them. Only a caller that offers functions gets this.
+   */
+  toolCalls?(calls: ToolCall[], text: string): void;
 }
 
 /**
@@ -25,6 +30,8 @@ export interface AnswerSink {
  * - With the RAI feature the answer is checked (and redacted) before any of it is sent: the streamed deltas are
  *   collected, checked, and the checked answer is passed on as one delta.
  * - A blocked input: the refusal, as one delta.
+ * - The caller's own functions are offered (chat completions): the tool loop runs as with the agent's tools; a reply
+ *   asking for the caller's functions goes to `toolCalls` instead of an answer (not checked by RAI, not stored).
  * The turn is stored after the whole answer, before the stream ends; the whole turn (its usage) is returned.
  */
 export function createStreamingInference(deps: StreamingInferenceDeps) {
@@ -38,7 +45,7 @@ export function createStreamingInference(deps: StreamingInferenceDeps) {
       let toolCalls: ToolCallRecord[] = [];
       let sent = false;
       if (!ctx.reply) {
-        const toolbox = await deps.toolboxes.forAgent(owner, toolRefs(p.agent));
+        const toolbox = await runs.toolbox(owner, p);
         if (toolbox.functions.length > 0) {
           const result = await runs.askModel(p, toolbox);
           ctx.reply = result.reply;
@@ -55,10 +62,14 @@ export function createStreamingInference(deps: StreamingInferenceDeps) {
           sent = live;
         }
       }
-      await run.afterModel(ctx);
-      if (!sent) sink.delta(ctx.reply.text);
+      const handed = ctx.reply.toolCalls;
+      if (handed?.length) sink.toolCalls?.(handed, ctx.reply.text);
+      else {
+        await run.afterModel(ctx);
+        if (!sent) sink.delta(ctx.reply.text);
+      }
       await runs.record(p, toolCalls, 'stream');
-      return { ...turn, text: ctx.reply.text, usage: ctx.reply.usage };
+      return turnResult(p);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { createInferenceRun, toolRefs, type InferenceServiceDeps } from './inference-run';
+import { createInferenceRun, turnResult, type InferenceServiceDeps } from './inference-run';
 import type { ChatInput, ChatResult, Owner, TurnResult } from './inference.types';
 
 export type { InferenceServiceDeps };
@@ -15,12 +15,12 @@ export function createInferenceService(deps: InferenceServiceDeps) {
     // A feature that answered already (a blocked input) leaves the model uncalled.
     const result = ctx.reply
       ? { reply: ctx.reply, toolCalls: [] }
-      : await runs.askModel(p, await deps.toolboxes.forAgent(owner, toolRefs(p.agent)));
+      : await runs.askModel(p, await runs.toolbox(owner, p));
     ctx.reply = result.reply;
-    await run.afterModel(ctx);
+    // Calls handed to the caller are not an answer: the answer's checks run when the caller continues.
+    if (!ctx.reply.toolCalls?.length) await run.afterModel(ctx);
     await runs.record(p, result.toolCalls, 'chat');
-    const { text, usage } = ctx.reply;
-    return { text, usage, sessionId: ctx.sessionId, agentId: String(p.agent.id), model: p.to.model };
+    return turnResult(p);
   }
 
   return {

@@ -31,12 +31,27 @@ export interface CallSettings {
   /** The request's system messages, in order: added after the agent's own system prompt. */
   system: string[];
   /** The request's earlier turns, oldest first: this call's history instead of stored memory, when any. */
-  turns: ChatMessage[];
+  turns: ModelMessage[];
+  /**
+   * What follows the turn's user message in the request: the model's earlier requests for the caller's tools and the
+   * caller's results of them, sent after the message (the tool rounds of this turn so far).
+   */
+  continuation?: ModelMessage[];
+  /** The caller's own functions, offered beside the agent's tools; a call of one ends the run and goes back. */
+  tools?: ModelTool[];
+  /** `tool_choice` other than `auto`: on the turn's first model call, a tool call is required (any, or this one). */
+  toolChoice?: ToolChoice;
   temperature?: number;
   top_p?: number;
   /** Upper bound of the answer's tokens (at most the agent's own `max_tokens` when it sets one). */
   max_tokens?: number;
 }
+
+/** A required tool call: any function, or the one named. */
+export type ToolChoice = 'required' | { name: string };
+
+/** Why the model stopped: it answered, it ran out of tokens, or it asks the caller to run tools. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls';
 
 /** An answered turn, as the OpenAI-protocol route reports it. */
 export interface TurnResult {
@@ -48,6 +63,9 @@ export interface TurnResult {
   agentId: string;
   /** The model the agent ran on. */
   model: string;
+  /** Calls of the caller's own tools the model asks for (the turn is then not over, and not stored). */
+  toolCalls?: ToolCall[];
+  finishReason: FinishReason;
 }
 
 /** One message of a conversation as the model sees it. */
@@ -81,6 +99,8 @@ export interface ModelReply {
   usage: Usage | null;
   /** Present (non-empty) when the model asks for tool calls instead of, or beside, its text. */
   toolCalls?: ToolCall[];
+  /** True when the answer was cut at the token limit (the provider's `length` / `max_tokens` stop). */
+  truncated?: boolean;
 }
 
 /**
@@ -96,7 +116,7 @@ export interface InferenceContext {
   /** The composed system prompt, variables substituted. */
   system: string;
   /** Earlier messages sent before the new one, oldest first. */
-  history: ChatMessage[];
+  history: ModelMessage[];
   /** Set once the model has answered, before the afterModel hooks; set by a beforeModel hook, the model is not called. */
   reply?: ModelReply;
   /** What features found on this turn (e.g. RAI violations), stored with the turn. */
@@ -105,5 +125,5 @@ export interface InferenceContext {
    * Context the caller sent with this call (OpenAI chat completions): system messages and earlier turns. Its turns,
    * when any, are `history` (MEMORY then reads no stored messages); RAI checks all of it as input.
    */
-  supplied?: Pick<CallSettings, 'system' | 'turns'>;
+  supplied?: Pick<CallSettings, 'system' | 'turns' | 'continuation'>;
 }

@@ -26,12 +26,17 @@ export const stoppedText = (max: number) => `Stopped after ${max} model calls (m
  * Calls the model, runs the tool calls it asks for, feeds their results back, and repeats until it answers without
  * asking, at most `maxIterations` model calls. Calls asked for on the last allowed model call are not run. Token
  * usage is summed over the model calls.
+ *
+ * A reply that asks for any of the caller's own functions (`handOver`, by name) ends the loop: the reply carries
+ * those calls for the caller to run; calls of the agent's tools asked beside them are not run (the model asks again
+ * when the caller continues).
  */
 export async function runToolLoop(
   complete: (messages: ModelMessage[]) => Promise<ModelReply>,
   toolbox: Toolbox,
   initial: ModelMessage[],
   maxIterations: number,
+  handOver: ReadonlySet<string> = new Set(),
 ): Promise<ToolLoopResult> {
   const messages = [...initial];
   const toolCalls: ToolCallRecord[] = [];
@@ -40,7 +45,12 @@ export async function runToolLoop(
     const reply = await complete(messages);
     usage = add(usage, reply.usage);
     const asked = reply.toolCalls ?? [];
-    if (asked.length === 0) return { reply: { text: reply.text, usage }, toolCalls, iterations: n };
+    const theirs = asked.filter((c) => handOver.has(c.name));
+    if (theirs.length > 0) return { reply: { text: reply.text, usage, toolCalls: theirs }, toolCalls, iterations: n };
+    if (asked.length === 0) {
+      const truncated = reply.truncated ? { truncated: true } : {};
+      return { reply: { text: reply.text, usage, ...truncated }, toolCalls, iterations: n };
+    }
     if (n >= maxIterations)
       return { reply: { text: reply.text || stoppedText(maxIterations), usage }, toolCalls, iterations: n };
     messages.push({ role: 'assistant', content: reply.text, toolCalls: asked });

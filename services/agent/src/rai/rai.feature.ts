@@ -50,19 +50,21 @@ async function verdicts(client: RaiClient, ctx: InferenceContext, policyId: stri
 }
 
 /**
- * The context a caller sent with the call (chat completions: its system messages and earlier turns, which the model
- * reads as it reads the message) checked as input, each text on its own: redactions applied in place; any text
- * blocked blocks the call. One finding (`part: "context"`) sums the verdicts. Nothing supplied: nothing asked.
+ * The context a caller sent with the call (chat completions: its system messages, earlier turns and the results of its
+ * own tools, which the model reads as it reads the message) checked as input, each text on its own: redactions
+ * applied in place; any text blocked blocks the call. One finding (`part: "context"`) sums the verdicts. Nothing supplied: nothing asked.
  */
 async function checkSupplied(client: RaiClient, ctx: InferenceContext, policyId: string): Promise<void> {
   const supplied = ctx.supplied;
-  if (!supplied || supplied.system.length + supplied.turns.length === 0) return;
-  const texts = [...supplied.system, ...supplied.turns.map((t) => t.content)];
+  const after = supplied?.continuation ?? [];
+  if (!supplied || supplied.system.length + supplied.turns.length + after.length === 0) return;
+  const texts = [...supplied.system, ...supplied.turns.map((t) => t.content), ...after.map((t) => t.content)];
   const found = await verdicts(client, ctx, policyId, texts);
   const text = (i: number) => found[i]?.text ?? texts[i]!;
   const system = supplied.system.map((_, i) => text(i));
-  const turns = supplied.turns.map((t, i) => ({ role: t.role, content: text(supplied.system.length + i) }));
-  ctx.supplied = { system, turns };
+  const turns = supplied.turns.map((t, i) => ({ ...t, content: text(supplied.system.length + i) }));
+  const continuation = after.map((t, i) => ({ ...t, content: text(supplied.system.length + turns.length + i) }));
+  ctx.supplied = { system, turns, ...(continuation.length ? { continuation } : {}) };
   if (turns.length > 0) ctx.history = turns;
   const actions = found.map((v) => v?.action ?? 'allow');
   const action = actions.includes('block') ? 'block' : actions.includes('redact') ? 'redact' : 'allow';

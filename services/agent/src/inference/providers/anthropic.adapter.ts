@@ -12,7 +12,7 @@ import {
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 export const DEFAULT_MAX_TOKENS = 1024;
-const OWNED = ['model', 'messages', 'system', 'stream', 'temperature', 'top_p', 'max_tokens', 'tools'];
+const OWNED = ['model', 'messages', 'system', 'stream', 'temperature', 'top_p', 'max_tokens', 'tools', 'tool_choice'];
 /** Anthropic refuses empty text blocks; an empty message (a schedule's default) is sent as this. */
 const EMPTY_MESSAGE = '(empty message)';
 
@@ -116,6 +116,8 @@ export const anthropicAdapter: ProviderAdapter = {
       stream: false,
     };
     if (req.tools?.length) body.tools = req.tools.map(wireTool);
+    if (req.toolChoice)
+      body.tool_choice = req.toolChoice === 'required' ? { type: 'any' } : { type: 'tool', name: req.toolChoice.name };
     const sys = system(req);
     if (sys) body.system = sys;
     if (req.temperature !== null && req.temperature !== undefined) body.temperature = req.temperature;
@@ -147,6 +149,7 @@ export const anthropicAdapter: ProviderAdapter = {
     const used = usage((data as { usage?: unknown }).usage);
     if (calls.length > 0) return { text, usage: used, toolCalls: calls };
     if (texts.length === 0) throw new ProviderReplyError('the reply has no text content');
-    return { text: wantsJson(req.response_format) ? jsonOnly(text) : text, usage: used };
+    const reply = { text: wantsJson(req.response_format) ? jsonOnly(text) : text, usage: used };
+    return (data as { stop_reason?: unknown }).stop_reason === 'max_tokens' ? { ...reply, truncated: true } : reply;
   },
 };

@@ -2,7 +2,7 @@ import type { ModelMessage, ModelTool, ToolCall, Usage } from '../inference.type
 import { count, extraParams, ProviderReplyError, wantsJson, type ProviderAdapter } from './provider.types';
 
 /** Body fields the service owns; `additional_model_params` cannot override them. */
-const OWNED = ['model', 'messages', 'stream', 'temperature', 'top_p', 'response_format', 'tools'];
+const OWNED = ['model', 'messages', 'stream', 'temperature', 'top_p', 'response_format', 'tools', 'tool_choice'];
 
 /** A message in the protocol's shape: tool calls as `tool_calls`, results as `role: "tool"`. */
 function wireMessage(m: ModelMessage): Record<string, unknown> {
@@ -73,6 +73,9 @@ export const openAiAdapter: ProviderAdapter = {
     ];
     const body: Record<string, unknown> = { ...params, model: req.model, messages, stream: false };
     if (req.tools?.length) body.tools = req.tools.map(wireTool);
+    if (req.toolChoice)
+      body.tool_choice =
+        req.toolChoice === 'required' ? 'required' : { type: 'function', function: { name: req.toolChoice.name } };
     if (req.temperature !== null && req.temperature !== undefined) body.temperature = req.temperature;
     if (req.top_p !== null && req.top_p !== undefined) body.top_p = req.top_p;
     if (wantsJson(req.response_format)) body.response_format = req.response_format;
@@ -84,7 +87,12 @@ export const openAiAdapter: ProviderAdapter = {
   },
   parse(data) {
     const choice = (
-      data as { choices?: { message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown } }[] } | null
+      data as {
+        choices?: {
+          message?: { content?: unknown; refusal?: unknown; tool_calls?: unknown };
+          finish_reason?: unknown;
+        }[];
+      } | null
     )?.choices?.[0];
     const content = text(choice?.message?.content);
     const calls = toolCalls(choice?.message?.tool_calls);
@@ -96,6 +104,7 @@ export const openAiAdapter: ProviderAdapter = {
         typeof refusal === 'string' ? `the model refused: ${refusal}` : 'the reply has no message content',
       );
     }
-    return { text: content, usage: usage((data as { usage?: unknown }).usage) };
+    const reply = { text: content, usage: usage((data as { usage?: unknown }).usage) };
+    return choice?.finish_reason === 'length' ? { ...reply, truncated: true } : reply;
   },
 };

@@ -100,11 +100,13 @@ export function createProviderStreamer(deps: ProviderStreamerDeps) {
   ): Promise<ModelReply> {
     let text = '';
     let usage: Usage | null = null;
+    let truncated = false;
     for await (const e of sseEvents(res.body)) {
       const piece: StreamPiece = adapter.protocol === 'openai' ? openAiPiece(e.data) : anthropicPiece(e.event, e.data);
       if (piece.error) throw new ProviderReplyError(piece.error);
       if (piece.toolCall) throw new ProviderReplyError('the model asked for a tool call while streaming its answer');
       if (piece.usage) usage = piece.usage;
+      if (piece.truncated) truncated = true;
       if (piece.outputTokens && usage) {
         usage = {
           ...usage,
@@ -120,7 +122,7 @@ export function createProviderStreamer(deps: ProviderStreamerDeps) {
     }
     res.cancel();
     if (text === '') throw new ProviderReplyError('the streamed reply has no text content');
-    return { text, usage };
+    return truncated ? { text, usage, truncated } : { text, usage };
   }
 
   return {

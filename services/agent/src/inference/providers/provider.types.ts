@@ -1,4 +1,4 @@
-import type { ModelMessage, ModelReply, ModelTool } from '../inference.types';
+import type { ModelMessage, ModelReply, ModelTool, ToolChoice } from '../inference.types';
 
 /** What one model call asks, independent of the provider's protocol. */
 export interface ModelRequest {
@@ -9,6 +9,8 @@ export interface ModelRequest {
   messages: ModelMessage[];
   /** Functions the model may call; none when empty or absent. */
   tools?: ModelTool[];
+  /** A tool call is required on this call (any, or the one named); absent: the model decides. */
+  toolChoice?: ToolChoice;
   temperature?: number | null;
   top_p?: number | null;
   /** `{type: "text" | "json_object" | "json_schema", json_schema?}`, as stored on the agent. */

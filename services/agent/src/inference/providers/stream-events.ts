@@ -8,6 +8,8 @@ export interface StreamPiece {
   /** Output tokens only (Anthropic's message_delta), added to what message_start counted. */
   outputTokens?: number;
   toolCall?: boolean;
+  /** The answer was cut at the token limit. */
+  truncated?: boolean;
   error?: string;
   done?: boolean;
 }
@@ -35,7 +37,11 @@ export function openAiPiece(data: string): StreamPiece {
   if (!o) return {};
   if (o.error) return { error: errorText(o.error) };
   const piece: StreamPiece = {};
-  const delta = (o.choices as { delta?: { content?: unknown; tool_calls?: unknown } }[] | undefined)?.[0]?.delta;
+  const choice = (
+    o.choices as { delta?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[] | undefined
+  )?.[0];
+  const delta = choice?.delta;
+  if (choice?.finish_reason === 'length') piece.truncated = true;
   if (typeof delta?.content === 'string' && delta.content !== '') piece.text = delta.content;
   if (Array.isArray(delta?.tool_calls) && delta.tool_calls.length > 0) piece.toolCall = true;
   const u = o.usage as Record<string, unknown> | null | undefined;
@@ -72,7 +78,10 @@ export function anthropicPiece(event: string, data: string): StreamPiece {
       ? { text: delta.text }
       : {};
   }
-  if (type === 'message_delta')
-    return { outputTokens: count(o?.usage as Record<string, unknown> | undefined, 'output_tokens') };
+  if (type === 'message_delta') {
+    const outputTokens = count(o?.usage as Record<string, unknown> | undefined, 'output_tokens');
+    const cut = (o?.delta as { stop_reason?: unknown } | undefined)?.stop_reason === 'max_tokens';
+    return cut ? { outputTokens, truncated: true } : { outputTokens };
+  }
   return {};
 }
