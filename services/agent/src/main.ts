@@ -16,6 +16,7 @@ import { openInfra, runService, startMain } from '@platform/service';
 import { createAgentRepository } from './agents/agent.repository';
 import { createApp } from './app';
 import { configSchema, type AgentServiceConfig } from './config';
+import { backfillSessionRecords } from './sessions/session.backfill';
 import { bullTaskQueue } from './tasks/task.queue';
 
 async function main(): Promise<void> {
@@ -85,6 +86,16 @@ async function main(): Promise<void> {
       () => {
         const agents = createAgentRepository(infra.db);
         return republishLimits({ kind: 'agent', read: () => agents.concurrencyLimits(), gate, logger });
+      },
+      // Sessions stored before session records existed get theirs once per database, in the background (a stop
+      // meanwhile leaves it to the next start).
+      () => {
+        backfillSessionRecords(infra.db).then(
+          (done) => done && logger.info('session records backfilled', done),
+          (err: unknown) =>
+            logger.warn('session backfill stopped; it runs again at the next start', { err: String(err) }),
+        );
+        return { name: 'session backfill', stop: () => undefined };
       },
     ],
   });

@@ -5,6 +5,7 @@
  */
 import request from 'supertest';
 
+import { backfillSessionRecords } from '../src/sessions/session.backfill';
 import { sessionModel } from '../src/sessions/session.model';
 import { startInferenceFixture, type InferenceFixture } from './inference-fixture';
 
@@ -189,6 +190,34 @@ describe('sessions made by chat turns', () => {
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ created_at: got.body.created_at, metadata: { label: 'kept' } });
     expect(await listed()).toContain('no-record');
+  });
+
+  it('the backfill gives sessions stored before records existed theirs, dated by their first turn, once per database', async () => {
+    await say(alice, agentId, 'old-1', 'first');
+    await say(alice, agentId, 'old-1', 'second');
+    await say(alice, otherAgentId, 'old-2', 'y');
+    await say(alice, agentId, 'kept', 'x');
+    const before = await getOne(alice, 'old-1');
+    await patchOne(alice, 'kept', { metadata: { label: 'mine' } });
+    const Session = sessionModel(f.t.dbs.conn);
+    await Session.deleteMany({ session_id: { $in: ['old-1', 'old-2'] } });
+    await f.t.dbs.conn.db!.collection('migrations').deleteOne({ _id: 'sessions-backfill-1' as never });
+    const listed = async (key: string) =>
+      (await list(key, '?limit=100')).body.sessions.map((s: { session_id: string }) => s.session_id);
+    expect(await listed(alice)).not.toContain('old-1');
+
+    const done = await backfillSessionRecords(f.t.dbs.conn);
+    expect(done!.sessions).toBeGreaterThanOrEqual(3);
+    expect(await listed(alice)).toContain('old-1');
+    const ofOther = await list(alice, `?agent_id=${otherAgentId}&limit=100`);
+    expect(ofOther.body.sessions.map((s: { session_id: string }) => s.session_id)).toContain('old-2');
+    const got = await getOne(alice, 'old-1');
+    expect(got.body).toMatchObject({ agent_id: agentId, metadata: {}, created_at: before.body.created_at });
+    // A session that had its record keeps it.
+    expect((await getOne(alice, 'kept')).body.metadata).toEqual({ label: 'mine' });
+    // Done once: a second run finds the mark and reads nothing.
+    expect(await backfillSessionRecords(f.t.dbs.conn)).toBeNull();
+    expect((await deleteOne(alice, 'old-2')).status).toBe(204); // the next test counts that agent's sessions
   });
 
   it('concurrent first turns of many sessions each get their record', async () => {
