@@ -242,4 +242,31 @@ describe('the other surfaces of issue 47 through the gateway', () => {
     expect(JSON.stringify(back.body)).toContain('https://q.example');
     expect(JSON.stringify(back.body)).not.toContain('qd-secret-0123');
   });
+
+  it('a credential create answers its message; an AWS credential of provider keys only needs no api_key', async () => {
+    const aws = await request(base)
+      .post('/v3/providers/credentials')
+      .set('x-api-key', key)
+      .send({
+        name: 'memory',
+        provider_id: 'aws',
+        type: 'memory',
+        credentials: {
+          aws_access_key_id: 'AKIAEXAMPLE0002',
+          aws_secret_access_key: 'aws-s3cret-0123',
+          region: 'us-east-1',
+        },
+      });
+    expect(aws.status).toBe(201);
+    expect(aws.body).toEqual({ message: expect.any(String), credential_id: expect.any(String) });
+    const read = await request(base).get(`/v3/providers/credentials/${aws.body.credential_id}`).set('x-api-key', key);
+    expect(read.body.credentials).toMatchObject({ api_key: null, region: 'us-east-1', aws_secret_access_key: '***' });
+  });
+
+  it('an unknown path with a multipart body is 404 through the gateway, not 415', async () => {
+    for (const path of ['/v3/agents/zzz/yyy', '/v3/providers/credentials/file_upload']) {
+      const res = await request(base).post(path).set('x-api-key', key).attach('file', Buffer.from('x'), 'x.txt');
+      expect([path, res.status]).toEqual([path, 404]);
+    }
+  });
 });
