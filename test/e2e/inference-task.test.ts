@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import request from 'supertest';
 
 import type { InferenceTaskJob } from '@platform/agent-client';
+import { listen, type RunningServer } from '@platform/http';
 import {
   createQueue,
   producerConnection,
@@ -10,10 +11,11 @@ import {
   type Queue,
   type RedisConnection,
 } from '@platform/queue';
-import { freePort, testInfra } from '@platform/testing';
+import { captureLogger, freePort, testInfra } from '@platform/testing';
 
 import { bullTaskQueue } from '../../services/agent/src/tasks/task.queue';
 import { startInferenceFixture, type InferenceFixture } from '../../services/agent/test/inference-fixture';
+import { createApp as createGateway } from '../../services/gateway/src/app';
 import { eventually, startWorkerStack, type WorkerStack } from '../../services/worker/test/worker-stack';
 
 // A background chat end to end: the real agent service takes the task and puts it on the real Redis queue, the real
@@ -21,6 +23,7 @@ import { eventually, startWorkerStack, type WorkerStack } from '../../services/w
 let w: WorkerStack;
 let f: InferenceFixture;
 let server: Server;
+let gateway: RunningServer;
 let producer: RedisConnection;
 let queue: Queue<InferenceTaskJob>;
 let alice: string;
@@ -37,6 +40,16 @@ beforeAll(async () => {
   });
   server = createServer(f.t.app);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  gateway = await listen(
+    createGateway({
+      logger: captureLogger('gateway').logger,
+      upstreams: { agent: new URL(`http://127.0.0.1:${port}`) },
+      timeoutMs: 5_000,
+    }),
+    0,
+    undefined,
+    '127.0.0.1',
+  );
   alice = await f.t.dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
   agentId = await f.agent(alice, {
     llm_credential_id: await f.credential(alice, 'openai'),
@@ -44,6 +57,7 @@ beforeAll(async () => {
   });
 }, 30_000);
 afterAll(async () => {
+  await gateway.close(1_000);
   await new Promise((resolve) => server.close(resolve));
   await w.close();
   await within(2_000, queue.obliterate({ force: true })).catch(() => undefined);
@@ -75,6 +89,26 @@ it('202 at once, then completed with the answer the provider gave, through the q
   await eventually('the job to complete', async () =>
     (await queue.getJobState(res.body.task_id as string)) === 'completed' ? true : undefined,
   );
+});
+
+it('through the gateway: 202, then the status read there carries the answer as result and as response', async () => {
+  const via = `http://127.0.0.1:${gateway.port}`;
+  const res = await request(via)
+    .post('/v3/inference/task/')
+    .set('x-api-key', alice)
+    .send({ agent_id: agentId, session_id: 'gw', message: 'via the gateway' });
+  expect(res.status).toBe(202);
+  const id = res.body.task_id as string;
+  const done = await eventually(`task ${id} to end`, async () => {
+    // The path the hosted API's clients read a task at (the same endpoint as /v3/inference/task/{id}).
+    const read = await request(via).get(`/v3/inference/chat/task/${id}`).set('x-api-key', alice);
+    expect(read.status).toBe(200);
+    return ['completed', 'failed'].includes(read.body.status as string) ? read.body : undefined;
+  });
+  const answer = { response: 'echo: via the gateway', session_id: 'gw', agent_id: agentId };
+  expect(done).toMatchObject({ task_id: id, status: 'completed', result: answer, response: answer });
+  const unknown = await request(via).get('/v3/inference/task/no-such-task').set('x-api-key', alice);
+  expect(unknown.status).toBe(404);
 });
 
 it('a provider failing once is retried by the worker and the task still completes', async () => {

@@ -51,6 +51,8 @@ export interface PreparedRun {
   startedAt: Date;
   /** The caller's settings over the agent's for this call (chat completions); none on chat. */
   call?: CallSettings;
+  /** The run's toolbox, built before the features when the caller brings functions (their names are checked first). */
+  toolbox?: Toolbox;
 }
 
 /** 422 on the body's agent_id: the agent exists but cannot run as configured. */
@@ -199,6 +201,11 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
       const startedAt = deps.clock();
       const agent = await deps.agents.get(owner, String(input.agent_id));
       const to = await targetFor(owner, agent);
+      // The caller's functions are part of the request: a name the agent's tools have is refused (422) before any
+      // feature runs (RAI calls, memory reads) and whatever the features would answer.
+      const toolbox = input.call?.tools?.length
+        ? withCallerTools(await deps.toolboxes.forAgent(owner, toolRefs(agent)), input.call.tools)
+        : undefined;
       const run = deps.features.plan(agent);
       const ctx: InferenceContext = {
         owner,
@@ -210,25 +217,20 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
         ...(input.call ? { supplied: suppliedOf(input.call) } : {}),
       };
       await run.beforeModel(ctx);
-      return { agent, to, run, ctx, startedAt, call: input.call };
+      return { agent, to, run, ctx, startedAt, call: input.call, ...(toolbox ? { toolbox } : {}) };
     },
 
     /** The agent's tools, with the caller's own functions beside them (chat completions' `tools`). */
     async toolbox(owner: Owner, p: PreparedRun): Promise<Toolbox> {
-      return withCallerTools(await deps.toolboxes.forAgent(owner, toolRefs(p.agent)), p.call?.tools);
+      return p.toolbox ?? deps.toolboxes.forAgent(owner, toolRefs(p.agent));
     },
 
     /** The provider call with the agent's tools, looping over tool calls (non-streaming). */
     async askModel(p: PreparedRun, toolbox: Toolbox) {
-      const first = initial(p.ctx);
-      const ask = (messages: ModelMessage[]) =>
-        deps.providers.complete(
-          p.to.adapter,
-          p.to.target,
-          request(p, messages, toolbox, messages.length === first.length),
-        );
+      const ask = (messages: ModelMessage[], iteration: number) =>
+        deps.providers.complete(p.to.adapter, p.to.target, request(p, messages, toolbox, iteration === 1));
       const handOver = new Set((p.call?.tools ?? []).map((t) => t.name));
-      return runToolLoop(ask, toolbox, first, p.agent.max_iterations ?? DEFAULT_MAX_ITERATIONS, handOver);
+      return runToolLoop(ask, toolbox, initial(p.ctx), p.agent.max_iterations ?? DEFAULT_MAX_ITERATIONS, handOver);
     },
 
     /** Stores the turn (unless the agent opts out with store_messages: false) and logs it, without its text. */

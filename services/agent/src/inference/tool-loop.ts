@@ -32,7 +32,8 @@ export const stoppedText = (max: number) => `Stopped after ${max} model calls (m
  * when the caller continues).
  */
 export async function runToolLoop(
-  complete: (messages: ModelMessage[]) => Promise<ModelReply>,
+  /** One model call; `iteration` counts them from 1. */
+  complete: (messages: ModelMessage[], iteration: number) => Promise<ModelReply>,
   toolbox: Toolbox,
   initial: ModelMessage[],
   maxIterations: number,
@@ -42,7 +43,7 @@ export async function runToolLoop(
   const toolCalls: ToolCallRecord[] = [];
   let usage: Usage | null = null;
   for (let n = 1; ; n++) {
-    const reply = await complete(messages);
+    const reply = await complete(messages, n);
     usage = add(usage, reply.usage);
     const asked = reply.toolCalls ?? [];
     const theirs = asked.filter((c) => handOver.has(c.name));
