@@ -1,10 +1,10 @@
-import type { AxiosInstance } from 'axios';
-
 import { internalCallHeaders } from '@platform/auth';
 import { NOT_CONNECTED_CODES } from '@platform/errors';
+import type { OutboundClient } from '@platform/outbound';
 
-import { agentServiceHttp, failureCode } from './http';
+import { failureCode } from './http';
 import { detailOf } from './runner';
+import { agentServiceClient } from './service-client';
 
 /** A job of the `inference-tasks` queue: the task lives in the agent service's database, the job only names it. */
 export interface InferenceTaskJob {
@@ -23,7 +23,8 @@ export interface TaskClientOptions {
   /** Secret of the agent service's internal on-behalf-of path. */
   internalSecret: string;
   timeoutMs: number;
-  http?: AxiosInstance;
+  /** The caller's outbound client (the agent service's host allowed); by default one allowing that host only. */
+  outbound?: OutboundClient;
 }
 
 /**
@@ -31,24 +32,37 @@ export interface TaskClientOptions {
  * its state) and, when the queue gives a task up, to mark it failed.
  */
 export function createTaskClient(opts: TaskClientOptions) {
-  const http = opts.http ?? agentServiceHttp({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs });
+  const agents = agentServiceClient({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, outbound: opts.outbound });
   const headers = (job: InferenceTaskJob) => internalCallHeaders(opts.internalSecret, job);
-  const path = (job: InferenceTaskJob, action: 'run' | 'fail') =>
-    `/v3/inference/task/${encodeURIComponent(job.task_id)}/${action}`;
 
   async function call(job: InferenceTaskJob, action: 'run' | 'fail', body: object): Promise<TaskAttemptResult> {
     try {
-      const res = await http.post(path(job, action), body, { headers: headers(job) });
+      const params = { path: { task_id: job.task_id } };
+      const {
+        response: res,
+        data,
+        error,
+      } = action === 'run'
+        ? await agents.POST('/v3/inference/task/{task_id}/run', {
+            params,
+            body: body as { final: boolean },
+            headers: headers(job),
+          })
+        : await agents.POST('/v3/inference/task/{task_id}/fail', {
+            params,
+            body: body as { error: string },
+            headers: headers(job),
+          });
       if (res.status === 404) return { ok: true, status: 'gone' };
-      if (res.status >= 200 && res.status < 300) {
-        const status = (res.data as { status?: unknown })?.status;
+      if (res.ok) {
+        const status: unknown = data?.status;
         return { ok: true, status: status === 'completed' ? 'completed' : 'failed' };
       }
       return {
         ok: false,
         transient: res.status >= 500 || res.status === 429,
         unavailable: res.status === 503,
-        error: detailOf(res.data),
+        error: detailOf(error),
       };
     } catch (err) {
       const code = failureCode(err);
