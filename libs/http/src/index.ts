@@ -54,3 +54,17 @@ export {
   maxConcurrencyField,
   type JsonBounds,
 } from './fields';
+export {
+  expressPath,
+  mountRoutes,
+  multipartBody,
+  openapiPaths,
+  operationOf,
+  route,
+  serviceDocument,
+  type Route,
+  type RouteDef,
+  type RouteInput,
+  type RouteResponse,
+  type ServiceDocumentOptions,
+} from './route-table';

@@ -2,7 +2,7 @@ import { Router, type Express } from 'express';
 
 import { withBearerKey, withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
-import { createHttpApp, type ReadinessCheck } from '@platform/http';
+import { createHttpApp, mountRoutes, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
 import { createReadCache, localChangeBusOf, type ChangeBus, type LimitPublisher } from '@platform/queue';
@@ -10,14 +10,14 @@ import type { SecretBox } from '@platform/secrets';
 
 import { withAgentCache } from './agents/agent.cache';
 import { createAgentRepository } from './agents/agent.repository';
-import { createAgentRoutes } from './agents/agent.routes';
+import { agentRoutes } from './agents/agent.routes';
 import { createAgentService } from './agents/agent.service';
 import { openAiError } from './completions/completion.errors';
-import { createCompletionRoutes, isCompletionsRequest } from './completions/completion.routes';
+import { completionRoutes, isCompletionsRequest } from './completions/completion.routes';
 import { createCompletionService } from './completions/completion.service';
 import { withCredentialCache } from './credentials/credential.cache';
 import { createCredentialRepository } from './credentials/credential.repository';
-import { createCredentialRoutes } from './credentials/credential.routes';
+import { credentialRoutes } from './credentials/credential.routes';
 import { createCredentialService } from './credentials/credential.service';
 import { createFeaturePipeline } from './inference/features/feature-pipeline';
 import {
@@ -27,7 +27,7 @@ import {
 } from './inference/features/knowledge-base.feature';
 import { memoryFeature } from './inference/features/memory.feature';
 import { createStreamingInference } from './inference/inference-stream.service';
-import { createInferenceRoutes } from './inference/inference.routes';
+import { inferenceRoutes } from './inference/inference.routes';
 import { createInferenceService } from './inference/inference.service';
 import { createMemoryRepository } from './inference/memory.repository';
 import { createProviderClient } from './inference/providers/provider-client';
@@ -38,18 +38,18 @@ import { raiFeature } from './rai/rai.feature';
 import type { RaiTarget } from './rai/rai.types';
 import { withKnownSessions } from './sessions/session.cache';
 import { createSessionRepository } from './sessions/session.repository';
-import { createSessionRoutes } from './sessions/session.routes';
+import { sessionRoutes } from './sessions/session.routes';
 import { createSessionService } from './sessions/session.service';
 import { withSessionRecords } from './sessions/session.turns';
 import { createTaskRepository } from './tasks/task.repository';
-import { createTaskRoutes } from './tasks/task.routes';
+import { taskRoutes } from './tasks/task.routes';
 import { createTaskService } from './tasks/task.service';
 import type { TaskQueue } from './tasks/task.types';
 import { createAgentToolboxes } from './tools/agent-toolbox';
 import { createDescriptionEnhancer } from './tools/description-enhancer';
 import { createToolExecutor, DEFAULT_TOOL_TIMEOUT_MS } from './tools/tool-executor';
 import { createToolRepository } from './tools/tool.repository';
-import { createToolRoutes } from './tools/tool.routes';
+import { toolRoutes } from './tools/tool.routes';
 import { createToolService } from './tools/tool.service';
 
 export interface AppDeps {
@@ -188,13 +188,14 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const routes = Router();
-  routes.use(createAgentRoutes(agents));
-  routes.use(createCredentialRoutes(credentials));
-  routes.use(createInferenceRoutes(inference, streaming, deps.logger));
-  routes.use(createCompletionRoutes(createCompletionService({ inference, streaming, clock }), deps.logger));
-  routes.use(createTaskRoutes(tasks));
-  routes.use(createToolRoutes(tools));
-  routes.use(createSessionRoutes(sessions));
+  routes.use(mountRoutes(agentRoutes, agents));
+  routes.use(mountRoutes(credentialRoutes, credentials));
+  routes.use(mountRoutes(inferenceRoutes, { service: inference, streaming, logger: deps.logger }));
+  const completions = createCompletionService({ inference, streaming, clock });
+  routes.use(mountRoutes(completionRoutes, { service: completions, logger: deps.logger }));
+  routes.use(mountRoutes(taskRoutes, tasks));
+  routes.use(mountRoutes(toolRoutes, tools));
+  routes.use(mountRoutes(sessionRoutes, sessions));
 
   const keyOrInternal = withOnBehalfOf({
     apiKey: deps.auth.middleware,

@@ -1,4 +1,7 @@
 /** OpenAPI description of the gateway, served at /openapi.json: routing, and the operations console's page. */
+import { openapiPaths } from '@platform/http';
+
+import { consolePageRoutes } from './console';
 import { ROUTE_TABLE } from './routes';
 
 export const openapi = {
@@ -8,16 +11,5 @@ export const openapi = {
     version: '1.0.0',
     description: `One host for the whole API, routed by path prefix: ${ROUTE_TABLE.map((r) => `${r.prefixes.join(', ')} → ${r.service}`).join('; ')}. Each service's own document is at its /openapi.json.`,
   },
-  paths: {
-    '/console': {
-      get: {
-        operationId: 'console',
-        summary: 'The operations console (a browser page over the public API; log in with an API key)',
-        tags: ['console'],
-        responses: {
-          '200': { description: 'The page', content: { 'text/html': { schema: { type: 'string' } } } },
-        },
-      },
-    },
-  },
+  paths: openapiPaths(consolePageRoutes),
 };

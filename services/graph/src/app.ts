@@ -2,7 +2,7 @@ import { Router, type Express } from 'express';
 
 import { withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
-import { createHttpApp, type ReadinessCheck } from '@platform/http';
+import { createHttpApp, mountRoutes, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
 import { localChangeBusOf, type ChangeBus } from '@platform/queue';
@@ -17,14 +17,14 @@ import { createBrowserRenderer, type BrowserRenderer } from './crawl/browser-ren
 import type { CrawlLimits } from './crawl/crawl.types';
 import { createCrawler } from './crawl/crawler';
 import { createGraphRepository } from './graph/graph.repository';
-import { createGraphRoutes } from './graph/graph.routes';
+import { graphRoutes } from './graph/graph.routes';
 import { createGraphService, type GraphService } from './graph/graph.service';
 import { openapi } from './openapi';
 import { createLocalExtractor } from './pipeline/entities';
 import { createModels } from './providers/models';
 import { createRagClient, type RagServiceTarget } from './rag/rag.client';
 import { createTaskRepository } from './tasks/task.repository';
-import { createTaskRoutes } from './tasks/task.routes';
+import { taskRoutes } from './tasks/task.routes';
 import { createTaskService, type TaskService } from './tasks/task.service';
 
 export interface AppDeps {
@@ -127,8 +127,8 @@ export function createGraphParts(deps: AppDeps): GraphParts {
 /** Assembles the graph service's HTTP app. Pure. */
 export function createApp(deps: AppDeps, parts: GraphParts = createGraphParts(deps)): Express {
   const routes = Router();
-  routes.use(createGraphRoutes(parts.graph, parts.tasks));
-  routes.use(createTaskRoutes(parts.tasks));
+  routes.use(mountRoutes(graphRoutes, { graph: parts.graph, queue: parts.tasks }));
+  routes.use(mountRoutes(taskRoutes, parts.tasks));
   const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
   return createHttpApp({
     service: 'graph',

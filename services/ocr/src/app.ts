@@ -3,13 +3,13 @@ import { Router, type Express } from 'express';
 
 import { withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
-import { createHttpApp, type ReadinessCheck } from '@platform/http';
+import { createHttpApp, mountRoutes, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 
 import { createDocumentLimiter, type LimiterOptions } from './extraction/document-limiter';
 import { createDocumentRunner } from './extraction/document-runner';
 import { createExtractionRepository } from './extraction/extraction.repository';
-import { createExtractionRoutes } from './extraction/extraction.routes';
+import { extractionRoutes } from './extraction/extraction.routes';
 import { createExtractionService, type ExtractionLimits } from './extraction/extraction.service';
 import { openapi } from './openapi';
 
@@ -55,10 +55,15 @@ export function createApp(deps: AppDeps): Express {
     clock: deps.clock ?? (() => new Date()),
   });
   const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
-  const extraction = createExtractionRoutes(service, auth, {
-    dir: deps.uploadDir,
-    maxFileBytes: deps.maxFileBytes ?? MAX_FILE_BYTES,
-  });
+  // The body is multipart, not JSON: a raw router that checks the API key first, before a byte of the body is read.
+  const extraction = Router();
+  extraction.use('/extract', auth);
+  extraction.use(
+    mountRoutes(extractionRoutes, {
+      service,
+      upload: { dir: deps.uploadDir, maxFileBytes: deps.maxFileBytes ?? MAX_FILE_BYTES },
+    }),
+  );
   return createHttpApp({
     service: 'ocr',
     logger: deps.logger,

@@ -2,9 +2,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Router, type Express } from 'express';
 
-import { principalOf, withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
+import { withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
-import { createHttpApp, type ReadinessCheck } from '@platform/http';
+import { createHttpApp, mountRoutes, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
 import { createCredentialClient, createEmbeddings } from '@platform/retrieval';
@@ -12,17 +12,17 @@ import type { ServiceTarget } from '@platform/service-client';
 
 import { createCredentialCheck, type AgentServiceTarget } from './credentials/credential-check';
 import { createDocumentRepository } from './knowledge/document.repository';
-import { createDocumentRoutes } from './knowledge/documents.routes';
+import { documentRoutes } from './knowledge/documents.routes';
 import { createGraphTrainClient } from './knowledge/graph-train.client';
 import { createKnowledgeService, type VectorStores } from './knowledge/knowledge.service';
 import { createOcrClient } from './knowledge/ocr.client';
-import { createTrainingRoutes } from './knowledge/training.routes';
+import { trainingRoutes } from './knowledge/training.routes';
 import { openapi } from './openapi';
 import { createRagRepository } from './rag/rag.repository';
-import { createRagRoutes } from './rag/rag.routes';
+import { ragRoutes } from './rag/rag.routes';
 import { createRagService } from './rag/rag.service';
 import { createRetrieveClient, type GraphServiceTarget } from './rag/retrieve.client';
-import { createRetrieveRoutes } from './rag/retrieve.routes';
+import { retrieveRoutes } from './rag/retrieve.routes';
 
 export interface AppDeps {
   logger: Logger;
@@ -82,22 +82,23 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const routes = Router();
-  // Deleting a configuration removes its knowledge base first (documents, chunks, vectors); 404 as the route would.
-  routes.delete('/v3/rag/:id', async (req, _res, next) => {
-    const owner = principalOf(req);
-    await knowledge.drop(await rag.get(owner, req.params.id), owner);
-    next();
-  });
-  routes.use(createRagRoutes(rag));
-  routes.use(createDocumentRoutes(knowledge));
+  // Deleting a configuration removes its knowledge base first (documents, chunks, vectors): the delete route does.
+  routes.use(mountRoutes(ragRoutes, { rag, knowledge }));
+  routes.use(mountRoutes(documentRoutes, knowledge));
   const graph = deps.graph ? createRetrieveClient({ outbound, target: deps.graph, logger }) : null;
-  routes.use(createRetrieveRoutes(knowledge, graph));
+  routes.use(mountRoutes(retrieveRoutes, { knowledge, graph }));
 
+  // Training reads its own bodies (a larger JSON limit, multipart uploads): a raw router that checks the API key first.
   const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
-  const training = createTrainingRoutes(knowledge, auth, {
-    uploadDir: deps.uploadDir ?? join(tmpdir(), 'rag-uploads'),
-    jsonLimit: deps.jsonLimit ?? '1mb',
-  });
+  const training = Router();
+  training.use('/v3/train', auth);
+  training.use(
+    mountRoutes(trainingRoutes, {
+      knowledge,
+      uploadDir: deps.uploadDir ?? join(tmpdir(), 'rag-uploads'),
+      jsonLimit: deps.jsonLimit ?? '1mb',
+    }),
+  );
   return createHttpApp({
     service: 'rag',
     logger: deps.logger,

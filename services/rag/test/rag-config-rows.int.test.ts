@@ -147,7 +147,8 @@ describe('GET /v3/rag/user/{user_id}/ with the caller’s own API key', () => {
     expect(lines.join('\n')).not.toContain(key);
     expect(lines.join('\n')).not.toContain(key.slice(3));
     const metrics = await request(t.app).get('/metrics');
-    expect(metrics.text).toContain('route="/v3/rag/user/:user_id"');
+    // the route's template, as the route table declares it (the document's path, its trailing slash included)
+    expect(metrics.text).toContain('route="/v3/rag/user/:user_id/"');
     expect(metrics.text).not.toContain(key.slice(3));
   });
 });

@@ -2,17 +2,17 @@ import { Router, type Express } from 'express';
 
 import { withOnBehalfOf, type ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
-import { createHttpApp, type ReadinessCheck } from '@platform/http';
+import { createHttpApp, mountRoutes, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
 import { createCredentialClient, type AgentServiceTarget } from '@platform/providers';
 
-import { createInferenceRoutes } from './inference/inference.routes';
+import { inferenceRoutes } from './inference/inference.routes';
 import { createInferenceService } from './inference/inference.service';
 import { createJudge } from './judge/judge.service';
 import { openapi } from './openapi';
 import { createPolicyRepository } from './policies/policy.repository';
-import { createPolicyRoutes } from './policies/policy.routes';
+import { policyRoutes } from './policies/policy.routes';
 import { createPolicyService } from './policies/policy.service';
 
 export interface AppDeps {
@@ -44,8 +44,8 @@ export function createApp(deps: AppDeps): Express {
   const inference = createInferenceService({ policies, logger: deps.logger, judge });
 
   const routes = Router();
-  routes.use(createPolicyRoutes(policies));
-  routes.use(createInferenceRoutes(inference));
+  routes.use(mountRoutes(policyRoutes, policies));
+  routes.use(mountRoutes(inferenceRoutes, inference));
 
   const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
   return createHttpApp({

@@ -4,7 +4,7 @@ import type { Registry } from 'prom-client';
 import type { AgentDirectory } from '@platform/agent-client';
 import type { ApiKeyAuth } from '@platform/auth';
 import { newObjectId, type Connection } from '@platform/db';
-import { createHttpApp, type RateLimit, type ReadinessCheck } from '@platform/http';
+import { createHttpApp, mountRoutes, type RateLimit, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import type { AllowEntry } from '@platform/outbound';
 import { localChangeBusOf, type ChangeBus, type LimitPublisher, type Queue } from '@platform/queue';
@@ -20,16 +20,16 @@ import {
 import type { SecretBox } from '@platform/secrets';
 
 import { createExecutionService } from './executions/execution.service';
-import { createReplayRoutes } from './executions/replay.routes';
+import { replayRoutes } from './executions/replay.routes';
 import { createReplayService } from './executions/replay.service';
 import { openapi } from './openapi';
 import { createFiring } from './schedules/firing';
-import { createScheduleRoutes } from './schedules/schedule.routes';
+import { scheduleRoutes } from './schedules/schedule.routes';
 import { createScheduleService } from './schedules/schedule.service';
-import { createTriggerRoutes } from './webhooks/trigger.routes';
+import { triggerRoutes } from './webhooks/trigger.routes';
 import { createTriggerService } from './webhooks/trigger.service';
 import { createWebhookRepository, type WebhookRepository } from './webhooks/webhook.repository';
-import { createWebhookRoutes } from './webhooks/webhook.routes';
+import { webhookRoutes } from './webhooks/webhook.routes';
 import { createWebhookService, type WebhookService } from './webhooks/webhook.service';
 import { DEFAULT_TRIGGER_CACHE, withTriggerCache } from './webhooks/webhook.trigger-cache';
 
@@ -159,15 +159,15 @@ export function createApp(deps: AppDeps): Express {
     clock,
     logger: deps.logger,
   });
-  routes.use(createReplayRoutes(replay, deps.webhookRateLimit));
-  routes.use(createWebhookRoutes(webhooks, runs));
-  routes.use(createScheduleRoutes({ service: schedules, executions: runs, webhooks }));
+  routes.use(mountRoutes(replayRoutes, { replay, limit: deps.webhookRateLimit }));
+  routes.use(mountRoutes(webhookRoutes, { service: webhooks, executions: runs }));
+  routes.use(mountRoutes(scheduleRoutes, { service: schedules, executions: runs, webhooks }));
 
   return createHttpApp({
     service: 'scheduler',
     logger: deps.logger,
     routes,
-    rawRoutes: [createTriggerRoutes(trigger, deps.webhookRateLimit)],
+    rawRoutes: [mountRoutes(triggerRoutes, { trigger, limit: deps.webhookRateLimit })],
     protect: { paths: ['/agent-webhooks', '/schedules', '/http-schedules'], middleware: deps.auth.middleware },
     readiness: deps.readiness,
     openapi,

@@ -2,12 +2,12 @@ import { Router, type Express } from 'express';
 
 import type { ApiKeyAuth } from '@platform/auth';
 import type { Connection } from '@platform/db';
-import { createHttpApp, type ReadinessCheck } from '@platform/http';
+import { createHttpApp, mountRoutes, type ReadinessCheck } from '@platform/http';
 import type { Logger } from '@platform/logger';
 
 import { openapi } from './openapi';
 import { createTranscriptRepository } from './transcripts/transcript.repository';
-import { createTranscriptRoutes } from './transcripts/transcript.routes';
+import { transcriptNotFound, transcriptRoutes } from './transcripts/transcript.routes';
 import { createTranscriptService } from './transcripts/transcript.service';
 
 export interface AppDeps {
@@ -31,7 +31,7 @@ export function createApp(deps: AppDeps): Express {
     clock: deps.clock ?? (() => new Date()),
   });
   const routes = Router();
-  routes.use(createTranscriptRoutes(transcripts));
+  routes.use(mountRoutes(transcriptRoutes, transcripts), transcriptNotFound);
   return createHttpApp({
     service: 'voice',
     logger: deps.logger,

@@ -79,7 +79,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["AgentBody"];
                 };
@@ -123,6 +123,231 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/agents/template/single-task": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a single-task agent
+         * @description A KNOWLEDGE_BASE feature naming no rag id (config.rag_id, config.lyzr_rag.rag_id, config.agentic_rag[] or oneshot_rag[] entries), more than 10, or one the caller does not own → 422 at ["body","features",i,"config"]; the rag service unreachable → 503.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SingleTaskBody"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SingleTaskCreated"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/agents/template/single-task/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a single-task agent: only the fields sent change (explicit null clears a nullable field)
+         * @description A KNOWLEDGE_BASE feature naming no rag id (config.rag_id, config.lyzr_rag.rag_id, config.agentic_rag[] or oneshot_rag[] entries), more than 10, or one the caller does not own → 422 at ["body","features",i,"config"]; the rag service unreachable → 503.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    agent_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SingleTaskPatch"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AgentMessage"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Agent not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/agents/utility/by-name/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's newest agent with exactly this name */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Its ids and name */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AgentByName"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Agent not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -208,7 +433,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["AgentBody"];
                 };
@@ -324,157 +549,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v3/agents/template/single-task": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a single-task agent
-         * @description A KNOWLEDGE_BASE feature naming no rag id (config.rag_id, config.lyzr_rag.rag_id, config.agentic_rag[] or oneshot_rag[] entries), more than 10, or one the caller does not own → 422 at ["body","features",i,"config"]; the rag service unreachable → 503.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["SingleTaskBody"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SingleTaskCreated"];
-                    };
-                };
-                /** @description API key missing or invalid */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Validation error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description A dependency is unreachable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v3/agents/template/single-task/{agent_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Update a single-task agent: only the fields sent change (explicit null clears a nullable field)
-         * @description A KNOWLEDGE_BASE feature naming no rag id (config.rag_id, config.lyzr_rag.rag_id, config.agentic_rag[] or oneshot_rag[] entries), more than 10, or one the caller does not own → 422 at ["body","features",i,"config"]; the rag service unreachable → 503.
-         */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    agent_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["SingleTaskPatch"];
-                };
-            };
-            responses: {
-                /** @description Updated */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AgentMessage"];
-                    };
-                };
-                /** @description API key missing or invalid */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Agent not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Validation error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description A dependency is unreachable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v3/inference/chat/": {
         parameters: {
             query?: never;
@@ -495,7 +569,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["ChatBody"];
                 };
@@ -583,7 +657,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["ChatBody"];
                 };
@@ -645,32 +719,6 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v3/inference/{agent_id}/chat/completions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Run an agent with an OpenAI chat-completions request (plain or streamed)
-         * @description OpenAI's chat-completions protocol over one of the caller's agents, so that the `openai` SDKs work with base URL `<host>/v3/inference/<agent_id>` and an API key as their key: the key is taken as `x-api-key` or `Authorization: Bearer <key>` (this route only). The agent decides its model (the request's `model` is echoed), prompt, tools and features (MEMORY, RAI, KNOWLEDGE_BASE), as on /v3/inference/chat/.
-         *
-         *     Messages: the last user message is the turn's message; after it only the turn's tool rounds may follow (assistant messages with tool_calls, tool messages of their results), so the last message is a user or a tool message (else 422 at its role). Earlier system/developer messages are added after the agent's system prompt for this call; earlier user/assistant/tool messages are this call's history instead of stored memory (MEMORY reads the session's stored turns only when the request carries none). A tool message names the call it answers (tool_call_id of an earlier assistant message, else 422). RAI checks each supplied message as input. Only the answered turn is stored (its user message and the final answer, not a reply that asks for the caller's functions), in the session named by the `session_id` body field, else the `x-session-id` header, else a new session named by the completion id; the session comes back in the `x-session-id` header and `session_id`.
-         *
-         *     temperature, top_p and max_tokens / max_completion_tokens apply to this call (max_tokens at most the agent's own). n > 1 → 422. tools: the caller's own functions, offered to the model beside the agent's tools (a name the agent's tools use → 422); the agent runs its own tools as on chat, and a reply asking for any of the caller's functions ends the run: the answer's message carries those tool_calls (content null unless the model wrote text too) with finish_reason "tool_calls", and the caller continues with tool messages of the results (calls of the agent's tools asked in the same reply are not run; the model asks again). tool_choice: auto (default), none (the caller's functions are not offered), required or a named function of tools (the turn's first model call must call a tool). parallel_tool_calls, user and model are accepted and not acted on; other OpenAI parameters (stop, seed, logprobs, penalties, ...) are dropped unread. Limits: 256 messages, 1048576 characters per message or text part, 64 text parts per message (other part types → 422), 128 tools, 128 tool calls per message.
-         *
-         *     stream: true → text/event-stream of ChatCompletionChunk events (the first with role "assistant"; one per model delta; the calls of the caller’s functions, when the model asks for them, as one chunk of tool_calls; one with the finish_reason; with stream_options.include_usage every chunk has usage null and a last chunk has no choices and the usage), then `data: [DONE]`. Errors before the first chunk are JSON with their status in the contract’s shape ({detail}), with OpenAI’s error object {message, type, param, code} beside it (every error answer of this route carries it, so that the SDKs’ exceptions say why); a failure after it is an `event: error` with `data: {"detail": ...}`. finish_reason is "stop", "length" when the provider cut the answer at the token limit, or "tool_calls".
-         */
-        post: operations["createChatCompletion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -742,6 +790,32 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v3/inference/{agent_id}/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run an agent with an OpenAI chat-completions request (plain or streamed)
+         * @description OpenAI's chat-completions protocol over one of the caller's agents, so that the `openai` SDKs work with base URL `<host>/v3/inference/<agent_id>` and an API key as their key: the key is taken as `x-api-key` or `Authorization: Bearer <key>` (this route only). The agent decides its model (the request's `model` is echoed), prompt, tools and features (MEMORY, RAI, KNOWLEDGE_BASE), as on /v3/inference/chat/.
+         *
+         *     Messages: the last user message is the turn's message; after it only the turn's tool rounds may follow (assistant messages with tool_calls, tool messages of their results), so the last message is a user or a tool message (else 422 at its role). Earlier system/developer messages are added after the agent's system prompt for this call; earlier user/assistant/tool messages are this call's history instead of stored memory (MEMORY reads the session's stored turns only when the request carries none). A tool message names the call it answers (tool_call_id of an earlier assistant message, else 422). RAI checks each supplied message as input. Only the answered turn is stored (its user message and the final answer, not a reply that asks for the caller's functions), in the session named by the `session_id` body field, else the `x-session-id` header, else a new session named by the completion id; the session comes back in the `x-session-id` header and `session_id`.
+         *
+         *     temperature, top_p and max_tokens / max_completion_tokens apply to this call (max_tokens at most the agent's own). n > 1 → 422. tools: the caller's own functions, offered to the model beside the agent's tools (a name the agent's tools use → 422); the agent runs its own tools as on chat, and a reply asking for any of the caller's functions ends the run: the answer's message carries those tool_calls (content null unless the model wrote text too) with finish_reason "tool_calls", and the caller continues with tool messages of the results (calls of the agent's tools asked in the same reply are not run; the model asks again). tool_choice: auto (default), none (the caller's functions are not offered), required or a named function of tools (the turn's first model call must call a tool). parallel_tool_calls, user and model are accepted and not acted on; other OpenAI parameters (stop, seed, logprobs, penalties, ...) are dropped unread. Limits: 256 messages, 1048576 characters per message or text part, 64 text parts per message (other part types → 422), 128 tools, 128 tool calls per message.
+         *
+         *     stream: true → text/event-stream of ChatCompletionChunk events (the first with role "assistant"; one per model delta; the calls of the caller’s functions, when the model asks for them, as one chunk of tool_calls; one with the finish_reason; with stream_options.include_usage every chunk has usage null and a last chunk has no choices and the usage), then `data: [DONE]`. Errors before the first chunk are JSON with their status in the contract’s shape ({detail}), with OpenAI’s error object {message, type, param, code} beside it (every error answer of this route carries it, so that the SDKs’ exceptions say why); a failure after it is an `event: error` with `data: {"detail": ...}`. finish_reason is "stop", "length" when the provider cut the answer at the token limit, or "tool_calls".
+         */
+        post: operations["createChatCompletion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -825,7 +899,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["SessionCreate"];
                 };
@@ -1033,7 +1107,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["SessionPatch"];
                 };
@@ -1247,7 +1321,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["ToolSetBody"];
                 };
@@ -1391,7 +1465,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["BulkDeleteBody"];
                 };
@@ -1763,7 +1837,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["ToolUpdate"];
                 };
@@ -2010,7 +2084,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["CredentialBody"];
                 };
@@ -2280,7 +2354,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["CredentialUpdate"];
                 };
@@ -2467,80 +2541,6 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v3/agents/utility/by-name/{name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's newest agent with exactly this name */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Its ids and name */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["AgentByName"];
-                    };
-                };
-                /** @description API key missing or invalid */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Agent not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Validation error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description A dependency is unreachable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2736,7 +2736,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["TaskFailBody"];
                 };
@@ -3849,7 +3849,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["CompletionBody"];
             };
@@ -3921,7 +3921,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["ChatBody"];
             };
@@ -3963,7 +3963,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description A dependency is unreachable */
+            /** @description The task queue or the database is unavailable; nothing was accepted */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3981,7 +3981,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": components["schemas"]["ChatBody"];
             };
@@ -4023,7 +4023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description A dependency is unreachable */
+            /** @description The task queue or the database is unavailable; nothing was accepted */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -552,7 +552,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation error */
+            /** @description Bad form fields, or a file that cannot be read or holds no text (the reason in `type`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -561,7 +561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description A dependency is unreachable */
+            /** @description The OCR service is unreachable or busy */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -650,7 +650,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation error */
+            /** @description Bad form fields, or a file that cannot be read or holds no text (the reason in `type`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -748,7 +748,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation error */
+            /** @description Bad form fields, or a file that cannot be read or holds no text (the reason in `type`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -820,7 +820,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description A dependency is unreachable */
+            /** @description The graph service is unreachable */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -75,7 +75,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["WebhookCreateBody"];
                 };
@@ -151,7 +151,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": string[];
                 };
@@ -195,6 +195,172 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-webhooks/executions/recent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs of your webhooks in the last hours, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    agent_id?: string;
+                    /** @description How far back the view reaches (from, when given, narrows it). */
+                    hours?: number;
+                    /** @description Only runs in these statuses: repeat the parameter (status=failed&status=queued) or separate them with commas (status=failed,queued). Any other value → 422. */
+                    status?: ("queued" | "running" | "succeeded" | "failed" | "skipped")[];
+                    /** @description true: succeeded runs; false: failed runs (combined with status, both must hold). */
+                    success?: boolean;
+                    /** @description Runs triggered at or after this instant (ISO 8601 with Z or an offset, or a date). */
+                    from?: string;
+                    /** @description Runs triggered before this instant; from after to → 422. */
+                    to?: string;
+                    /** @description Items to skip */
+                    skip?: number;
+                    /** @description Items to return at most */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Executions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionList"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-webhooks/{webhook_id}/executions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The webhook's runs, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only runs in these statuses: repeat the parameter (status=failed&status=queued) or separate them with commas (status=failed,queued). Any other value → 422. */
+                    status?: ("queued" | "running" | "succeeded" | "failed" | "skipped")[];
+                    /** @description true: succeeded runs; false: failed runs (combined with status, both must hold). */
+                    success?: boolean;
+                    /** @description Runs triggered at or after this instant (ISO 8601 with Z or an offset, or a date). */
+                    from?: string;
+                    /** @description Runs triggered before this instant; from after to → 422. */
+                    to?: string;
+                    /** @description Items to skip */
+                    skip?: number;
+                    /** @description Items to return at most */
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Executions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionList"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Webhook not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -617,93 +783,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/agent-webhooks/{webhook_id}/executions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The webhook's runs, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only runs in these statuses: repeat the parameter (status=failed&status=queued) or separate them with commas (status=failed,queued). Any other value → 422. */
-                    status?: ("queued" | "running" | "succeeded" | "failed" | "skipped")[];
-                    /** @description true: succeeded runs; false: failed runs (combined with status, both must hold). */
-                    success?: boolean;
-                    /** @description Runs triggered at or after this instant (ISO 8601 with Z or an offset, or a date). */
-                    from?: string;
-                    /** @description Runs triggered before this instant; from after to → 422. */
-                    to?: string;
-                    /** @description Items to skip */
-                    skip?: number;
-                    /** @description Items to return at most */
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    webhook_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Executions */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ExecutionList"];
-                    };
-                };
-                /** @description API key missing or invalid */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Webhook not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Validation error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description A dependency is unreachable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/agent-webhooks/{webhook_id}/regenerate-callback-secret": {
         parameters: {
             query?: never;
@@ -812,7 +891,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["ExecutionReplayBody"];
                 };
@@ -991,50 +1070,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/agent-webhooks/executions/recent": {
+    "/schedules/{schedule_id}/executions/replay": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Runs of your webhooks in the last hours, newest first */
-        get: {
+        get?: never;
+        put?: never;
+        /**
+         * Replay its ended runs that match the filters (newest first, at most limit), or count them
+         * @description Each replay is a new execution with the original input and replay_of naming the original; an original replayed within the last 24 h answers its first replay and runs nothing.
+         */
+        post: {
             parameters: {
-                query?: {
-                    agent_id?: string;
-                    /** @description How far back the view reaches (from, when given, narrows it). */
-                    hours?: number;
-                    /** @description Only runs in these statuses: repeat the parameter (status=failed&status=queued) or separate them with commas (status=failed,queued). Any other value → 422. */
-                    status?: ("queued" | "running" | "succeeded" | "failed" | "skipped")[];
-                    /** @description true: succeeded runs; false: failed runs (combined with status, both must hold). */
-                    success?: boolean;
-                    /** @description Runs triggered at or after this instant (ISO 8601 with Z or an offset, or a date). */
-                    from?: string;
-                    /** @description Runs triggered before this instant; from after to → 422. */
-                    to?: string;
-                    /** @description Items to skip */
-                    skip?: number;
-                    /** @description Items to return at most */
-                    limit?: number;
-                };
+                query?: never;
                 header?: never;
-                path?: never;
+                path: {
+                    schedule_id: string;
+                };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ExecutionReplayBody"];
+                };
+            };
             responses: {
-                /** @description Executions */
+                /** @description Matched, and the replays (dry_run: matched only) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ExecutionList"];
+                        "application/json": components["schemas"]["ExecutionReplayResult"];
                     };
                 };
                 /** @description API key missing or invalid */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Schedule not found */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1062,8 +1145,273 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{schedule_id}/executions/{execution_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
         put?: never;
-        post?: never;
+        /** Replay one ended run as a new execution */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    schedule_id: string;
+                    execution_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Replayed within the last 24 h already: that first replay (nothing runs) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
+                    };
+                };
+                /** @description Queued: a new execution */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Schedule not found, or Execution not found (not one of its runs) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The run has not ended */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/http-schedules/{schedule_id}/executions/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay its ended runs that match the filters (newest first, at most limit), or count them
+         * @description Each replay is a new execution with the original input and replay_of naming the original; an original replayed within the last 24 h answers its first replay and runs nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    schedule_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ExecutionReplayBody"];
+                };
+            };
+            responses: {
+                /** @description Matched, and the replays (dry_run: matched only) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayResult"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description HTTP schedule not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/http-schedules/{schedule_id}/executions/{execution_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replay one ended run as a new execution */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    schedule_id: string;
+                    execution_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Replayed within the last 24 h already: that first replay (nothing runs) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
+                    };
+                };
+                /** @description Queued: a new execution */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description HTTP schedule not found, or Execution not found (not one of its runs) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The run has not ended */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1256,7 +1604,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["ScheduleCreateBody"];
                 };
@@ -1332,7 +1680,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": string[];
                 };
@@ -1875,267 +2223,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/schedules/{schedule_id}/logs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Its executions, newest first (one per fire; attempts counted in it) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only runs in these statuses: repeat the parameter (status=failed&status=queued) or separate them with commas (status=failed,queued). Any other value → 422. */
-                    status?: ("queued" | "running" | "succeeded" | "failed" | "skipped")[];
-                    /** @description true: succeeded runs; false: failed runs (combined with status, both must hold). */
-                    success?: boolean;
-                    /** @description Runs triggered at or after this instant (ISO 8601 with Z or an offset, or a date). */
-                    from?: string;
-                    /** @description Runs triggered before this instant; from after to → 422. */
-                    to?: string;
-                    /** @description Items to skip */
-                    skip?: number;
-                    /** @description Items to return at most */
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    schedule_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Executions */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ExecutionList"];
-                    };
-                };
-                /** @description API key missing or invalid */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Schedule not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Validation error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description A dependency is unreachable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/schedules/{schedule_id}/executions/replay": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Replay its ended runs that match the filters (newest first, at most limit), or count them
-         * @description Each replay is a new execution with the original input and replay_of naming the original; an original replayed within the last 24 h answers its first replay and runs nothing.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    schedule_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["ExecutionReplayBody"];
-                };
-            };
-            responses: {
-                /** @description Matched, and the replays (dry_run: matched only) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ExecutionReplayResult"];
-                    };
-                };
-                /** @description API key missing or invalid */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Schedule not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Validation error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description A dependency is unreachable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/schedules/{schedule_id}/executions/{execution_id}/replay": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Replay one ended run as a new execution */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    schedule_id: string;
-                    execution_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Replayed within the last 24 h already: that first replay (nothing runs) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
-                    };
-                };
-                /** @description Queued: a new execution */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
-                    };
-                };
-                /** @description API key missing or invalid */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Schedule not found, or Execution not found (not one of its runs) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The run has not ended */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Validation error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description A dependency is unreachable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/schedules/{schedule_id}/regenerate-callback-secret": {
         parameters: {
             query?: never;
@@ -2222,36 +2309,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/schedules/by-agent/{agent_id}": {
+    "/schedules/{schedule_id}/logs": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** An agent's schedules and webhooks (up to 100 of each, newest first) */
+        /** Its executions, newest first (one per fire; attempts counted in it) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Only runs in these statuses: repeat the parameter (status=failed&status=queued) or separate them with commas (status=failed,queued). Any other value → 422. */
+                    status?: ("queued" | "running" | "succeeded" | "failed" | "skipped")[];
+                    /** @description true: succeeded runs; false: failed runs (combined with status, both must hold). */
+                    success?: boolean;
+                    /** @description Runs triggered at or after this instant (ISO 8601 with Z or an offset, or a date). */
+                    from?: string;
+                    /** @description Runs triggered before this instant; from after to → 422. */
+                    to?: string;
+                    /** @description Items to skip */
+                    skip?: number;
+                    /** @description Items to return at most */
+                    limit?: number;
+                };
                 header?: never;
                 path: {
-                    agent_id: string;
+                    schedule_id: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Schedules and webhooks */
+                /** @description Executions */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["AgentSchedules"];
+                        "application/json": components["schemas"]["ExecutionList"];
                     };
                 };
                 /** @description API key missing or invalid */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Schedule not found */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2358,7 +2467,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": components["schemas"]["HttpScheduleCreateBody"];
                 };
@@ -2434,7 +2543,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: {
+            requestBody: {
                 content: {
                     "application/json": string[];
                 };
@@ -2977,6 +3086,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/http-schedules/{schedule_id}/regenerate-callback-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New callback signing secret (callback_secret), shown in this answer only
+         * @description Takes no body. Runs created from now on are signed with the new secret; runs created before keep the secret they were created with.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    schedule_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description HTTP schedule with its new callback_secret */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["HttpSchedule"];
+                    };
+                };
+                /** @description API key missing or invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description HTTP schedule not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description HTTP schedule has no callback_url */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Validation error */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationError"];
+                    };
+                };
+                /** @description A dependency is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/http-schedules/{schedule_id}/logs": {
         parameters: {
             query?: never;
@@ -3064,147 +3259,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/http-schedules/{schedule_id}/executions/replay": {
+    "/schedules/by-agent/{agent_id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /**
-         * Replay its ended runs that match the filters (newest first, at most limit), or count them
-         * @description Each replay is a new execution with the original input and replay_of naming the original; an original replayed within the last 24 h answers its first replay and runs nothing.
-         */
-        post: {
+        /** An agent's schedules and webhooks (up to 100 of each, newest first) */
+        get: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
-                    schedule_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["ExecutionReplayBody"];
-                };
-            };
-            responses: {
-                /** @description Matched, and the replays (dry_run: matched only) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ExecutionReplayResult"];
-                    };
-                };
-                /** @description API key missing or invalid */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description HTTP schedule not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Validation error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description A dependency is unreachable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/http-schedules/{schedule_id}/executions/{execution_id}/replay": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Replay one ended run as a new execution */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    schedule_id: string;
-                    execution_id: string;
+                    agent_id: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Replayed within the last 24 h already: that first replay (nothing runs) */
+                /** @description Schedules and webhooks */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
-                    };
-                };
-                /** @description Queued: a new execution */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ExecutionReplayAccepted"];
+                        "application/json": components["schemas"]["AgentSchedules"];
                     };
                 };
                 /** @description API key missing or invalid */
                 403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description HTTP schedule not found, or Execution not found (not one of its runs) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The run has not ended */
-                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3232,92 +3316,8 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/http-schedules/{schedule_id}/regenerate-callback-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
         put?: never;
-        /**
-         * New callback signing secret (callback_secret), shown in this answer only
-         * @description Takes no body. Runs created from now on are signed with the new secret; runs created before keep the secret they were created with.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    schedule_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description HTTP schedule with its new callback_secret */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["HttpSchedule"];
-                    };
-                };
-                /** @description API key missing or invalid */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description HTTP schedule not found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description HTTP schedule has no callback_url */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Validation error */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationError"];
-                    };
-                };
-                /** @description A dependency is unreachable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

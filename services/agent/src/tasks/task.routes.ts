@@ -1,11 +1,11 @@
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 
 import { isInternalCall, principalOf } from '@platform/auth';
 import { AppError, NotFoundError } from '@platform/errors';
-import { validate } from '@platform/http';
+import { route, type Route } from '@platform/http';
 
 import { asChatInput, chatBody } from '../inference/inference.schemas';
-import { failBody, runBody, TASK_ID } from './task.schemas';
+import { failBody, runBody, task, TASK_ID, taskAccepted, taskPath, taskState } from './task.schemas';
 import type { TaskService } from './task.service';
 
 /** The task id of the path; an id that cannot name a task is as unknown as a missing one. */
@@ -21,32 +21,85 @@ function internalTaskId(req: Request): string {
   return taskIdOf(req);
 }
 
-/** /v3/inference/task (alias /v3/inference/chat/task): background chat and the worker's calls that run it. */
-export function createTaskRoutes(service: TaskService): Router {
-  const r = Router();
+const NOT_FOUND = 'Task not found';
+const internal =
+  'Internal: only the worker calls it (x-internal-secret + x-on-behalf-of-user/-org); a valid body from an API key gets 404.';
+const submitDescription =
+  'The chat body. 202 once the task is stored and queued; the worker runs it. Tasks are kept 7 days.';
+const stateAnswer = { description: 'The task after the call', body: taskState };
 
-  // `/v3/inference/chat/task` is the same endpoint under the path some public clients call.
-  r.post(['/v3/inference/task', '/v3/inference/chat/task'], async (req, res) => {
-    const input = asChatInput(validate(chatBody, req.body, 'body'));
-    res.status(202).json(await service.submit(principalOf(req), input));
-  });
-
-  r.get(['/v3/inference/task/:task_id', '/v3/inference/chat/task/:task_id'], async (req, res) => {
-    res.json(await service.get(principalOf(req), taskIdOf(req)));
-  });
-
+/**
+ * /v3/inference/task (alias /v3/inference/chat/task, the path some public clients call): background chat and the
+ * worker's calls that run it. A malformed task id is simply not found (404), so it is documented, not checked.
+ */
+export const taskRoutes: Route<TaskService>[] = [
+  route({
+    method: 'post',
+    path: '/v3/inference/task/',
+    summary: 'Run an agent on a message in the background',
+    operationId: 'submitTask',
+    description: submitDescription,
+    body: chatBody,
+    responses: {
+      '202': { description: 'Accepted', body: taskAccepted },
+      '404': 'Agent not found',
+      '503': 'The task queue or the database is unavailable; nothing was accepted',
+    },
+    aliases: [
+      {
+        path: '/v3/inference/chat/task',
+        operationId: 'submitTaskAlias',
+        description: `Same as POST /v3/inference/task/. ${submitDescription}`,
+      },
+    ],
+    handle: (service: TaskService, { req, body }) => service.submit(principalOf(req), asChatInput(body)),
+  }),
+  route({
+    method: 'get',
+    path: '/v3/inference/task/{task_id}',
+    summary: "A task's state and, once completed, its result",
+    operationId: 'getTask',
+    paramsDoc: taskPath,
+    responses: { '200': { description: 'The task', body: task }, '404': NOT_FOUND },
+    aliases: [
+      {
+        path: '/v3/inference/chat/task/{task_id}',
+        operationId: 'getTaskAlias',
+        description: 'Same as GET /v3/inference/task/{task_id}.',
+      },
+    ],
+    handle: (service: TaskService, { req }) => service.get(principalOf(req), taskIdOf(req)),
+  }),
   // The body is checked first, like every route's: the route is documented, so its answers need not hide it.
-  r.post('/v3/inference/task/:task_id/run', async (req, res) => {
-    const { final } = validate(runBody, req.body ?? {}, 'body');
-    const id = internalTaskId(req);
-    res.json(await service.run(principalOf(req), id, final));
-  });
-
-  r.post('/v3/inference/task/:task_id/fail', async (req, res) => {
-    const { error } = validate(failBody, req.body, 'body');
-    const id = internalTaskId(req);
-    res.json(await service.giveUp(principalOf(req), id, error));
-  });
-
-  return r;
-}
+  route({
+    method: 'post',
+    path: '/v3/inference/task/{task_id}/run',
+    summary: 'Run one attempt of a task',
+    description: internal,
+    paramsDoc: taskPath,
+    body: runBody,
+    bodyOptional: true,
+    responses: {
+      '200': stateAnswer,
+      '404': NOT_FOUND,
+      '502': 'Transient failure; the task is queued again',
+    },
+    handle: (service: TaskService, { req, body }) => {
+      const id = internalTaskId(req);
+      return service.run(principalOf(req), id, body.final);
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/v3/inference/task/{task_id}/fail',
+    summary: 'End a task the queue gave up on',
+    description: internal,
+    paramsDoc: taskPath,
+    body: failBody,
+    responses: { '200': stateAnswer, '404': NOT_FOUND },
+    handle: (service: TaskService, { req, body }) => {
+      const id = internalTaskId(req);
+      return service.giveUp(principalOf(req), id, body.error);
+    },
+  }),
+];

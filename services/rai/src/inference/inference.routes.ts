@@ -1,17 +1,22 @@
-import { Router } from 'express';
-
 import { principalOf } from '@platform/auth';
-import { validate } from '@platform/http';
+import { route, type Route } from '@platform/http';
 
-import { inferenceBody } from '../policies/policy.schemas';
+import { evaluation, inferenceBody } from '../policies/policy.schemas';
 import type { InferenceService } from './inference.service';
 
 /** POST /v1/rai/inference. */
-export function createInferenceRoutes(service: InferenceService): Router {
-  const r = Router();
-  r.post('/v1/rai/inference', async (req, res) => {
-    const input = validate(inferenceBody, req.body, 'body');
-    res.json(await service.check(principalOf(req), input));
-  });
-  return r;
-}
+export const inferenceRoutes: Route<InferenceService>[] = [
+  route({
+    method: 'post',
+    path: '/v1/rai/inference',
+    summary: 'Evaluate a text against a policy',
+    operationId: 'evaluateText',
+    body: inferenceBody,
+    responses: {
+      '200': { description: 'The verdict', body: evaluation },
+      '404': 'Policy not found',
+      '415': 'Body is not application/json',
+    },
+    handle: (service: InferenceService, { req, body }) => service.check(principalOf(req), body),
+  }),
+];
