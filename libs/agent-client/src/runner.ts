@@ -1,8 +1,7 @@
 import { internalCallHeaders } from '@platform/auth';
-import { NOT_CONNECTED_CODES } from '@platform/errors';
 import type { OutboundClient } from '@platform/outbound';
 
-import { failureCode } from './http';
+import { answeredFailure, unansweredFailure, type CallFailure } from './http';
 import { agentServiceClient } from './service-client';
 
 export interface AgentRunRequest {
@@ -12,14 +11,8 @@ export interface AgentRunRequest {
   message: string;
 }
 
-/**
- * Outcome of one call. `transient` failures (the provider failed, the run timed out) are worth another attempt.
- * `unavailable`: the agent service could not take the call at all (unreachable, or 503 because its own database or
- * Redis is away); nothing ran, so the caller may wait for it instead of spending an attempt.
- */
-export type AgentRunResult =
-  | { ok: true; status: number; output: string }
-  | { ok: false; transient: boolean; unavailable: boolean; status: number | null; error: string };
+/** Outcome of one call (a failure classified by `CallFailure`'s rules: the provider failed, the run timed out, ...). */
+export type AgentRunResult = { ok: true; status: number; output: string } | CallFailure;
 
 export interface AgentRunnerOptions {
   baseUrl: string;
@@ -28,18 +21,6 @@ export interface AgentRunnerOptions {
   timeoutMs: number;
   /** The caller's outbound client (the agent service's host allowed); by default one allowing that host only. */
   outbound?: OutboundClient;
-}
-
-/** The `detail` of an error body as one line. */
-export function detailOf(data: unknown): string {
-  if (data && typeof data === 'object' && 'detail' in data) {
-    const d = data.detail;
-    if (typeof d === 'string') return d;
-    if (Array.isArray(d))
-      return d.map((e: { msg?: unknown }) => (typeof e?.msg === 'string' ? e.msg : JSON.stringify(e))).join('; ');
-    return JSON.stringify(d);
-  }
-  return typeof data === 'string' ? data.slice(0, 500) : JSON.stringify(data ?? '').slice(0, 500);
 }
 
 /** Runs agents through the agent service's inference (POST /v3/inference/chat/) on an owner's behalf. */
@@ -64,24 +45,9 @@ export function createAgentRunner(opts: AgentRunnerOptions) {
           output: typeof response === 'string' ? response : JSON.stringify(response ?? null),
         };
       }
-      return {
-        ok: false,
-        transient: res.status >= 500 || res.status === 429,
-        unavailable: res.status === 503,
-        status: res.status,
-        error: detailOf(error),
-      };
+      return answeredFailure(res.status, error);
     } catch (err) {
-      const code = failureCode(err);
-      const reached = !(code && NOT_CONNECTED_CODES.has(code));
-      const what = code ?? (err as { message?: string } | null)?.message ?? 'error';
-      return {
-        ok: false,
-        transient: true,
-        unavailable: !reached,
-        status: null,
-        error: `agent service ${reached ? 'call failed' : 'unreachable'}: ${what}`,
-      };
+      return unansweredFailure(err);
     }
   };
 }

@@ -1,9 +1,7 @@
 import { internalCallHeaders } from '@platform/auth';
-import { NOT_CONNECTED_CODES } from '@platform/errors';
 import type { OutboundClient } from '@platform/outbound';
 
-import { failureCode } from './http';
-import { detailOf } from './runner';
+import { answeredFailure, unansweredFailure, type CallFailure } from './http';
 import { agentServiceClient } from './service-client';
 
 /** A job of the `inference-tasks` queue: the task lives in the agent service's database, the job only names it. */
@@ -14,9 +12,14 @@ export interface InferenceTaskJob {
 }
 
 /** What the agent service answered to one attempt of a task. */
-export type TaskAttemptResult =
-  | { ok: true; status: 'completed' | 'failed' | 'gone' }
-  | { ok: false; transient: boolean; unavailable: boolean; error: string };
+export type TaskAttemptResult = { ok: true; status: 'completed' | 'failed' | 'gone' } | CallFailure;
+
+/** What the typed client gives back for either task call. */
+interface TaskAnswer {
+  response: Response;
+  data?: { status?: unknown };
+  error?: unknown;
+}
 
 export interface TaskClientOptions {
   baseUrl: string;
@@ -33,54 +36,31 @@ export interface TaskClientOptions {
  */
 export function createTaskClient(opts: TaskClientOptions) {
   const agents = agentServiceClient({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, outbound: opts.outbound });
-  const headers = (job: InferenceTaskJob) => internalCallHeaders(opts.internalSecret, job);
+  const call = (job: InferenceTaskJob) => ({
+    params: { path: { task_id: job.task_id } },
+    headers: internalCallHeaders(opts.internalSecret, job),
+  });
 
-  async function call(job: InferenceTaskJob, action: 'run' | 'fail', body: object): Promise<TaskAttemptResult> {
+  /** The task's state after a call: 404 → gone (removed or expired), 2xx → completed or failed, else the failure. */
+  async function outcome(send: () => Promise<TaskAnswer>): Promise<TaskAttemptResult> {
     try {
-      const params = { path: { task_id: job.task_id } };
-      const {
-        response: res,
-        data,
-        error,
-      } = action === 'run'
-        ? await agents.POST('/v3/inference/task/{task_id}/run', {
-            params,
-            body: body as { final: boolean },
-            headers: headers(job),
-          })
-        : await agents.POST('/v3/inference/task/{task_id}/fail', {
-            params,
-            body: body as { error: string },
-            headers: headers(job),
-          });
+      const { response: res, data, error } = await send();
       if (res.status === 404) return { ok: true, status: 'gone' };
-      if (res.ok) {
-        const status: unknown = data?.status;
-        return { ok: true, status: status === 'completed' ? 'completed' : 'failed' };
-      }
-      return {
-        ok: false,
-        transient: res.status >= 500 || res.status === 429,
-        unavailable: res.status === 503,
-        error: detailOf(error),
-      };
+      if (!res.ok) return answeredFailure(res.status, error);
+      const status: unknown = data?.status;
+      return { ok: true, status: status === 'completed' ? 'completed' : 'failed' };
     } catch (err) {
-      const code = failureCode(err);
-      const reached = !(code && NOT_CONNECTED_CODES.has(code));
-      return {
-        ok: false,
-        transient: true,
-        unavailable: !reached,
-        error: `agent service ${reached ? 'call failed' : 'unreachable'}: ${code ?? 'error'}`,
-      };
+      return unansweredFailure(err);
     }
   }
 
   return {
     /** One attempt; `final` tells the service that a transient failure now ends the task. */
-    run: (job: InferenceTaskJob, final: boolean) => call(job, 'run', { final }),
+    run: (job: InferenceTaskJob, final: boolean) =>
+      outcome(() => agents.POST('/v3/inference/task/{task_id}/run', { ...call(job), body: { final } })),
     /** Ends a task the queue gave up on (attempts spent while the agent service did not answer). */
-    fail: (job: InferenceTaskJob, error: string) => call(job, 'fail', { error }),
+    fail: (job: InferenceTaskJob, error: string) =>
+      outcome(() => agents.POST('/v3/inference/task/{task_id}/fail', { ...call(job), body: { error } })),
   };
 }
 
