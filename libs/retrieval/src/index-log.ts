@@ -82,35 +82,88 @@ export const indexLogModels = (conn: Connection, names: IndexLogNames) => ({
 
 export type IndexLogStore = Pick<LiveIndexStore, 'head' | 'changes' | 'readSnapshot' | 'writeSnapshot'>;
 
+type IndexLogModels = ReturnType<typeof indexLogModels>;
+
+/**
+ * Writes one change with the next sequence number and then advances the head to it. A number is taken by
+ * inserting its `_id`, and the head moves only after: whoever reads head H finds every change up to H.
+ */
+async function appendOne(m: IndexLogModels, ragId: string, change: Omit<IndexChange, 'seq'>): Promise<number> {
+  const head = await m.Head.findOne({ _id: ragId }, { seq: 1 }).lean();
+  let seq = (head?.seq ?? 0) + 1;
+  for (;;) {
+    try {
+      await m.Change.collection.insertOne({
+        _id: `${ragId}:${seq}`,
+        rag_id: ragId,
+        seq,
+        reset: change.reset ?? false,
+        remove_urls: change.removeUrls,
+        add: change.add,
+      } as never);
+      break;
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+      seq++; // another writer took it
+    }
+  }
+  await m.Head.updateOne({ _id: ragId }, { $max: { seq } }, { upsert: true });
+  return seq;
+}
+
+/** A snapshot's bytes from its parts; null when one is gone. */
+async function readParts(m: IndexLogModels, ref: SnapshotRef): Promise<Buffer | null> {
+  const parts: Buffer[] = [];
+  for (let i = 0; i < ref.parts; i += PART_READS) {
+    const ids = Array.from({ length: Math.min(PART_READS, ref.parts - i) }, (_, k) => `${ref.id}:${i + k}`);
+    const docs = await Promise.all(ids.map((id) => m.Part.findOne({ _id: id }).lean()));
+    for (const d of docs) {
+      if (!d) return null;
+      const data = d.data as unknown as Buffer | { buffer: Buffer };
+      parts.push(Buffer.isBuffer(data) ? data : Buffer.from(data.buffer));
+    }
+  }
+  return Buffer.concat(parts);
+}
+
+/** Stores a snapshot in parts and makes it the head's newest, unless a newer one is there or another replica's won. */
+async function writeParts(m: IndexLogModels, ragId: string, seq: number, data: Buffer): Promise<void> {
+  const head = await m.Head.findOne({ _id: ragId }).lean();
+  if (head?.snapshot_seq != null && head.snapshot_seq >= seq) return; // a newer one is there
+  const id = `${ragId}:${seq}:${randomBytes(6).toString('hex')}`;
+  const count = Math.max(1, Math.ceil(data.length / SNAPSHOT_PART_BYTES));
+  for (let i = 0; i < count; i++)
+    await m.Part.collection.insertOne({
+      _id: `${id}:${i}`,
+      rag_id: ragId,
+      snapshot_id: id,
+      data: data.subarray(i * SNAPSHOT_PART_BYTES, (i + 1) * SNAPSHOT_PART_BYTES),
+    } as never);
+  // The head moves only from the snapshot it had (another replica may have written one meanwhile).
+  const flipped = await m.Head.updateOne(
+    { _id: ragId, snapshot_id: head?.snapshot_id ?? { $exists: false } },
+    {
+      $set: {
+        snapshot_id: id,
+        snapshot_seq: seq,
+        snapshot_parts: count,
+        previous_snapshot_id: head?.snapshot_id ?? null,
+      },
+    },
+    { upsert: !head },
+  );
+  if (flipped.modifiedCount === 0 && flipped.upsertedCount === 0) {
+    await m.Part.deleteMany({ snapshot_id: id });
+    return;
+  }
+  // The one before the previous is nobody's any more; nor are changes well behind this snapshot.
+  if (head?.previous_snapshot_id) await m.Part.deleteMany({ snapshot_id: head.previous_snapshot_id });
+  const behind = seq - CHANGES_KEPT_BEHIND_SNAPSHOT;
+  if (behind > 0) await m.Change.deleteMany({ rag_id: ragId, seq: { $lte: behind } });
+}
+
 export function createIndexLog(conn: Connection, names: IndexLogNames) {
   const m = indexLogModels(conn, names);
-
-  /**
-   * Writes one change with the next sequence number and then advances the head to it. A number is taken by
-   * inserting its `_id`, and the head moves only after: whoever reads head H finds every change up to H.
-   */
-  async function appendOne(ragId: string, change: Omit<IndexChange, 'seq'>): Promise<number> {
-    const head = await m.Head.findOne({ _id: ragId }, { seq: 1 }).lean();
-    let seq = (head?.seq ?? 0) + 1;
-    for (;;) {
-      try {
-        await m.Change.collection.insertOne({
-          _id: `${ragId}:${seq}`,
-          rag_id: ragId,
-          seq,
-          reset: change.reset ?? false,
-          remove_urls: change.removeUrls,
-          add: change.add,
-        } as never);
-        break;
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-        seq++; // another writer took it
-      }
-    }
-    await m.Head.updateOne({ _id: ragId }, { $max: { seq } }, { upsert: true });
-    return seq;
-  }
 
   const store: IndexLogStore = {
     async head(ragId): Promise<IndexHead> {
@@ -127,53 +180,8 @@ export function createIndexLog(conn: Connection, names: IndexLogNames) {
       );
       return docs.map((d) => (d ? { seq: d.seq, reset: d.reset, removeUrls: d.remove_urls, add: d.add } : null));
     },
-    async readSnapshot(_ragId, ref) {
-      const parts: Buffer[] = [];
-      for (let i = 0; i < ref.parts; i += PART_READS) {
-        const ids = Array.from({ length: Math.min(PART_READS, ref.parts - i) }, (_, k) => `${ref.id}:${i + k}`);
-        const docs = await Promise.all(ids.map((id) => m.Part.findOne({ _id: id }).lean()));
-        for (const d of docs) {
-          if (!d) return null;
-          const data = d.data as unknown as Buffer | { buffer: Buffer };
-          parts.push(Buffer.isBuffer(data) ? data : Buffer.from(data.buffer));
-        }
-      }
-      return Buffer.concat(parts);
-    },
-    async writeSnapshot(ragId, seq, data) {
-      const head = await m.Head.findOne({ _id: ragId }).lean();
-      if (head?.snapshot_seq != null && head.snapshot_seq >= seq) return; // a newer one is there
-      const id = `${ragId}:${seq}:${randomBytes(6).toString('hex')}`;
-      const count = Math.max(1, Math.ceil(data.length / SNAPSHOT_PART_BYTES));
-      for (let i = 0; i < count; i++)
-        await m.Part.collection.insertOne({
-          _id: `${id}:${i}`,
-          rag_id: ragId,
-          snapshot_id: id,
-          data: data.subarray(i * SNAPSHOT_PART_BYTES, (i + 1) * SNAPSHOT_PART_BYTES),
-        } as never);
-      // The head moves only from the snapshot it had (another replica may have written one meanwhile).
-      const flipped = await m.Head.updateOne(
-        { _id: ragId, snapshot_id: head?.snapshot_id ?? { $exists: false } },
-        {
-          $set: {
-            snapshot_id: id,
-            snapshot_seq: seq,
-            snapshot_parts: count,
-            previous_snapshot_id: head?.snapshot_id ?? null,
-          },
-        },
-        { upsert: !head },
-      );
-      if (flipped.modifiedCount === 0 && flipped.upsertedCount === 0) {
-        await m.Part.deleteMany({ snapshot_id: id });
-        return;
-      }
-      // The one before the previous is nobody's any more; nor are changes well behind this snapshot.
-      if (head?.previous_snapshot_id) await m.Part.deleteMany({ snapshot_id: head.previous_snapshot_id });
-      const behind = seq - CHANGES_KEPT_BEHIND_SNAPSHOT;
-      if (behind > 0) await m.Change.deleteMany({ rag_id: ragId, seq: { $lte: behind } });
-    },
+    readSnapshot: (_ragId, ref) => readParts(m, ref),
+    writeSnapshot: (ragId, seq, data) => writeParts(m, ragId, seq, data),
   };
 
   return {
@@ -187,7 +195,7 @@ export function createIndexLog(conn: Connection, names: IndexLogNames) {
       let bytes = 0;
       let first = true;
       const flush = async () => {
-        await appendOne(ragId, {
+        await appendOne(m, ragId, {
           reset: first ? change.reset : false,
           removeUrls: first ? change.removeUrls : [],
           add: slice,

@@ -1,4 +1,4 @@
-import { isUnavailableError, ValidationError } from '@platform/errors';
+import { isUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 
 import type { AgentService } from '../agents/agent.service';
@@ -18,11 +18,13 @@ import type {
   TurnResult,
 } from './inference.types';
 import type { MemoryRepository } from './memory.repository';
+import { targetFor, type ModelTarget } from './model-target';
 import type { ProviderClient } from './providers/provider-client';
-import { findProvider, SUPPORTED_PROVIDER_IDS } from './providers/provider-registry';
-import type { ModelRequest, ProviderAdapter, ProviderTarget } from './providers/provider.types';
+import type { ModelRequest } from './providers/provider.types';
 import { composeSystemPrompt } from './system-prompt';
 import { DEFAULT_MAX_ITERATIONS, runToolLoop } from './tool-loop';
+
+export type { ModelTarget } from './model-target';
 
 export interface InferenceServiceDeps {
   agents: AgentService;
@@ -33,13 +35,6 @@ export interface InferenceServiceDeps {
   toolboxes: AgentToolboxes;
   clock: () => Date;
   logger: Logger;
-}
-
-/** Which protocol, where, with which key and model. */
-export interface ModelTarget {
-  adapter: ProviderAdapter;
-  target: ProviderTarget;
-  model: string;
 }
 
 /** One inference call after its features' beforeModel hooks ran. */
@@ -54,9 +49,6 @@ export interface PreparedRun {
   /** The run's toolbox, built before the features when the caller brings functions (their names are checked first). */
   toolbox?: Toolbox;
 }
-
-/** 422 on the body's agent_id: the agent exists but cannot run as configured. */
-const unusable = (msg: string, type: string) => ValidationError.field(['body', 'agent_id'], msg, type);
 
 /** The agent's tools: its `tools` list, and a single-task agent's `tool`. */
 export const toolRefs = (agent: AgentRecord) => [...(agent.tools ?? []), ...(agent.tool ? [agent.tool] : [])];
@@ -93,106 +85,67 @@ export function turnResult(p: PreparedRun): TurnResult {
   };
 }
 
+/** Stores the turn; the model has been paid for, so a database gone away meanwhile is logged, not thrown. */
+async function storeTurn(
+  deps: Pick<InferenceServiceDeps, 'memory' | 'logger'>,
+  ctx: InferenceContext,
+  reply: ModelReply,
+  call: { providerId: string; model: string; toolCalls: ToolCallRecord[] },
+  startedAt: Date,
+  finishedAt: Date,
+) {
+  try {
+    await deps.memory.appendTurn(ctx.owner, {
+      agentId: ctx.agent.id,
+      sessionId: ctx.sessionId,
+      message: ctx.message,
+      reply: reply.text,
+      startedAt,
+      finishedAt,
+      usage: reply.usage,
+      providerId: call.providerId,
+      model: call.model,
+      toolCalls: call.toolCalls,
+      findings: ctx.findings ?? [],
+    });
+  } catch (err) {
+    if (!isUnavailableError(err)) throw err;
+    deps.logger.error('turn not stored: database unreachable; answering without it', {
+      agent_id: ctx.agent.id,
+      session_id: ctx.sessionId,
+      err: (err as Error).message,
+    });
+  }
+}
+
+/**
+ * The model request of this turn: system, history and message (and any tool rounds), the agent's settings. The
+ * caller's `tool_choice` applies to the turn's first model call only (`first`), so that a loop can end.
+ */
+function request(p: PreparedRun, messages: ModelMessage[], toolbox?: Toolbox, first = false): ModelRequest {
+  const { agent, ctx, call } = p;
+  return {
+    model: p.to.model,
+    system: systemOf(ctx),
+    messages,
+    tools: toolbox?.functions,
+    ...(first && call?.toolChoice && toolbox?.functions.length ? { toolChoice: call.toolChoice } : {}),
+    temperature: call?.temperature ?? agent.temperature,
+    top_p: call?.top_p ?? agent.top_p,
+    response_format: agent.response_format,
+    params: paramsWith(agent.additional_model_params ?? {}, call?.max_tokens),
+  };
+}
+
+/** The first messages of the turn: history, the new user message, then the caller's tool rounds of this turn. */
+const initial = (ctx: InferenceContext): ModelMessage[] => [
+  ...ctx.history,
+  { role: 'user', content: ctx.message },
+  ...(ctx.supplied?.continuation ?? []),
+];
+
 /** What chat and stream share: the agent's target, its features before the model, the model request, the stored turn. */
 export function createInferenceRun(deps: InferenceServiceDeps) {
-  /** Which protocol, where and with which key: from the agent's provider_id, model and llm_credential_id. */
-  async function targetFor(owner: Owner, agent: AgentRecord): Promise<ModelTarget> {
-    const credentialId = agent.llm_credential_id;
-    if (!credentialId) {
-      throw unusable(
-        `Agent ${agent.id} has no llm_credential_id: store a provider credential and set its id on the agent`,
-        'credential_missing',
-      );
-    }
-    const credential = await deps.credentials.open(owner, credentialId);
-    if (!credential)
-      throw unusable(`Credential ${credentialId} of agent ${agent.id} not found`, 'credential_not_found');
-    const providerId = agent.provider_id ?? credential.provider_id;
-    const provider = findProvider(providerId);
-    if (!provider) {
-      throw unusable(
-        `Provider "${providerId}" of agent ${agent.id} is not supported; use one of: ${SUPPORTED_PROVIDER_IDS.join(', ')}`,
-        'provider_unsupported',
-      );
-    }
-    if (!agent.model) throw unusable(`Agent ${agent.id} has no model`, 'model_missing');
-    if (credential.api_key === null)
-      throw unusable(
-        `Credential ${credentialId} of agent ${agent.id} has no api_key: a model provider needs one`,
-        'credential_api_key_missing',
-      );
-    const baseUrl = credential.base_url ?? provider.defaultBaseUrl;
-    if (!baseUrl) {
-      throw unusable(
-        `Provider ${provider.id} needs a base_url on credential ${credentialId} (its server's address, e.g. http://host:8000/v1)`,
-        'base_url_missing',
-      );
-    }
-    return {
-      adapter: provider.adapter,
-      target: { providerId: provider.id, baseUrl, apiKey: credential.api_key },
-      model: agent.model,
-    };
-  }
-
-  /** Stores the turn; the model has been paid for, so a database gone away meanwhile is logged, not thrown. */
-  async function storeTurn(
-    ctx: InferenceContext,
-    reply: ModelReply,
-    call: { providerId: string; model: string; toolCalls: ToolCallRecord[] },
-    startedAt: Date,
-    finishedAt: Date,
-  ) {
-    try {
-      await deps.memory.appendTurn(ctx.owner, {
-        agentId: ctx.agent.id,
-        sessionId: ctx.sessionId,
-        message: ctx.message,
-        reply: reply.text,
-        startedAt,
-        finishedAt,
-        usage: reply.usage,
-        providerId: call.providerId,
-        model: call.model,
-        toolCalls: call.toolCalls,
-        findings: ctx.findings ?? [],
-      });
-    } catch (err) {
-      if (!isUnavailableError(err)) throw err;
-      deps.logger.error('turn not stored: database unreachable; answering without it', {
-        agent_id: ctx.agent.id,
-        session_id: ctx.sessionId,
-        err: (err as Error).message,
-      });
-    }
-  }
-
-  /**
-   * The model request of this turn: system, history and message (and any tool rounds), the agent's settings. The
-   * caller's `tool_choice` applies to the turn's first model call only (`first`), so that a loop can end.
-   */
-  function request(p: PreparedRun, messages: ModelMessage[], toolbox?: Toolbox, first = false): ModelRequest {
-    const { agent, ctx, call } = p;
-    return {
-      model: p.to.model,
-      system: systemOf(ctx),
-      messages,
-      tools: toolbox?.functions,
-      ...(first && call?.toolChoice && toolbox?.functions.length ? { toolChoice: call.toolChoice } : {}),
-      temperature: call?.temperature ?? agent.temperature,
-      top_p: call?.top_p ?? agent.top_p,
-      response_format: agent.response_format,
-      params: paramsWith(agent.additional_model_params ?? {}, call?.max_tokens),
-    };
-  }
-
-  /** The first messages of the turn: history, the new user message, then the caller's tool rounds of this turn. */
-  const initial = (ctx: InferenceContext): ModelMessage[] => [
-    ...ctx.history,
-    { role: 'user', content: ctx.message },
-    ...(ctx.supplied?.continuation ?? []),
-  ];
-
   return {
     request,
     initial,
@@ -200,7 +153,7 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
     async prepare(owner: Owner, input: ChatInput): Promise<PreparedRun> {
       const startedAt = deps.clock();
       const agent = await deps.agents.get(owner, String(input.agent_id));
-      const to = await targetFor(owner, agent);
+      const to = await targetFor(deps.credentials, owner, agent);
       // The caller's functions are part of the request: a name the agent's tools have is refused (422) before any
       // feature runs (RAI calls, memory reads) and whatever the features would answer.
       const toolbox = input.call?.tools?.length
@@ -241,7 +194,8 @@ export function createInferenceRun(deps: InferenceServiceDeps) {
       const finishedAt = deps.clock();
       // A reply that hands tool calls to the caller is not an answer yet: the turn is stored when the caller continues.
       const answered = !reply.toolCalls?.length;
-      if (answered && ctx.agent.store_messages !== false) await storeTurn(ctx, reply, call, startedAt, finishedAt);
+      if (answered && ctx.agent.store_messages !== false)
+        await storeTurn(deps, ctx, reply, call, startedAt, finishedAt);
       deps.logger.info('inference completed', {
         agent_id: ctx.agent.id,
         session_id: ctx.sessionId,

@@ -1,18 +1,16 @@
 import { ConflictError, NotFoundError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
-import { MASK, openValues, type SecretBox } from '@platform/secrets';
+import { openValues, type SecretBox } from '@platform/secrets';
 
 import type { DescriptionEnhancer } from './description-enhancer';
-import { importOperations } from './openapi-import';
 import { baseUrlOf, matchPath, searchToQuery, withDefaults } from './remote-call';
 import type { ToolExecutor } from './tool-executor';
+import { reimportChanges, sealHeaders, setOperations, toolOf } from './tool-import';
 import type { ToolRepository } from './tool.repository';
 import type {
   BulkDeleteResult,
   ExecuteResult,
   HttpMethod,
-  NewTool,
-  Operation,
   Owner,
   RemoteCall,
   ToolChanges,
@@ -33,56 +31,28 @@ export interface ToolServiceDeps {
 /** The stored name of a set: `openapi-<tool_set_name>`. */
 export const setNameOf = (toolSetName: string) => `openapi-${toolSetName}`;
 
+/** The URL an execute request names, or a 422 when the tool's document has no such path for its method. */
+function requestUrl(tool: ToolRecord, req: { path: string; method: HttpMethod }): URL {
+  // A path the URL parser refuses (`/\\` reads as an empty host) is one the document cannot have.
+  const url = URL.canParse(req.path, 'http://path.invalid') ? new URL(req.path, 'http://path.invalid') : null;
+  if (!url || !matchPath(tool.openapi_schema, req.method, url.pathname)) {
+    throw ValidationError.field(
+      ['query', 'path'],
+      `${req.method.toUpperCase()} ${url?.pathname ?? req.path} matches no path of the tool's OpenAPI document`,
+      'path_not_in_schema',
+    );
+  }
+  return url;
+}
+
 /** Tool sets imported from OpenAPI documents: import, read, update, toggle, delete and execute. */
 export function createToolService(deps: ToolServiceDeps) {
   const { repo, box } = deps;
-
-  /** Header values sealed; a masked value (`***`, as read back) keeps the value already stored under that name. */
-  function sealHeaders(headers: Record<string, string>, stored: Record<string, string> = {}): Record<string, string> {
-    return Object.fromEntries(
-      Object.entries(headers).map(([k, v]) => [k, v === MASK && stored[k] ? stored[k] : box.encrypt(v)]),
-    );
-  }
-
-  function toolOf(setName: string, op: Operation, input: ToolSetInput, sealed: Record<string, string>): NewTool {
-    return {
-      tool_id: `${setName}-${op.key}`,
-      tool_set_name: setName,
-      name: setName,
-      description: op.description,
-      method: op.method,
-      path: op.path,
-      operation_id: op.operationId,
-      parameters: op.parameters,
-      openapi_schema: input.openapi_schema,
-      default_headers_sealed: sealed,
-      default_query_params: input.default_query_params,
-      default_body_params: input.default_body_params,
-      endpoint_defaults: input.endpoint_defaults,
-      enabled: true,
-    };
-  }
 
   async function getOrThrow(owner: Owner, toolId: string): Promise<ToolRecord> {
     const tool = await repo.get(owner, toolId);
     if (!tool) throw new NotFoundError('Tool');
     return tool;
-  }
-
-  /** The tool's own operation in a new document: same operationId, else same method and path. */
-  async function reimport(tool: ToolRecord, doc: Record<string, unknown>): Promise<Operation> {
-    const ops = await importOperations(doc);
-    const op = tool.operation_id
-      ? ops.find((o) => o.operationId === tool.operation_id)
-      : ops.find((o) => o.method === tool.method && o.path === tool.path);
-    const what = tool.operation_id ? `operationId "${tool.operation_id}"` : `${tool.method.toUpperCase()} ${tool.path}`;
-    if (!op)
-      throw ValidationError.field(
-        ['body', 'openapi_schema'],
-        `The document has no ${what}, the operation of this tool`,
-        'operation_missing',
-      );
-    return op;
   }
 
   /** Calls the remote API with the tool's defaults under the call's values. The caller checks that it is enabled. */
@@ -95,12 +65,8 @@ export function createToolService(deps: ToolServiceDeps) {
     async create(owner: Owner, input: ToolSetInput): Promise<string[]> {
       const setName = setNameOf(input.tool_set_name);
       if (await repo.setExists(owner, setName)) throw new ConflictError(`Tool set ${setName} already exists`);
-      let ops = await importOperations(input.openapi_schema);
-      if (input.enhance_descriptions && input.openai_api_key)
-        ops = await deps.enhancer.enhance(input.openai_api_key, ops);
-      else if (input.enhance_descriptions)
-        deps.logger.warn('tool description enhancement skipped: no openai_api_key', { tool_set_name: setName });
-      const sealed = sealHeaders(input.default_headers);
+      const ops = await setOperations(deps, setName, input);
+      const sealed = sealHeaders(box, input.default_headers);
       const tools = ops.map((op) => toolOf(setName, op, input, sealed));
       if (!(await repo.createMany(owner, tools, deps.clock())))
         throw new ConflictError(`Tool set ${setName} already exists`);
@@ -114,17 +80,8 @@ export function createToolService(deps: ToolServiceDeps) {
       const tool = await getOrThrow(owner, toolId);
       const { default_headers: headers, openapi_schema: doc, ...plain } = update;
       const changes: ToolChanges = { ...plain };
-      if (headers) changes.default_headers_sealed = sealHeaders(headers, tool.default_headers_sealed);
-      if (doc) {
-        const op = await reimport(tool, doc);
-        Object.assign(changes, {
-          openapi_schema: doc,
-          parameters: op.parameters,
-          method: op.method,
-          path: op.path,
-          description: update.description ?? op.description,
-        });
-      }
+      if (headers) changes.default_headers_sealed = sealHeaders(box, headers, tool.default_headers_sealed);
+      if (doc) Object.assign(changes, await reimportChanges(tool, doc, update.description));
       if (!(await repo.update(owner, toolId, changes, deps.clock()))) throw new NotFoundError('Tool');
     },
 
@@ -152,15 +109,7 @@ export function createToolService(deps: ToolServiceDeps) {
     ): Promise<ExecuteResult> {
       const tool = await getOrThrow(owner, toolId);
       if (!tool.enabled) throw new ConflictError('Tool is disabled');
-      // A path the URL parser refuses (`/\\` reads as an empty host) is one the document cannot have.
-      const url = URL.canParse(req.path, 'http://path.invalid') ? new URL(req.path, 'http://path.invalid') : null;
-      if (!url || !matchPath(tool.openapi_schema, req.method, url.pathname)) {
-        throw ValidationError.field(
-          ['query', 'path'],
-          `${req.method.toUpperCase()} ${url?.pathname ?? req.path} matches no path of the tool's OpenAPI document`,
-          'path_not_in_schema',
-        );
-      }
+      const url = requestUrl(tool, req);
       return call(tool, {
         method: req.method,
         path: url.pathname,

@@ -5,11 +5,12 @@ import type { OutboundClient } from '@platform/outbound';
 
 import { extractContent } from '../pipeline/main-text';
 import type { BrowserRenderer } from './browser-renderer';
+import { createCrawlState, type CrawlState, type Depth } from './crawl-state';
 import type { CrawledPage, CrawlError, CrawlLimits, CrawlOptions, CrawlSummary } from './crawl.types';
-import { createPageFetcher } from './page-fetcher';
+import { createPageFetcher, type PageFetcher } from './page-fetcher';
 import { startFailures, startUrlsRefused } from './refusals';
 import { createRobotsRules } from './robots';
-import { canonicalUrl, sameSite } from './url';
+import { canonicalUrl } from './url';
 
 // Crawlee's own log goes nowhere: the service logs what matters through its logger.
 log.setLevel(log.LEVELS.OFF);
@@ -31,8 +32,86 @@ export interface CrawlHooks {
   signal?: AbortSignal;
 }
 
-interface Depth {
-  depth: number;
+/** What a crawl's request handler uses: its options, hooks and state, the URL check and the page fetcher. */
+interface HandlerDeps {
+  browser: () => BrowserRenderer;
+  opts: CrawlOptions;
+  hooks: CrawlHooks;
+  state: CrawlState;
+  /** Why a URL may not be fetched, or null. */
+  refusal: (url: string) => Promise<string | null>;
+  fetchPage: PageFetcher;
+}
+
+/** Crawlee's request handler: fetch (and render), extract, train, then queue the page's new links. */
+function createRequestHandler({ browser, opts, hooks, state: s, refusal, fetchPage }: HandlerDeps) {
+  const { onPage, signal } = hooks;
+  const { capReached, skip, fail, takeFetch, onSite, seen, newLinks } = s;
+  return async ({ request, addRequests }: BasicCrawlingContext) => {
+    if (signal?.aborted) return;
+    if (capReached(request.url)) return skip(request.url);
+    const { depth } = request.userData as Depth;
+    const why = await refusal(request.url);
+    if (why) return fail(request.url, why);
+    if (!takeFetch(request.url)) return;
+    const got = await fetchPage(request.url);
+    if (!got.ok) return fail(request.url, got.reason);
+    let html = got.html;
+    if (opts.crawlerType === 'playwright:chromium')
+      html = await browser()
+        .render(got.url, got.html, opts.dynamicWaitSecs)
+        .catch((err: Error) => {
+          // The browser is ours (not installed, crashed): the service is unavailable, the site is not at fault.
+          s.internalError = new ServiceUnavailableError(err);
+          throw err;
+        });
+    const content = extractContent(html);
+    const finalUrl = canonicalUrl(got.url) ?? request.url;
+    const declared = content.canonical ? canonicalUrl(content.canonical, finalUrl) : null;
+    const url = declared && onSite(declared) ? declared : finalUrl;
+    if (url !== request.url && seen.has(url)) return;
+    seen.add(url);
+    if (s.pages >= opts.maxPages) return;
+    s.pages++;
+    try {
+      await onPage({ url, title: content.title, text: content.text, depth });
+    } catch (err) {
+      // Not trained: give its place back, so the retry crawlee makes can take it (with the fetch it holds).
+      s.pages--;
+      if (url !== request.url) seen.delete(url);
+      s.internalError = err as Error;
+      throw err;
+    }
+    if (depth >= opts.maxDepth) return;
+    const next = newLinks(content.links, got.url, depth + 1);
+    if (next.length > 0) await addRequests(next);
+  };
+}
+
+/** A crawlee crawler of its own for one crawl, with `handle` for every request and `fail` for those it gives up. */
+function newCrawler(
+  limits: CrawlLimits,
+  opts: CrawlOptions,
+  handle: (ctx: BasicCrawlingContext) => Promise<void>,
+  fail: (url: string, reason: string) => void,
+) {
+  return new BasicCrawler(
+    {
+      requestHandler: handle,
+      failedRequestHandler: ({ request }, err) => fail(request.url, err.message),
+      // All of CRAWL_CONCURRENCY from the first page: crawlee's pool otherwise starts at one and adds 5% every
+      // 10 s, so a crawl of a few minutes ran one page at a time (the bench's crawl reached 1 of 4).
+      minConcurrency: limits.concurrency,
+      maxConcurrency: limits.concurrency,
+      maxRequestRetries: 1,
+      requestHandlerTimeoutSecs: Math.ceil((limits.pageTimeoutMs * 3 + opts.dynamicWaitSecs * 1000) / 1000),
+      useSessionPool: false,
+      retryOnBlocked: false,
+      statusMessageLoggingInterval: 3600,
+    },
+    // A configuration of its own per crawl: in-memory queue, nothing written to disk, nothing shared.
+    new Configuration({ persistStorage: false, purgeOnStart: true, systemInfoIntervalMillis: 60_000 }),
+  );
 }
 
 /**
@@ -51,25 +130,16 @@ interface Depth {
 export function createCrawler(deps: CrawlerDeps) {
   const { limits } = deps;
   return async function crawl(opts: CrawlOptions, hooks: CrawlHooks): Promise<CrawlSummary> {
-    const { onPage, onError, signal } = hooks;
+    const { onError, signal } = hooks;
     const robots = createRobotsRules({
       outbound: deps.outbound,
       userAgent: limits.userAgent,
       timeoutMs: limits.pageTimeoutMs,
     });
-    const starts = opts.urls.map((u) => canonicalUrl(u)).filter((u): u is string => u !== null);
-    const isStart = new Set(starts);
-    const onSite = (url: string) => starts.some((s) => sameSite(url, s));
-    const errors: CrawlError[] = [];
-    const fail = (url: string, reason: string) => {
-      const e = { url, reason: reason.slice(0, 300) };
-      // A start URL's error is always kept: the training's answer names every start URL that gave no page.
-      if (errors.length < 100 || isStart.has(url)) errors.push(e);
-      onError?.(e);
-    };
+    const s = createCrawlState(opts, onError);
     /** Why a URL may not be fetched, or null. */
     const refusal = async (url: string): Promise<string | null> => {
-      if (!onSite(url)) return 'another site';
+      if (!s.onSite(url)) return 'another site';
       return robots.refusal(url);
     };
     const fetchPage = createPageFetcher({
@@ -79,116 +149,21 @@ export function createCrawler(deps: CrawlerDeps) {
       userAgent: limits.userAgent,
       mayKeep: refusal,
     });
-    const seen = new Set<string>();
-    const enqueueCap = opts.maxPages * 4 + 10;
-    let enqueued = 0;
-    let pages = 0;
-    /** URLs holding one of the `maxPages` fetches (taken synchronously, so concurrent handlers cannot overrun it). */
-    const fetches = new Set<string>();
-    const capReached = (url: string) => !fetches.has(url) && fetches.size >= opts.maxPages;
-    /** The last error of rendering or training a fetched page (browser, storage): the service's, not the site's. */
-    let internalError = null as Error | null;
-    /** A URL the cap leaves unfetched: silent, except for a start URL, whose answer must say why it gave nothing. */
-    const skip = (url: string) => {
-      if (isStart.has(url)) fail(url, `not fetched: max_crawl_pages (${opts.maxPages}) reached`);
-    };
-    /** Takes a fetch for `url` (it keeps the one it holds), or skips it when all are taken. */
-    const takeFetch = (url: string): boolean => {
-      if (capReached(url)) {
-        skip(url);
-        return false;
-      }
-      fetches.add(url);
-      return true;
-    };
-    /** The links of a page not seen yet, on the site and within the queue's cap, marked seen, at `depth`. */
-    const newLinks = (hrefs: string[], base: string, depth: number) => {
-      const next = [];
-      for (const href of hrefs) {
-        const link = canonicalUrl(href, base);
-        if (!link || seen.has(link) || !onSite(link) || enqueued >= enqueueCap) continue;
-        seen.add(link);
-        enqueued++;
-        next.push({ url: link, uniqueKey: link, userData: { depth } satisfies Depth });
-      }
-      return next;
-    };
-
-    const handle = async ({ request, addRequests }: BasicCrawlingContext) => {
-      if (signal?.aborted) return;
-      if (capReached(request.url)) return skip(request.url);
-      const { depth } = request.userData as Depth;
-      const why = await refusal(request.url);
-      if (why) return fail(request.url, why);
-      if (!takeFetch(request.url)) return;
-      const got = await fetchPage(request.url);
-      if (!got.ok) return fail(request.url, got.reason);
-      let html = got.html;
-      if (opts.crawlerType === 'playwright:chromium')
-        html = await deps
-          .browser()
-          .render(got.url, got.html, opts.dynamicWaitSecs)
-          .catch((err: Error) => {
-            // The browser is ours (not installed, crashed): the service is unavailable, the site is not at fault.
-            internalError = new ServiceUnavailableError(err);
-            throw err;
-          });
-      const content = extractContent(html);
-      const finalUrl = canonicalUrl(got.url) ?? request.url;
-      const declared = content.canonical ? canonicalUrl(content.canonical, finalUrl) : null;
-      const url = declared && onSite(declared) ? declared : finalUrl;
-      if (url !== request.url && seen.has(url)) return;
-      seen.add(url);
-      if (pages >= opts.maxPages) return;
-      pages++;
-      try {
-        await onPage({ url, title: content.title, text: content.text, depth });
-      } catch (err) {
-        // Not trained: give its place back, so the retry crawlee makes can take it (with the fetch it holds).
-        pages--;
-        if (url !== request.url) seen.delete(url);
-        internalError = err as Error;
-        throw err;
-      }
-      if (depth >= opts.maxDepth) return;
-      const next = newLinks(content.links, got.url, depth + 1);
-      if (next.length > 0) await addRequests(next);
-    };
-
-    const crawler = new BasicCrawler(
-      {
-        requestHandler: handle,
-        failedRequestHandler: ({ request }, err) => fail(request.url, err.message),
-        // All of CRAWL_CONCURRENCY from the first page: crawlee's pool otherwise starts at one and adds 5% every
-        // 10 s, so a crawl of a few minutes ran one page at a time (the bench's crawl reached 1 of 4).
-        minConcurrency: limits.concurrency,
-        maxConcurrency: limits.concurrency,
-        maxRequestRetries: 1,
-        requestHandlerTimeoutSecs: Math.ceil((limits.pageTimeoutMs * 3 + opts.dynamicWaitSecs * 1000) / 1000),
-        useSessionPool: false,
-        retryOnBlocked: false,
-        statusMessageLoggingInterval: 3600,
-      },
-      // A configuration of its own per crawl: in-memory queue, nothing written to disk, nothing shared.
-      new Configuration({ persistStorage: false, purgeOnStart: true, systemInfoIntervalMillis: 60_000 }),
-    );
+    const handle = createRequestHandler({ browser: deps.browser, opts, hooks, state: s, refusal, fetchPage });
+    const crawler = newCrawler(limits, opts, handle, s.fail);
     const stop = () => void crawler.autoscaledPool?.abort();
     signal?.addEventListener('abort', stop, { once: true });
-    for (const s of starts) {
-      seen.add(s);
-      enqueued++;
-    }
-    await crawler.run(starts.map((url) => ({ url, uniqueKey: url, userData: { depth: 0 } satisfies Depth })));
+    await crawler.run(s.startRequests());
     signal?.removeEventListener('abort', stop);
     await crawler.teardown().catch(() => undefined);
     const aborted = signal?.aborted ?? false;
-    if (pages === 0 && !aborted) {
+    if (s.pages === 0 && !aborted) {
       // Nothing trained: the caller is told why, never "trained successfully" with 0 pages (contract §6).
-      if (internalError) throw internalError;
-      const failed = startFailures(opts.urls, errors);
+      if (s.internalError) throw s.internalError;
+      const failed = startFailures(opts.urls, s.errors);
       if (failed.length > 0) throw startUrlsRefused(failed);
     }
-    return { pagesCrawled: pages, pagesFetched: fetches.size, errors, aborted };
+    return { pagesCrawled: s.pages, pagesFetched: s.fetches.size, errors: s.errors, aborted };
   };
 }
 

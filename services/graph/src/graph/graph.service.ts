@@ -1,13 +1,14 @@
 import type { Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import { createReadCache, type ChangeBus } from '@platform/queue';
-import { lexicalRelevance, type LiveIndexes } from '@platform/retrieval';
+import type { LiveIndexes } from '@platform/retrieval';
 
 import type { Crawl } from '../crawl/crawler';
 import type { Models } from '../providers/models';
 import type { RagClient, RagConfig } from '../rag/rag.client';
 import type { GraphRepository } from './graph.repository';
-import type { Graph, GraphEdge, GraphNode, Retrieval, RetrievedFact } from './graph.schemas.types';
+import type { Graph, Retrieval } from './graph.schemas.types';
+import { graphOf, retrievalOf } from './graph.views';
 import { trainPage } from './page-trainer';
 import { createPageWriter } from './page-writer';
 import type { TrainInput, TrainOutcome, TrainProgress } from './train.types';
@@ -26,41 +27,18 @@ export interface GraphServiceDeps {
   logger: Logger;
 }
 
-const MAX_FACTS = 10;
 /**
  * How long a replica serves retrievals of a RAG configuration without asking the rag service again whether it is the
  * caller's (and which credentials it names): a search is then one hop shorter. Per owner, so no other caller is ever
  * answered from it; dropped on every replica when the graph is reset (as when its configuration is deleted).
  */
 export const RAG_CONFIG_TTL_MS = 5_000;
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const entityId = (key: string) => `entity:${key}`;
-const pageId = (url: string) => `page:${url}`;
 
-/** Knowledge graphs per RAG configuration: training from websites, reading, retrieval. Owner checked by the rag service. */
-export function createGraphService(deps: GraphServiceDeps) {
+/** The service's `train`, over its deps and the writer of its index snapshots. */
+function createTrain(deps: GraphServiceDeps, persistIndex: (ragId: string) => Promise<unknown>) {
   const { repo } = deps;
-  const configs = createReadCache<RagConfig>({
-    ttlMs: RAG_CONFIG_TTL_MS,
-    max: 10_000,
-    bus: deps.changes,
-    name: 'rag-config',
-  });
-  const searchConfigOf = async (owner: Owner, ragId: string): Promise<RagConfig> =>
-    (await configs.get(ragId, `${owner.org_id}\u0000${owner.user_id}`, () => deps.rag.configOf(owner, ragId)))!;
-  const persistIndex = (ragId: string) =>
-    deps.indexes
-      .persist(ragId)
-      .catch((err: unknown) =>
-        deps.logger.warn('index snapshot not written', { rag_id: ragId, err: (err as Error).message }),
-      );
-  const changed = (ragId: string) => {
-    deps.changes.publish(ragId);
-    void persistIndex(ragId);
-  };
-
   /** Crawls and trains; every page is stored as soon as it is read, so a stopped run keeps what it did. */
-  async function train(
+  return async function train(
     owner: Owner,
     ragId: string,
     input: TrainInput,
@@ -120,10 +98,33 @@ export function createGraphService(deps: GraphServiceDeps) {
     // A snapshot of the index as trained, so that a new replica loads it rather than what led to it.
     if (trained > 0) void persistIndex(ragId);
     return { pages_trained: trained, errors: summary.errors, aborted: summary.aborted };
-  }
+  };
+}
+
+/** Knowledge graphs per RAG configuration: training from websites, reading, retrieval. Owner checked by the rag service. */
+export function createGraphService(deps: GraphServiceDeps) {
+  const { repo } = deps;
+  const configs = createReadCache<RagConfig>({
+    ttlMs: RAG_CONFIG_TTL_MS,
+    max: 10_000,
+    bus: deps.changes,
+    name: 'rag-config',
+  });
+  const searchConfigOf = async (owner: Owner, ragId: string): Promise<RagConfig> =>
+    (await configs.get(ragId, `${owner.org_id}\u0000${owner.user_id}`, () => deps.rag.configOf(owner, ragId)))!;
+  const persistIndex = (ragId: string) =>
+    deps.indexes
+      .persist(ragId)
+      .catch((err: unknown) =>
+        deps.logger.warn('index snapshot not written', { rag_id: ragId, err: (err as Error).message }),
+      );
+  const changed = (ragId: string) => {
+    deps.changes.publish(ragId);
+    void persistIndex(ragId);
+  };
 
   return {
-    train,
+    train: createTrain(deps, persistIndex),
     /** Checks the owner's RAG configuration (NotFoundError otherwise); the async path calls it before queueing. */
     async checkOwner(owner: Owner, ragId: string): Promise<void> {
       await deps.rag.configOf(owner, ragId);
@@ -145,31 +146,9 @@ export function createGraphService(deps: GraphServiceDeps) {
     /** The graph: the `limit` heaviest entities, the pages that mention them, their relations and mentions. */
     async graph(owner: Owner, ragId: string, limit: number): Promise<Graph> {
       await deps.rag.configOf(owner, ragId);
-      const { entities, relations } = await repo.facts(ragId);
-      const top = entities.sort((a, b) => b.weight - a.weight || cmp(a.key, b.key)).slice(0, limit);
-      const keys = new Set(top.map((e) => e.key));
-      const nodes: GraphNode[] = top.map((e) => ({
-        id: entityId(e.key),
-        label: 'Entity',
-        name: e.name,
-        type: e.type,
-        weight: e.weight,
-      }));
-      const edges: GraphEdge[] = relations
-        .filter((r) => keys.has(r.source) && keys.has(r.target))
-        .map((r) => ({ source: entityId(r.source), target: entityId(r.target), type: r.type, weight: r.weight }));
+      const facts = await repo.facts(ragId);
       const pages = await repo.pages(ragId, limit);
-      const shown = new Set(pages.map((p) => p.url));
-      for (const p of pages)
-        nodes.push({ id: pageId(p.url), label: 'Page', name: p.title || p.url, type: 'PAGE', url: p.url });
-      for (const e of top) {
-        for (const url of e.urls)
-          if (shown.has(url)) edges.push({ source: pageId(url), target: entityId(e.key), type: 'MENTIONS', weight: 1 });
-      }
-      edges.sort(
-        (x, y) => y.weight - x.weight || cmp(x.source, y.source) || cmp(x.target, y.target) || cmp(x.type, y.type),
-      );
-      return { rag_id: ragId, nodes, edges };
+      return graphOf(ragId, facts, pages, limit);
     },
     /**
      * The `topK` chunks that best match `query` (BM25; blended with the cosine similarity of embeddings when the
@@ -185,33 +164,8 @@ export function createGraphService(deps: GraphServiceDeps) {
         return v;
       });
       // The hits' texts and the facts their chunks state, read together (one small read per hit).
-      const { texts, relations, names } = await repo.factsOfHits(ragId, ranked);
-      const hits = ranked.map((h) => ({ ...h, text: texts.get(h.id) ?? '' }));
-      const chosen = relations
-        .sort(
-          (a, b) => Number(a.type === 'MENTIONED_WITH') - Number(b.type === 'MENTIONED_WITH') || b.weight - a.weight,
-        )
-        .slice(0, MAX_FACTS);
-      const facts: RetrievedFact[] = chosen.map((r) => ({
-        source: names.get(r.source) ?? r.source,
-        relation: r.type,
-        target: names.get(r.target) ?? r.target,
-        weight: r.weight,
-        urls: r.urls,
-      }));
-      return {
-        rag_id: ragId,
-        query,
-        results: hits.map((h) => ({
-          chunk_id: h.id,
-          text: h.text,
-          url: h.url,
-          title: h.title,
-          // Relevance 0–1: the blend is one already; BM25 alone is mapped (see lexicalRelevance).
-          score: Number((embedded ? h.score : lexicalRelevance(h.score)).toFixed(6)),
-        })),
-        facts,
-      };
+      const hitFacts = await repo.factsOfHits(ragId, ranked);
+      return retrievalOf(ragId, query, ranked, hitFacts, embedded);
     },
   };
 }

@@ -56,6 +56,91 @@ async function mapParallel<T, R>(items: T[], parallel: number, work: (item: T) =
   return out;
 }
 
+/** Confirms the parent is the caller's (and, when `runs`, that it may run); the callback target of its new runs. */
+async function assertParent(
+  deps: ReplayServiceDeps,
+  owner: Owner,
+  parent: ReplayParent,
+  runs: boolean,
+): Promise<CallbackTarget | null> {
+  if ('webhook_id' in parent) {
+    const w = await deps.webhook(owner, parent.webhook_id);
+    if (runs && !w.is_active) throw new ConflictError('Webhook is paused');
+    return w.callback;
+  }
+  return deps.schedule(owner, parent.kind, parent.schedule_id);
+}
+
+/** Whether `original` is a run of the owner's `parent`. */
+function isRunOf(original: ExecutionRecord, owner: Owner, parent: ReplayParent): boolean {
+  return (
+    original.user_id === owner.user_id &&
+    original.org_id === owner.org_id &&
+    ('webhook_id' in parent
+      ? original.kind === 'webhook' && original.webhook_id === parent.webhook_id
+      : original.kind === (parent.kind === 'agent' ? 'agent_schedule' : 'http_schedule') &&
+        original.schedule_id === parent.schedule_id)
+  );
+}
+
+/** Stores the replay of `original` under `id` (null: an execution with that id exists already). */
+function store(
+  deps: ReplayServiceDeps,
+  original: ExecutionRecord,
+  id: string,
+  callback: CallbackTarget | null,
+  now: Date,
+): Promise<ExecutionRecord | null> {
+  return deps.executions.createOnce(
+    {
+      id,
+      fire_key: id,
+      kind: original.kind,
+      webhook_id: original.webhook_id,
+      schedule_id: original.schedule_id,
+      agent_id: original.agent_id,
+      user_id: original.user_id,
+      org_id: original.org_id,
+      payload: original.payload,
+      max_attempts: original.max_attempts,
+      retry_delay_ms: original.retry_delay_ms,
+      replay_of: original.id,
+      callback,
+    },
+    now,
+  );
+}
+
+/** The replay of one original: a new queued execution, or the first one made within 24 h. */
+async function replayOne(
+  deps: ReplayServiceDeps,
+  log: Logger,
+  original: ExecutionRecord,
+  callback: CallbackTarget | null,
+  now: Date,
+): Promise<{ exec: ExecutionRecord; created: boolean }> {
+  const id = deps.newId();
+  const holder = await deps.idempotency.claim(scopeOf(original.id), KEY, id, now);
+  if (holder !== id) {
+    const first = await deps.executions.get(holder);
+    if (first) return { exec: first, created: false };
+  }
+  // Ours, or a first replay whose key was claimed but whose execution was never stored (its process stopped in
+  // between): it is stored now under the id the key names, once however many calls get here.
+  const exec = await store(deps, original, holder, callback, now);
+  if (!exec) {
+    const first = await deps.executions.get(holder);
+    if (!first) throw new Error(`replay ${holder} of ${original.id} was neither stored nor found`);
+    return { exec: first, created: false };
+  }
+  await deps
+    .enqueue(exec)
+    .catch((err: unknown) =>
+      log.warn('replay not enqueued; left to the outbox', { execution_id: exec.id, err: (err as Error).message }),
+    );
+  return { exec, created: true };
+}
+
 /**
  * Replays: an ended run re-run as a new execution of the same webhook or schedule, with the original's input
  * (payload, agent, attempts) and `replay_of` naming it. One replay per original within 24 h (the idempotency store,
@@ -66,71 +151,6 @@ async function mapParallel<T, R>(items: T[], parallel: number, work: (item: T) =
 export function createReplayService(deps: ReplayServiceDeps) {
   const log = deps.logger.child({ module: 'replay' });
 
-  /** Confirms the parent is the caller's (and, when `runs`, that it may run); the callback target of its new runs. */
-  async function assertParent(owner: Owner, parent: ReplayParent, runs: boolean): Promise<CallbackTarget | null> {
-    if ('webhook_id' in parent) {
-      const w = await deps.webhook(owner, parent.webhook_id);
-      if (runs && !w.is_active) throw new ConflictError('Webhook is paused');
-      return w.callback;
-    }
-    return deps.schedule(owner, parent.kind, parent.schedule_id);
-  }
-
-  /** Stores the replay of `original` under `id` (null: an execution with that id exists already). */
-  function store(
-    original: ExecutionRecord,
-    id: string,
-    callback: CallbackTarget | null,
-    now: Date,
-  ): Promise<ExecutionRecord | null> {
-    return deps.executions.createOnce(
-      {
-        id,
-        fire_key: id,
-        kind: original.kind,
-        webhook_id: original.webhook_id,
-        schedule_id: original.schedule_id,
-        agent_id: original.agent_id,
-        user_id: original.user_id,
-        org_id: original.org_id,
-        payload: original.payload,
-        max_attempts: original.max_attempts,
-        retry_delay_ms: original.retry_delay_ms,
-        replay_of: original.id,
-        callback,
-      },
-      now,
-    );
-  }
-
-  /** The replay of one original: a new queued execution, or the first one made within 24 h. */
-  async function replayOne(
-    original: ExecutionRecord,
-    callback: CallbackTarget | null,
-    now: Date,
-  ): Promise<{ exec: ExecutionRecord; created: boolean }> {
-    const id = deps.newId();
-    const holder = await deps.idempotency.claim(scopeOf(original.id), KEY, id, now);
-    if (holder !== id) {
-      const first = await deps.executions.get(holder);
-      if (first) return { exec: first, created: false };
-    }
-    // Ours, or a first replay whose key was claimed but whose execution was never stored (its process stopped in
-    // between): it is stored now under the id the key names, once however many calls get here.
-    const exec = await store(original, holder, callback, now);
-    if (!exec) {
-      const first = await deps.executions.get(holder);
-      if (!first) throw new Error(`replay ${holder} of ${original.id} was neither stored nor found`);
-      return { exec: first, created: false };
-    }
-    await deps
-      .enqueue(exec)
-      .catch((err: unknown) =>
-        log.warn('replay not enqueued; left to the outbox', { execution_id: exec.id, err: (err as Error).message }),
-      );
-    return { exec, created: true };
-  }
-
   return {
     /**
      * Replays the newest `limit` ended runs of the parent matching the filters (`status` default: every ended
@@ -138,7 +158,7 @@ export function createReplayService(deps: ReplayServiceDeps) {
      * (or found) in the runs' order.
      */
     async bulk(owner: Owner, parent: ReplayParent, body: ExecutionReplayBody): Promise<ExecutionReplayResult> {
-      const callback = await assertParent(owner, parent, !body.dry_run);
+      const callback = await assertParent(deps, owner, parent, !body.dry_run);
       const ids = 'webhook_id' in parent ? { webhook_id: parent.webhook_id } : { schedule_id: parent.schedule_id };
       const { items, total } = await deps.executions.list(owner, {
         ...ids,
@@ -150,7 +170,7 @@ export function createReplayService(deps: ReplayServiceDeps) {
       });
       if (body.dry_run) return { matched: total };
       const now = deps.clock();
-      const done = await mapParallel(items, REPLAY_PARALLEL, (r) => replayOne(r, callback, now));
+      const done = await mapParallel(items, REPLAY_PARALLEL, (r) => replayOne(deps, log, r, callback, now));
       const created = done.filter((d) => d.created).length;
       if (created > 0) log.info('bulk replay', { ...ids, matched: total, replayed: done.length, created });
       return {
@@ -170,20 +190,12 @@ export function createReplayService(deps: ReplayServiceDeps) {
       executionId: string,
     ): Promise<{ status: 200 | 202; body: ExecutionReplayAccepted }> {
       const [callback, original] = await Promise.all([
-        assertParent(owner, parent, true),
+        assertParent(deps, owner, parent, true),
         deps.executions.get(executionId),
       ]);
-      const ofParent =
-        original !== null &&
-        original.user_id === owner.user_id &&
-        original.org_id === owner.org_id &&
-        ('webhook_id' in parent
-          ? original.kind === 'webhook' && original.webhook_id === parent.webhook_id
-          : original.kind === (parent.kind === 'agent' ? 'agent_schedule' : 'http_schedule') &&
-            original.schedule_id === parent.schedule_id);
-      if (!original || !ofParent) throw new NotFoundError('Execution');
+      if (!original || !isRunOf(original, owner, parent)) throw new NotFoundError('Execution');
       if (!isEnded(original.status)) throw new ConflictError('Execution has not ended; only ended executions replay');
-      const { exec, created } = await replayOne(original, callback, deps.clock());
+      const { exec, created } = await replayOne(deps, log, original, callback, deps.clock());
       return {
         status: created ? 202 : 200,
         body: { execution_id: exec.id, status: exec.status, replay_of: original.id },

@@ -3,6 +3,7 @@ import { ServiceUnavailableError } from '@platform/errors';
 import type { ExecutionRecord } from '@platform/scheduling';
 
 import { createRunProcessor, type AttemptResult, type RunLifecycleDeps } from './run-lifecycle';
+import { failedOutcome } from './run-outcome';
 
 export interface AgentRunDeps extends RunLifecycleDeps {
   runAgent: AgentRunner;
@@ -24,12 +25,7 @@ export function createAgentRunProcessor(deps: AgentRunDeps) {
     if (!exec.agent_id)
       return {
         retryable: false,
-        outcome: {
-          success: false,
-          response_status: null,
-          response_output: null,
-          error_message: 'execution has no agent',
-        },
+        outcome: failedOutcome('execution has no agent'),
       };
     const result = await deps.runAgent({
       owner: { user_id: exec.user_id, org_id: exec.org_id },
@@ -45,7 +41,7 @@ export function createAgentRunProcessor(deps: AgentRunDeps) {
     if (result.unavailable) throw new ServiceUnavailableError(undefined, result.error);
     return {
       retryable: result.transient,
-      outcome: { success: false, response_status: result.status, response_output: null, error_message: result.error },
+      outcome: failedOutcome(result.error, result.status),
     };
   });
 }

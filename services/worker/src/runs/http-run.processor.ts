@@ -1,8 +1,9 @@
 import { OutboundError, type OutboundClient } from '@platform/outbound';
-import type { ExecutionRecord, FireReader, HttpTarget, RunOutcome } from '@platform/scheduling';
+import type { ExecutionRecord, FireReader, HttpTarget } from '@platform/scheduling';
 import { openValues, type SecretBox } from '@platform/secrets';
 
 import { createRunProcessor, type AttemptResult, type RunLifecycleDeps } from './run-lifecycle';
+import { failedOutcome } from './run-outcome';
 
 export interface HttpRunDeps extends RunLifecycleDeps {
   /** The schedule as its fire read it a moment ago, else as read now. */
@@ -16,13 +17,6 @@ export interface HttpRunDeps extends RunLifecycleDeps {
 
 /** Outbound failures not worth another attempt: the guard refused the address, or the URL is unusable. */
 const FINAL_CODES = new Set(['BLOCKED', 'BAD_URL']);
-
-const failure = (error: string, status: number | null = null): RunOutcome => ({
-  success: false,
-  response_status: status,
-  response_output: null,
-  error_message: error,
-});
 
 function requestOf(http: HttpTarget, box: SecretBox) {
   const url = new URL(http.url);
@@ -61,7 +55,7 @@ function bodyText(body: unknown, headers: Record<string, string>): string {
 export function createHttpRunProcessor(deps: HttpRunDeps) {
   return createRunProcessor(deps, 'http-run', async (exec: ExecutionRecord): Promise<AttemptResult> => {
     const schedule = exec.schedule_id ? await deps.schedules.current(exec.schedule_id) : null;
-    if (!schedule?.http) return { retryable: false, outcome: failure('the HTTP schedule no longer exists') };
+    if (!schedule?.http) return { retryable: false, outcome: failedOutcome('the HTTP schedule no longer exists') };
     try {
       const res = await deps.outbound.request({
         ...requestOf(schedule.http, deps.box),
@@ -79,7 +73,7 @@ export function createHttpRunProcessor(deps: HttpRunDeps) {
       };
     } catch (err) {
       if (!(err instanceof OutboundError)) throw err;
-      return { retryable: !FINAL_CODES.has(err.code), outcome: failure(err.message) };
+      return { retryable: !FINAL_CODES.has(err.code), outcome: failedOutcome(err.message) };
     }
   });
 }
