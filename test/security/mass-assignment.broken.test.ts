@@ -3,24 +3,26 @@
  * every route relies on, switched off for this file only), the same check finds server-owned fields answered back
  * or stored.
  */
-import type * as HttpLib from '@platform/http';
-
+import type * as ValidateLib from '../../libs/http/src/validate';
 import { ignoreThisFilesResponses } from '../openapi/response-recorder';
 import { massAssignmentFindings } from './extra-fields';
 import { startRaiWorld, type SecurityWorld } from './worlds';
 
-jest.mock('@platform/http', () => {
-  const actual = jest.requireActual<typeof HttpLib>('@platform/http');
+type ValidateModule = typeof ValidateLib;
+
+// The validator's own module is replaced, so that every caller of it (route tables included) keeps unknown fields.
+jest.mock('../../libs/http/src/validate', () => {
+  const actual = jest.requireActual<ValidateModule>('../../libs/http/src/validate');
   return {
     ...actual,
     validate: (
       schema: { validate(value: unknown, opts: object): { error?: unknown; value: unknown } },
       value: unknown,
-      location: Parameters<typeof actual.validate>[2],
+      location: Parameters<ValidateModule['validate']>[2],
     ) => {
       const kept = schema.validate(value, { allowUnknown: true, stripUnknown: false, convert: true });
       return kept.error
-        ? actual.validate(schema as Parameters<typeof actual.validate>[0], value, location)
+        ? actual.validate(schema as Parameters<ValidateModule['validate']>[0], value, location)
         : kept.value;
     },
   };
