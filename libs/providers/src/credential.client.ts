@@ -1,10 +1,18 @@
 import { isObjectIdHex, type Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createServiceClient, type ServiceTarget } from '@platform/service-client';
+import { createServiceClient, operationCall, siblingOperation, type ServiceTarget } from '@platform/service-client';
 
 import { openedCredential } from './credential.schemas';
 import type { OpenedCredential } from './credential.schemas.types';
+
+/** The agent service's opening of a credential (its key unsealed) for its owner. */
+const CREDENTIAL_OPEN = siblingOperation({
+  service: 'agent',
+  method: 'POST',
+  path: '/v3/providers/credentials/{credential_id}/open',
+  response: openedCredential,
+});
 
 /** The agent service, which owns provider credentials, and how this service reaches it (null secret: none opens). */
 export type AgentServiceTarget = ServiceTarget;
@@ -47,10 +55,8 @@ export function createCredentialClient(deps: {
       try {
         return await agent.call<OpenedCredential | null>({
           what: 'a credential open',
-          method: 'POST',
-          path: `/v3/providers/credentials/${credentialId}/open`,
+          ...operationCall(CREDENTIAL_OPEN, { credential_id: credentialId }),
           owner,
-          response: openedCredential,
           on: {
             404: () => {
               once(credentialId, 'credential not found at the agent service; the local path is used', {

@@ -10,3 +10,4 @@ export {
   type ServiceTarget,
   type StatusHandler,
 } from './service-client';
+export { operationCall, siblingOperation, siblingOperations, type SiblingOperation } from './operation';

@@ -1,11 +1,19 @@
 import { ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createServiceClient } from '@platform/service-client';
+import { createServiceClient, operationCall, siblingOperation } from '@platform/service-client';
 
 import type { Owner } from '../agents/agent.types';
 import { raiVerdict } from './rai.schemas';
 import type { RaiTarget, RaiVerdict } from './rai.types';
+
+/** The rai service's verdict on a text. */
+export const RAI_INFERENCE = siblingOperation({
+  service: 'rai',
+  method: 'POST',
+  path: '/v1/rai/inference',
+  response: raiVerdict,
+});
 
 export interface RaiClientDeps {
   outbound: OutboundClient;
@@ -24,11 +32,9 @@ export function createRaiClient({ outbound, target, logger }: RaiClientDeps) {
     check(owner: Owner, policyId: string, text: string, direction: 'input' | 'output'): Promise<RaiVerdict> {
       return rai.call({
         what: 'an RAI check',
-        method: 'POST',
-        path: '/v1/rai/inference',
+        ...operationCall(RAI_INFERENCE),
         body: { policy_id: policyId, text, direction },
         owner,
-        response: raiVerdict,
         on: {
           404: () => {
             throw ValidationError.field(

@@ -2,10 +2,18 @@ import { isObjectIdHex, type Owner } from '@platform/db';
 import { NotFoundError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createServiceClient, type ServiceTarget } from '@platform/service-client';
+import { createServiceClient, operationCall, siblingOperation, type ServiceTarget } from '@platform/service-client';
 
 import { ragConfig } from './rag.schemas';
 import type { RagConfig } from './rag.schemas.types';
+
+/** A RAG configuration of the rag service, read on its owner's behalf. */
+export const RAG_CONFIG = siblingOperation({
+  service: 'rag',
+  method: 'GET',
+  path: '/v3/rag/{config_id}/',
+  response: ragConfig,
+});
 
 /** The rag service, which owns RAG configurations, and how this service reaches it (null secret: 503). */
 export type RagServiceTarget = ServiceTarget;
@@ -24,9 +32,8 @@ export function createRagClient(deps: { outbound: OutboundClient; target: RagSer
       if (!isObjectIdHex(ragId)) throw new NotFoundError('RAG configuration');
       return rag.call({
         what: 'an ownership check',
-        path: `/v3/rag/${ragId}`,
+        ...operationCall(RAG_CONFIG, { config_id: ragId }),
         owner,
-        response: ragConfig,
         on: {
           404: () => {
             throw new NotFoundError('RAG configuration');

@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { isObjectIdHex, type Owner } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createServiceClient, type ServiceTarget } from '@platform/service-client';
+import { createServiceClient, operationCall, siblingOperation, type ServiceTarget } from '@platform/service-client';
 
 /** The agent service, which owns provider credentials, and how rag reaches it. */
 export type AgentServiceTarget = ServiceTarget;
@@ -25,6 +25,14 @@ export interface CredentialCheck {
 /** The agent's answer to a credential read: only its presence matters here. */
 const credentialFound = Joi.object<Record<string, unknown>>().unknown(true);
 
+/** One of the agent service's credentials (only whether the owner has it is read). */
+const CREDENTIAL_READ = siblingOperation({
+  service: 'agent',
+  method: 'GET',
+  path: '/v3/providers/credentials/{credential_id}',
+  response: credentialFound,
+});
+
 /**
  * Credential ownership, asked of the agent service on behalf of the caller (it answers 404 for another owner's
  * credential exactly as for a missing one). An agent service that cannot answer → 503, never a silent pass.
@@ -36,9 +44,8 @@ export function createCredentialCheck({ outbound, target, logger }: CredentialCh
     async belongsTo(owner, id) {
       const found = await agent.call<Record<string, unknown> | null>({
         what: 'a credential check',
-        path: `/v3/providers/credentials/${id}`,
+        ...operationCall(CREDENTIAL_READ, { credential_id: id }),
         owner,
-        response: credentialFound,
         on: { 404: () => null },
         timeoutMs: target.timeoutMs ?? 5_000,
         maxResponseBytes: 64 * 1024,

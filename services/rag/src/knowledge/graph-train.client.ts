@@ -1,11 +1,33 @@
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createServiceClient, type ServiceTarget } from '@platform/service-client';
+import { createServiceClient, operationCall, siblingOperation, type ServiceTarget } from '@platform/service-client';
 
 import { graphDeletion, graphTraining } from './clients.schemas';
 import type { TrainWebsiteBody } from './knowledge.schemas.types';
 import type { Owner } from './knowledge.types';
 import { passOnRefusal } from './refusals';
+
+/** The graph service's training from a website (answered when done). */
+const GRAPH_TRAIN_WEBSITE = siblingOperation({
+  service: 'graph',
+  method: 'POST',
+  path: '/v4/knowledge_graph/website/',
+  response: graphTraining,
+});
+/** The graph service's removal of the pages of some sources. */
+const GRAPH_DELETE_PAGES = siblingOperation({
+  service: 'graph',
+  method: 'DELETE',
+  path: '/v4/knowledge_graph/pages/',
+  response: graphDeletion,
+});
+/** The graph service's removal of a rag id's whole graph. */
+const GRAPH_RESET = siblingOperation({
+  service: 'graph',
+  method: 'DELETE',
+  path: '/v4/knowledge_graph/graph/',
+  response: graphDeletion,
+});
 
 /**
  * Website training through the graph service's crawl (`POST /v4/knowledge_graph/website/`), synchronous, on behalf
@@ -43,12 +65,10 @@ export function createGraphTrainClient(deps: {
     async train(owner: Owner, ragId: string, body: TrainWebsiteBody, documentId: string): Promise<number> {
       const result = await graph.call({
         what: 'a website training',
-        method: 'POST',
-        path: '/v4/knowledge_graph/website/',
+        ...operationCall(GRAPH_TRAIN_WEBSITE),
         query: { rag_id: ragId, source_id: documentId },
         owner,
         body,
-        response: graphTraining,
         on: { 404: (b) => passOnRefusal(b, 404), 422: (b) => passOnRefusal(withoutUrlIndex(b), 422) },
         timeoutMs: deps.timeoutMs,
         maxResponseBytes: 64 * 1024,
@@ -59,12 +79,10 @@ export function createGraphTrainClient(deps: {
     async deleteDocuments(owner: Owner, ragId: string, documentIds: string[]): Promise<number> {
       const result = await graph.call({
         what: 'a pages delete',
-        method: 'DELETE',
-        path: '/v4/knowledge_graph/pages/',
+        ...operationCall(GRAPH_DELETE_PAGES),
         query: { rag_id: ragId },
         owner,
         body: { source_ids: documentIds },
-        response: graphDeletion,
         on: { 404: (b) => passOnRefusal(b, 404) },
         timeoutMs: DELETE_TIMEOUT_MS,
         maxResponseBytes: 4 * 1024,
@@ -75,11 +93,9 @@ export function createGraphTrainClient(deps: {
     async reset(owner: Owner, ragId: string): Promise<number> {
       const result = await graph.call({
         what: 'a graph reset',
-        method: 'DELETE',
-        path: '/v4/knowledge_graph/graph/',
+        ...operationCall(GRAPH_RESET),
         query: { rag_id: ragId },
         owner,
-        response: graphDeletion,
         on: { 404: (b) => passOnRefusal(b, 404) },
         timeoutMs: DELETE_TIMEOUT_MS,
         maxResponseBytes: 4 * 1024,

@@ -3,11 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { AppError, PayloadTooLargeError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createServiceClient, type ServiceTarget } from '@platform/service-client';
+import { createServiceClient, operationCall, siblingOperation, type ServiceTarget } from '@platform/service-client';
 
 import { ocrExtraction } from './clients.schemas';
 import type { Owner } from './knowledge.types';
 import { fieldErrorsOf } from './refusals';
+
+/** The ocr service's extraction of a PDF's text. */
+const OCR_EXTRACT = siblingOperation({ service: 'ocr', method: 'POST', path: '/extract', response: ocrExtraction });
 
 /** The OCR service, which reads the text of PDFs, and how rag reaches it. */
 export type OcrServiceTarget = ServiceTarget;
@@ -37,13 +40,11 @@ export function createOcrClient(deps: { outbound: OutboundClient; target: OcrSer
       const { body, contentType } = multipartOf(file, filename, 'application/pdf');
       const result = await ocr.call({
         what: 'a PDF extraction',
-        method: 'POST',
-        path: '/extract',
+        ...operationCall(OCR_EXTRACT),
         query: { organization_id: owner.org_id },
         owner,
         body,
         contentType,
-        response: ocrExtraction,
         on: {
           413: () => {
             throw new PayloadTooLargeError();

@@ -1,11 +1,19 @@
 import { BadGatewayError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createServiceClient, type ServiceTarget } from '@platform/service-client';
+import { createServiceClient, operationCall, siblingOperation, type ServiceTarget } from '@platform/service-client';
 
 import { retrieval } from './rag.schemas';
 import type { Retrieval } from './rag.schemas.types';
 import type { Owner } from './rag.types';
+
+/** The graph service's retrieval for a rag id. */
+const GRAPH_RETRIEVE = siblingOperation({
+  service: 'graph',
+  method: 'GET',
+  path: '/v4/knowledge_graph/retrieve/',
+  response: retrieval,
+});
 
 /** The graph service, which holds the trained knowledge of each RAG configuration, and how rag reaches it. */
 export type GraphServiceTarget = ServiceTarget;
@@ -21,10 +29,9 @@ export function createRetrieveClient(deps: { outbound: OutboundClient; target: G
     retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Retrieval> {
       return graph.call({
         what: 'a retrieval',
-        path: '/v4/knowledge_graph/retrieve/',
+        ...operationCall(GRAPH_RETRIEVE),
         query: { rag_id: ragId, query, top_k: String(topK) },
         owner,
-        response: retrieval,
         maxResponseBytes: 4 * 1024 * 1024,
       });
     },

@@ -1,13 +1,23 @@
 import { ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
-import { createServiceClient, type ServiceTarget } from '@platform/service-client';
+import { createServiceClient, operationCall, siblingOperation, type ServiceTarget } from '@platform/service-client';
 
 import type { InferenceContext, Owner } from '../inference.types';
 import type { FeatureHandler } from './feature.types';
 import { isRagId, KNOWLEDGE_BASE, MAX_RAG_IDS, ragIdsOf, scoreThresholdOf, topKOf } from './knowledge-base.config';
 import { knowledge, ragSeen } from './knowledge-base.schemas';
 import type { Knowledge } from './knowledge-base.schemas.types';
+
+/** The rag service's retrieval over one of its configurations. */
+const RAG_RETRIEVE = siblingOperation({
+  service: 'rag',
+  method: 'GET',
+  path: '/v3/rag/{config_id}/retrieve/',
+  response: knowledge,
+});
+/** One of the rag service's configurations (only whether the owner has it is read). */
+const RAG_CONFIG = siblingOperation({ service: 'rag', method: 'GET', path: '/v3/rag/{config_id}/', response: ragSeen });
 
 /** Where the rag service answers retrievals and how this service authenticates to it (null secret: 503). */
 export type KnowledgeTarget = ServiceTarget;
@@ -52,10 +62,9 @@ export function createKnowledgeClient({
       if (!isRagId(ragId)) throw ragNotFound(ragId);
       return rag.call({
         what: 'a knowledge base retrieval',
-        path: `/v3/rag/${ragId}/retrieve/`,
+        ...operationCall(RAG_RETRIEVE, { config_id: ragId }),
         query: { query: query.slice(0, MAX_QUERY_CHARS), top_k: String(topK) },
         owner,
-        response: knowledge,
         maxResponseBytes: 4 * 1024 * 1024,
         on: {
           404: () => {
@@ -70,9 +79,8 @@ export function createKnowledgeClient({
       if (!isRagId(ragId)) return false;
       const seen = await rag.call<{ id: string } | null>({
         what: 'a RAG configuration check',
-        path: `/v3/rag/${ragId}/`,
+        ...operationCall(RAG_CONFIG, { config_id: ragId }),
         owner,
-        response: ragSeen,
         on: { 404: () => null },
       });
       return seen !== null;
