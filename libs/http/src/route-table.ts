@@ -59,6 +59,8 @@ export interface RouteDef<
   query?: Q;
   /** Request headers: documented and validated (their names as the schema's keys, lower case). */
   headers?: H;
+  /** Request headers documented only: the handler reads them as given (e.g. signature headers its service checks). */
+  headersDoc?: Joi.ObjectSchema;
   /** The JSON body: documented (a named schema by `$ref`) and validated; required unless `bodyOptional`. */
   body?: B;
   /** The body may be left out: validated against `{}` when absent. */
@@ -111,16 +113,18 @@ function successStatus<D>(r: Route<D>): number {
   return ok ? Number(ok) : 200;
 }
 
-const headerValues = (req: Request, schema: Joi.ObjectSchema): Json => {
-  const keys = Object.keys((schema.describe() as { keys?: Json }).keys ?? {});
-  return Object.fromEntries(keys.map((k) => [k, req.get(k)]));
-};
+/** The header names a schema reads (its keys), found once when the route is mounted. */
+const headerNames = (schema: Joi.ObjectSchema): string[] =>
+  Object.keys((schema.describe() as { keys?: Json }).keys ?? {});
 
 function handlerOf<D>(r: Route<D>, deps: D): RequestHandler {
   const status = successStatus(r);
+  const names = r.headers ? headerNames(r.headers) : [];
   return async (req, res) => {
     const params = r.params ? validate(r.params, req.params, 'path') : undefined;
-    const headers = r.headers ? validate(r.headers, headerValues(req, r.headers), 'header') : undefined;
+    const headers = r.headers
+      ? validate(r.headers, Object.fromEntries(names.map((n) => [n, req.get(n)])), 'header')
+      : undefined;
     const query = r.query ? validate(r.query, req.query, 'query') : undefined;
     const given: unknown = r.bodyOptional && (req.body === undefined || req.body === null) ? {} : req.body;
     const body = r.body ? validate(r.body, given, 'body') : undefined;
@@ -163,7 +167,7 @@ export function operationOf(r: Route<unknown>): Json {
   const parameters = [
     ...((r.params ?? r.paramsDoc) ? parametersOf((r.params ?? r.paramsDoc)!, 'path') : []),
     ...(r.query ? parametersOf(r.query, 'query') : []),
-    ...(r.headers ? parametersOf(r.headers, 'header') : []),
+    ...((r.headers ?? r.headersDoc) ? parametersOf((r.headers ?? r.headersDoc)!, 'header') : []),
   ];
   const requestBody =
     r.requestBody ?? (r.body ? { required: !r.bodyOptional, ...jsonContent(requestSchemaOf(r.body)) } : undefined);

@@ -75,6 +75,7 @@ const routes: Route<Store>[] = [
     path: '/v1/things/{thing_id}',
     summary: 'Delete a thing',
     paramsDoc: thingPath,
+    headersDoc: traceHeaders,
     responses: { '204': { description: 'Deleted' } },
     handle: (store: Store, { req }) => {
       store.things.delete(String(req.params.thing_id));
@@ -158,6 +159,8 @@ describe('mountRoutes', () => {
     expect(gone.text).toBe('');
     expect(store.things.size).toBe(0);
     expect((await request(app).delete('/v1/things/anything')).status).toBe(204);
+    // headersDoc documents a header without checking it: the handler reads it as given.
+    expect((await request(app).delete('/v1/things/t2').set('x-trace', 'x'.repeat(20))).status).toBe(204);
   });
 
   test("the route's middlewares run first; an optional body may be left out", async () => {
@@ -202,6 +205,7 @@ describe('openapiPaths', () => {
     ]);
     expect(paths['/v1/things/{thing_id}']!.delete!.parameters).toEqual([
       { name: 'thing_id', in: 'path', required: true, schema: { type: 'string', pattern: '^t\\d+$' } },
+      { name: 'x-trace', in: 'header', schema: { type: 'string', maxLength: 8 } },
     ]);
   });
 

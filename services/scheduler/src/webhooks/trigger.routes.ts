@@ -30,7 +30,7 @@ export const triggerRoutes: Route<Deps>[] = [
       'The raw bytes are read whatever the Content-Type (senders label bodies in many ways) and must be JSON of at most 1 MiB. ' +
       'Signed with X-Webhook-Signature: sha256=<hex HMAC of the body keyed with secret_key>, or the Standard Webhooks headers.',
     paramsDoc: webhookPath,
-    headers: triggerHeaders,
+    headersDoc: triggerHeaders,
     requestBody: {
       required: true,
       content: { 'application/json': { schema: {} }, '*/*': { schema: { type: 'string', format: 'binary' } } },
