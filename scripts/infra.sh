@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Brings up what the platform needs locally: pnpm, PostgreSQL, FerretDB on it, Redis. Idempotent.
+# Brings up what the platform needs locally: pnpm, PostgreSQL, FerretDB on it, Redis, Jaeger (traces). Idempotent.
 source "$(dirname "$0")/lib.sh"
 
-# `infra.sh stop-started-by <mark>`: stops the FerretDB and Redis that a run carrying CI_RUN_MARK=<mark> started
-# (and nothing that was already running before it).
+# `infra.sh stop-started-by <mark>`: stops the FerretDB, Redis and Jaeger that a run carrying CI_RUN_MARK=<mark>
+# started (and nothing that was already running before it).
 if [ "${1:-}" = "stop-started-by" ]; then
-  for pidfile in "$RUN_DIR/ferretdb.pid" "$RUN_DIR/redis.pid"; do
+  for pidfile in "$RUN_DIR/ferretdb.pid" "$RUN_DIR/redis.pid" "$RUN_DIR/jaeger.pid"; do
     [ -f "$pidfile" ] || continue
     pid=$(cat "$pidfile")
     if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "CI_RUN_MARK=${2:-}"; then
@@ -58,4 +58,11 @@ if ! (redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG); then
   for _ in $(seq 50); do redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
   redis-cli -p "$REDIS_PORT" ping 2>/dev/null | grep -q PONG || die "Redis did not start; see $RUN_DIR/redis.log"
 fi
-log "ready: FerretDB 127.0.0.1:$FERRETDB_PORT, Redis 127.0.0.1:$REDIS_PORT"
+
+# Jaeger: the services export traces to it when OTEL_EXPORTER_OTLP_ENDPOINT names it; its UI shows them.
+bash "$ROOT/scripts/install-jaeger.sh"
+if ! port_open "$JAEGER_QUERY_PORT"; then
+  start_jaeger || die "Jaeger did not start; see $RUN_DIR/jaeger.log"
+fi
+log "ready: FerretDB 127.0.0.1:$FERRETDB_PORT, Redis 127.0.0.1:$REDIS_PORT," \
+  "Jaeger OTLP http://127.0.0.1:$JAEGER_OTLP_HTTP_PORT, query http://127.0.0.1:$JAEGER_QUERY_PORT"

@@ -11,6 +11,12 @@ FERRETDB_VERSION="v1.24.2"
 FERRETDB_PORT="${FERRETDB_PORT:-27017}"
 PG_URL="${FERRETDB_POSTGRESQL_URL:-postgres://postgres@127.0.0.1:5432/ferretdb}"
 REDIS_PORT="${REDIS_PORT:-6379}"
+# Jaeger, the trace backend (deploy/jaeger/config.yaml describes its settings). v1.76.0 is the Go module of the
+# release whose v2 binary and image are 2.13.0.
+JAEGER_VERSION="v1.76.0"
+JAEGER_OTLP_HTTP_PORT="${JAEGER_OTLP_HTTP_PORT:-4318}"
+JAEGER_QUERY_PORT="${JAEGER_QUERY_PORT:-16686}"
+JAEGER_QUERY_GRPC_PORT="${JAEGER_QUERY_GRPC_PORT:-16685}"
 
 log() { printf '[%s] %s\n' "$(basename "$0")" "$*" >&2; }
 die() { printf '\n[%s] ERROR: %s\n\n' "$(basename "$0")" "$*" >&2; exit 1; }
@@ -33,6 +39,11 @@ wait_port() {
 ferretdb_bin() {
   if [ -n "${FERRETDB_BIN:-}" ]; then echo "$FERRETDB_BIN"; return; fi
   echo "$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin/ferretdb"
+}
+
+jaeger_bin() {
+  if [ -n "${JAEGER_BIN:-}" ]; then echo "$JAEGER_BIN"; return; fi
+  echo "$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin/jaeger"
 }
 
 # Whether a process is running (a zombie, gone but not yet reaped, is not).
@@ -77,4 +88,17 @@ ferretdb_started_pid() {
   [[ "$pid" =~ ^[0-9]+$ ]] && pid_alive "$pid" || return 1
   { tr '\0' '\n' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qxF -- "--listen-addr=127.0.0.1:$FERRETDB_PORT" || return 1
   echo "$pid"
+}
+
+# Starts Jaeger with deploy/jaeger/config.yaml (traces in memory, lost when it stops) on 127.0.0.1: OTLP/HTTP on
+# $JAEGER_OTLP_HTTP_PORT, the query API on $JAEGER_QUERY_PORT. Like start_ferretdb: a session of its own, pid in
+# $RUN_DIR/jaeger.pid; returns 1 when its ports do not open within 15 s.
+start_jaeger() {
+  log "starting Jaeger: OTLP/HTTP 127.0.0.1:$JAEGER_OTLP_HTTP_PORT, query API http://127.0.0.1:$JAEGER_QUERY_PORT"
+  if [ -f "$RUN_DIR/jaeger.log" ]; then mv -f "$RUN_DIR/jaeger.log" "$RUN_DIR/jaeger.log.1"; fi # the last run's
+  JAEGER_LISTEN_HOST=127.0.0.1 JAEGER_OTLP_HTTP_PORT="$JAEGER_OTLP_HTTP_PORT" JAEGER_QUERY_PORT="$JAEGER_QUERY_PORT" \
+    JAEGER_QUERY_GRPC_PORT="$JAEGER_QUERY_GRPC_PORT" \
+    setsid nohup "$(jaeger_bin)" --config "$ROOT/deploy/jaeger/config.yaml" >"$RUN_DIR/jaeger.log" 2>&1 &
+  echo $! >"$RUN_DIR/jaeger.pid"
+  wait_port "$JAEGER_QUERY_PORT" Jaeger 150 && wait_port "$JAEGER_OTLP_HTTP_PORT" Jaeger 50
 }

@@ -24,8 +24,11 @@ export const CONTRACT_PORTS: Record<string, number> = {
   gateway: 8080,
 };
 
-/** Read by Node itself or by every service once it uses Redis, so allowed beside a service's own config schema. */
-export const RUNTIME_VARS = ['NODE_OPTIONS', 'REDIS_URL'];
+/**
+ * Read by Node itself, by every service once it uses Redis, or by every service's tracing (the OpenTelemetry
+ * exporter's standard variable: empty or unset, tracing is off), so allowed beside a service's own config schema.
+ */
+export const RUNTIME_VARS = ['NODE_OPTIONS', 'REDIS_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT'];
 
 /** The variables services/<service>/src/config.ts declares; undefined while the service has no config schema yet. */
 export async function configVariables(service: string): Promise<{ name: string; required: boolean }[] | undefined> {
@@ -73,6 +76,8 @@ export interface ComposeBuild {
 export interface ComposeService {
   image?: string;
   build?: string | ComposeBuild;
+  /** Started only when one of these profiles is asked for (`docker compose --profile <name>`). */
+  profiles?: string[];
   ports?: (string | number | { target: number; published?: string | number })[];
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: { test?: string | string[]; disable?: boolean };

@@ -8,184 +8,37 @@
  * worker's through a webhook run), with an API key minted by the README's command; at the end every process is
  * stopped with SIGTERM and must exit by itself, cleanly.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 
-import { connectMongo } from '@platform/db';
-import {
-  freePort,
-  startLocalServer,
-  startServiceProcess,
-  testInfra,
-  uniqueName,
-  type LocalServer,
-  type ServiceProcess,
-} from '@platform/testing';
+import type { LocalServer, ServiceProcess } from '@platform/testing';
 
 import { textPdf } from '../../services/ocr/test/support/text-fixtures';
 import { signSha256 } from '../../services/scheduler/src/webhooks/signature';
 import {
-  composeBuild,
-  composeHealthPath,
-  composeLocalEnv,
-  composeServices,
-  CONTRACT_PORTS,
-  dependsOn,
-  dropQueueKeys,
-  ROOT,
-  toMap,
-  type ComposeService,
-} from './deploy-helpers';
+  apps,
+  entryPoint,
+  INFRA,
+  localRagConfig,
+  startComposeStack,
+  startLevels,
+  type ComposeStack,
+} from './compose-stack';
+import { composeHealthPath, CONTRACT_PORTS } from './deploy-helpers';
 
-const compose = composeServices();
-const apps = Object.entries(compose).filter(([, s]) => s.build !== undefined);
-const INFRA = Object.keys(compose).filter((n) => compose[n]!.build === undefined);
-const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
-
-/** The CMD of a Dockerfile stage (exec form), e.g. ["node", "dist/main.js"]. */
-function stageCmd(target: string): string[] {
-  const lines = dockerfile.split('\n').map((l) => l.trim());
-  const start = lines.findIndex((l) => new RegExp(`^FROM \\S+ AS ${target}$`, 'i').test(l));
-  if (start < 0) throw new Error(`Dockerfile has no stage ${target}`);
-  const end = lines.findIndex((l, i) => i > start && /^FROM /i.test(l));
-  const cmd = lines.slice(start, end < 0 ? undefined : end).find((l) => l.startsWith('CMD '));
-  if (!cmd) throw new Error(`Dockerfile stage ${target} has no CMD`);
-  return JSON.parse(cmd.slice(4)) as string[];
-}
-
-/** The entry point the image of a compose service runs: `node <script>` in the deployed service folder. */
-function entryPoint(s: ComposeService): string {
-  const b = composeBuild(s);
-  const stages = [...dockerfile.matchAll(/^FROM \S+ AS (\S+)$/gim)].map((m) => m[1]!);
-  const [bin, script, ...rest] = stageCmd(b.target ?? stages.at(-1)!);
-  if (bin !== 'node' || !script || rest.length > 0) throw new Error(`unexpected CMD ${String(bin)} ${String(script)}`);
-  return join(ROOT, 'services', toMap(b.args).SERVICE!, script);
-}
-
-/** The path a compose healthcheck asks, e.g. /readyz. */
-/** App services in start order: a service after everything it depends on (levels start together). */
-function startLevels(): string[][] {
-  const levels: string[][] = [];
-  const done = new Set(INFRA);
-  let left = apps.map(([n]) => n);
-  while (left.length > 0) {
-    const ready = left.filter((n) => Object.keys(dependsOn(compose[n]!)).every((d) => done.has(d)));
-    if (ready.length === 0) throw new Error(`depends_on cycle or unknown service among ${left.join(', ')}`);
-    levels.push(ready);
-    ready.forEach((n) => done.add(n));
-    left = left.filter((n) => !ready.includes(n));
-  }
-  return levels;
-}
-
-const runId = uniqueName('stack');
-const ports: Record<string, number> = {};
-const procs: Record<string, ServiceProcess> = {};
-const exits: Record<string, { code: number | null; signal: NodeJS.Signals | null }> = {};
+let stack: ComposeStack;
+let procs: Record<string, ServiceProcess>;
+let exits: ComposeStack['exits'];
 let llm: LocalServer;
-let uploadDir: string;
 let gateway: string;
 let key: string;
 
-/** The compose environment of a service, pointed at this machine (see the file's comment). */
-function localEnv(name: string): Record<string, string> {
-  const local = composeLocalEnv(name, {
-    urls: Object.fromEntries(Object.entries(ports).map(([n, p]) => [n, `http://127.0.0.1:${p}`])),
-    port: ports[name]!,
-    runId,
-    authDb: `${runId}_auth`,
-    uploadDir,
-    publicBaseUrl: `http://127.0.0.1:${ports.gateway}`,
-  });
-  // The provider stand-in is a local server: allowed as an operator allows a self-hosted model (the agent's chat,
-  // the rag service's embeddings).
-  if (name === 'agent' || name === 'rag') local.OUTBOUND_ALLOW_HOSTS = `127.0.0.1:${llm.port}`;
-  local.LOG_LEVEL = 'info';
-  return local;
-}
-
 beforeAll(async () => {
-  uploadDir = mkdtempSync(join(tmpdir(), 'stack-uploads-'));
-  llm = await startLocalServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    if (req.url.endsWith('/embeddings')) {
-      // OpenAI-protocol embeddings: a bag of words hashed into 16 dimensions (same words, same direction).
-      const inputs = (req.json as { input: string[] }).input;
-      res.end(
-        JSON.stringify({ object: 'list', data: inputs.map((t, index) => ({ index, embedding: bagOfWords(t) })) }),
-      );
-      return;
-    }
-    res.end(
-      JSON.stringify({
-        id: 'c1',
-        object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'stack answer' }, finish_reason: 'stop' }],
-      }),
-    );
-  });
-  for (const [name] of apps) ports[name] = await freePort();
-  for (const level of startLevels()) {
-    await Promise.all(
-      level.map(async (name) => {
-        const s = compose[name]!;
-        procs[name] = await startServiceProcess({
-          script: entryPoint(s),
-          port: ports[name],
-          env: localEnv(name),
-          readyPath: composeHealthPath(s),
-          timeoutMs: 60_000,
-        });
-        procs[name].child.once('exit', (code, signal) => (exits[name] = { code, signal }));
-      }),
-    );
-  }
-  gateway = procs.gateway!.url;
-  // The README's command (pnpm apikey create runs this CLI), against this run's auth database.
-  const out = execFileSync(
-    process.execPath,
-    [
-      join(ROOT, 'libs/auth/dist/cli.js'),
-      'create',
-      '--user',
-      'stack-user',
-      '--org',
-      'stack-org',
-      '--name',
-      'local-stack',
-    ],
-    {
-      env: { ...process.env, MONGODB_URI: testInfra.mongoUri, AUTH_DB: `${runId}_auth` },
-      encoding: 'utf8',
-    },
-  );
-  key = out.trim().split('\n').at(-1)!.trim();
+  stack = await startComposeStack();
+  ({ procs, exits, llm, gateway, key } = stack);
 }, 240_000);
 
-afterAll(async () => {
-  await Promise.all(Object.values(procs).map((p) => p.stop(30_000)));
-  await llm?.close();
-  rmSync(uploadDir, { recursive: true, force: true });
-  const conn = await connectMongo({ uri: testInfra.mongoUri, dbName: `${runId}_auth` });
-  const { databases } = await conn.db!.admin().listDatabases();
-  for (const d of databases.filter((x) => x.name.startsWith(`${runId}_`))) await conn.useDb(d.name).dropDatabase();
-  await conn.close();
-  await dropQueueKeys(runId);
-}, 120_000);
-
-function bagOfWords(text: string): number[] {
-  const v = Array.from({ length: 16 }, () => 0);
-  for (const w of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
-    let h = 0;
-    for (const c of w) h = (h * 31 + c.charCodeAt(0)) % 16;
-    v[h]! += 1;
-  }
-  v[0]! += 0.01; // never the zero vector
-  return v;
-}
+afterAll(() => stack?.close(), 120_000);
 
 /** One request through the gateway; the gateway's request id comes back on every answer. */
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -281,15 +134,7 @@ describe("the compose stack, started from the images' entry points without Docke
   let ragId: string;
 
   it('rag: a RAG configuration whose credentials the rag service checks with the agent service', async () => {
-    const rag = await call('POST', '/v3/rag/', {
-      llm_credential_id: credentialId,
-      embedding_credential_id: credentialId,
-      vector_db_credential_id: credentialId,
-      collection_name: 'stack_docs',
-      llm_model: 'local-model',
-      embedding_model: 'local-embedding',
-      vector_store_provider: 'local',
-    });
+    const rag = await call('POST', '/v3/rag/', localRagConfig(credentialId, 'stack_docs'));
     expect(rag.status).toBe(200);
     ragId = rag.body.id as string;
     expect(ragId).toMatch(/^[0-9a-f]{24}$/);

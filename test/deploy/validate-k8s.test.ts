@@ -34,17 +34,23 @@ beforeAll(() => {
 }, 600_000);
 
 describe('scripts/validate-k8s.sh', () => {
-  it('validates every overlay and the Secret examples of k8s/', () => {
+  it('validates every overlay, alone and with each optional component, and the Secret examples of k8s/', () => {
     const { status, output } = validate();
     expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining('k8s manifests valid') });
     const overlays = readdirSync(join(K8S, 'overlays')).sort();
     expect(overlays).toEqual(expect.arrayContaining(['dev', 'ha', 'prod']));
     for (const overlay of overlays) expect(output).toContain(`overlay ${overlay}:`);
+    // Each optional component is rendered as used: added to an overlay, to each overlay in turn.
+    const components = readdirSync(join(K8S, 'components')).sort();
+    expect(components).toContain('tracing');
+    for (const overlay of overlays) {
+      for (const component of components) expect(output).toContain(`overlay ${overlay} with component ${component}:`);
+    }
     const counts = [
       ...output.matchAll(/Summary: (\d+) resources? found .* Valid: (\d+), Invalid: 0, Errors: 0, Skipped: 0/g),
     ];
-    // Each overlay, then the Secret examples; every object validated, none skipped.
-    expect(counts).toHaveLength(overlays.length + 1);
+    // Each overlay, alone and with each component, then the Secret examples; every object validated, none skipped.
+    expect(counts).toHaveLength(overlays.length * (1 + components.length) + 1);
     for (const [, found, valid] of counts) expect(Number(valid)).toBe(Number(found));
     expect(Number(counts[0]![1])).toBeGreaterThan(50);
   });
@@ -91,6 +97,24 @@ describe('scripts/validate-k8s.sh', () => {
       'overlays/ha/mongodb/init-job.yaml',
       (t) => t.replace(/\n {2}template:\n {4}metadata:\n/, '\n  templat:\n    metadata:\n'),
       /Job mongo-init is invalid/,
+    ],
+    [
+      "a misspelt field in the tracing component's StatefulSet",
+      'components/tracing/jaeger.yaml',
+      (t) => t.replace('readOnlyRootFilesystem: true', 'readOnlyRootFilesytem: true'),
+      /StatefulSet jaeger is invalid.*readOnlyRootFilesytem/,
+    ],
+    [
+      "a component that an overlay's patches do not apply to",
+      'components/tracing/jaeger.yaml',
+      (t) => t.replace('kind: StatefulSet', 'kind: Deployment'),
+      /overlay prod with component tracing does not render/,
+    ],
+    [
+      "a tracing component whose Jaeger configuration is no longer deploy/jaeger/config.yaml's",
+      'components/tracing/config.yaml',
+      (t) => t.replace('max_traces:', 'max_traces: 5 #'),
+      /components\/tracing\/config\.yaml differs from deploy\/jaeger\/config\.yaml/,
     ],
     [
       'an invalid Secret example',

@@ -96,6 +96,18 @@ export { waitForPort } from './wait-port';
 export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process';
 export { startLocalServer, type LocalHandler, type LocalServer, type ReceivedRequest } from './local-server';
 export { privateRedis, type PrivateRedis } from './private-redis';
+export {
+  jaegerBin,
+  spansOf,
+  startJaeger,
+  type Jaeger,
+  type JaegerProcess,
+  type JaegerReference,
+  type JaegerSpan,
+  type JaegerTag,
+  type JaegerTrace,
+  type TraceSpan,
+} from './jaeger';
 export { CHILDREN_DIR_ENV, killRecordedChildren, registerChild, stopChild } from './children';
 export { infraEnv } from './infra-env';
 export { completion, startFakeLlm, type FakeLlm, type Scripted, type ScriptedStream } from './fake-llm';
