@@ -42,6 +42,37 @@ OCR_URL="http://127.0.0.1:3007"
 GRAPH_URL="http://127.0.0.1:3006" # also rag's (retrieval); RAG_URL is also the graph's and the agent's
 set +a
 
+# Tracing (README "Tracing") is off unless the standard OTEL_* variables ask for it: nothing here sets them, and the
+# services inherit this environment, so whatever OTEL_* the caller set reaches every service as given, e.g.
+#   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 pnpm start     (into the Jaeger infra.sh started)
+# Left unset, no service records or exports a span (what the benchmarks, run with these settings, measure).
+otel_disabled="${OTEL_SDK_DISABLED:-}"
+otel_exporter="${OTEL_TRACES_EXPORTER:-}"
+otel_endpoint="${OTEL_EXPORTER_OTLP_TRACES_ENDPOINT:-${OTEL_EXPORTER_OTLP_ENDPOINT:-}}"
+if [ -n "$otel_endpoint" ] && [ "${otel_disabled,,}" != "true" ] && [ "${otel_exporter,,}" != "none" ]; then
+  log "tracing on: every service exports its spans to $otel_endpoint"
+  if [ -n "${OTEL_SERVICE_NAME:-}" ]; then
+    log "note: OTEL_SERVICE_NAME=$OTEL_SERVICE_NAME names every service alike (unset, each is named after itself)"
+  fi
+  # The operations console links each run's trace id to the local Jaeger when the spans go there and the caller did
+  # not set TRACE_UI_URL (the gateway reads it; set empty, ids are shown unlinked). A Jaeger built from its Go module
+  # (install-jaeger.sh) has no UI, only a placeholder page: the link then opens the trace's JSON from its query API;
+  # a Jaeger with its UI on that port (the release image) opens the trace in the UI.
+  if [ -z "${TRACE_UI_URL+set}" ] &&
+    [[ "$otel_endpoint" =~ ^http://(127\.0\.0\.1|localhost):${JAEGER_OTLP_HTTP_PORT}(/|$) ]]; then
+    jaeger="http://127.0.0.1:$JAEGER_QUERY_PORT"
+    jaeger_home="$(curl -fsS -m 2 "$jaeger/" 2>/dev/null || true)"
+    if [[ "$jaeger_home" == *"placeholder for the Jaeger UI"* ]]; then
+      export TRACE_UI_URL="$jaeger/api/traces/{trace_id}"
+    else
+      export TRACE_UI_URL="$jaeger/trace/{trace_id}"
+    fi
+    log "the console links trace ids to $TRACE_UI_URL"
+  fi
+else
+  log "tracing off (OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$JAEGER_OTLP_HTTP_PORT pnpm start traces into the local Jaeger)"
+fi
+
 # name:port of every service.
 SERVICES=(scheduler:3001 agent:3002 rag:3003 rai:3004 voice:3005 graph:3006 ocr:3007 worker:3008 gateway:8080)
 PIDS=()

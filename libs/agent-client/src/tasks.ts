@@ -9,6 +9,8 @@ export interface InferenceTaskJob {
   task_id: string;
   user_id: string;
   org_id: string;
+  /** The trace of the request that submitted the task (W3C `traceparent`); absent when not traced. */
+  traceparent?: string;
 }
 
 /** What the agent service answered to one attempt of a task. */

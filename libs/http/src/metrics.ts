@@ -1,7 +1,9 @@
 import type { Request, RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
-/** A per-app registry with process metrics and HTTP request count/latency by route and status. */
+import { registerTracingMetrics } from '@platform/tracing';
+
+/** A per-app registry with process metrics, HTTP request count/latency by route and status, and tracing's counters. */
 export function createMetrics(
   service: string,
   existing?: Registry,
@@ -9,6 +11,7 @@ export function createMetrics(
   const registry = existing ?? new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
+  registerTracingMetrics(registry);
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by method, route and status.',

@@ -1,6 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import winston from 'winston';
 
+import { currentTraceIds } from '@platform/tracing';
+
 /** Per-request context carried through async calls so every log line names its request. */
 export interface LogContext {
   requestId?: string;
@@ -57,14 +59,15 @@ export function redact(value: unknown, depth = 0): unknown {
 
 const redactFormat = winston.format((info) => {
   const ctx = contextStorage.getStore();
-  const redacted = redact({ ...ctx, ...info }) as Record<string, unknown>;
+  const redacted = redact({ ...ctx, ...currentTraceIds(), ...info }) as Record<string, unknown>;
   for (const key of Object.keys(redacted)) (info as Record<string, unknown>)[key] = redacted[key];
   return info;
 });
 
 /**
  * A winston logger writing JSON lines. Every line carries `service`, `timestamp`, the current request id (when
- * inside a request) and any child-logger fields; secret-looking fields and key-shaped strings are redacted.
+ * inside a request), `trace_id` and `span_id` (when written inside a traced span) and any child-logger fields;
+ * secret-looking fields and key-shaped strings are redacted.
  */
 export function createLogger(opts: LoggerOptions): Logger {
   const transport = opts.stream
@@ -93,7 +96,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     if (logger.silent || !logger.isLevelEnabled(info.level)) return true;
     let line: string;
     try {
-      line = JSON.stringify(redact({ ...contextStorage.getStore(), ...fieldsOf(info) }));
+      line = JSON.stringify(redact({ ...contextStorage.getStore(), ...currentTraceIds(), ...fieldsOf(info) }));
     } catch {
       return viaWinston(info, ...rest);
     }

@@ -36,6 +36,7 @@ export function enqueueAgentRun(
       ...(exec.agent_id ? { agent_id: exec.agent_id } : {}),
       ...(exec.webhook_id ? { webhook_id: exec.webhook_id } : {}),
       triggered_ms: Date.parse(exec.triggered_at),
+      ...(exec.trace_parent ? { traceparent: exec.trace_parent } : {}),
     },
     {
       jobId,

@@ -44,6 +44,11 @@ const schema = new mongoose.Schema(
     error_message: str,
     /** The execution this one replays. */
     replay_of: str,
+    /**
+     * The W3C `traceparent` of the span the run was created in (the trigger's request, the cron fire): its job carries
+     * it, so the worker's spans join that trace, a recovered run's too. Null when the scheduler did not trace it.
+     */
+    trace_parent: str,
     // Unique per run: "<schedule id>:<fire time ms>" for a cron fire, the execution's own id otherwise, so that a
     // second run of the same fire is a duplicate-key error, whichever replica tries it.
     fire_key: { type: String, required: true },

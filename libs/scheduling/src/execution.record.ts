@@ -1,4 +1,5 @@
 import { fromJsonText, iso, mongoose, toJsonText } from '@platform/db';
+import { activeTraceparent } from '@platform/tracing';
 
 import type { ExecutionDoc } from './execution.model';
 import type { ExecutionRecord, NewExecution } from './execution.types';
@@ -31,6 +32,8 @@ export function toRecord(d: ExecutionDoc): ExecutionRecord {
     response_output: d.response_output ?? null,
     error_message: d.error_message ?? null,
     replay_of: d.replay_of ?? null,
+    trace_id: traceIdOf(d.trace_parent),
+    trace_parent: d.trace_parent ?? null,
     fire_key: d.fire_key ?? id,
     retry_delay_ms: d.retry_delay_ms ?? null,
     delivery: d.delivery
@@ -48,9 +51,19 @@ export function toRecord(d: ExecutionDoc): ExecutionRecord {
   };
 }
 
+/** The trace id in a `traceparent` (`00-<trace id>-<span id>-<flags>`). */
+const traceIdOf = (traceparent: string | null | undefined) => traceparent?.split('-')[1] ?? null;
+
 /** The public Execution object: the record without server-side fields. */
 export function presentExecution(r: ExecutionRecord) {
-  const { org_id: _org, fire_key: _key, retry_delay_ms: _delay, callback: _callback, ...pub } = r;
+  const {
+    org_id: _org,
+    fire_key: _key,
+    retry_delay_ms: _delay,
+    callback: _callback,
+    trace_parent: _traceparent,
+    ...pub
+  } = r;
   return pub;
 }
 
@@ -85,6 +98,8 @@ export function executionDocument(input: NewExecution, id: string, now: Date): E
     response_output: null,
     error_message: input.error_message ?? null,
     replay_of: input.replay_of ?? null,
+    // Created inside the trigger's request or the fire's span: the run's spans will be that span's children.
+    trace_parent: activeTraceparent() ?? null,
     fire_key: input.fire_key ?? id,
     retry_delay_ms: input.retry_delay_ms ?? null,
     recoveries: 0,

@@ -51,6 +51,13 @@ export const execution = Joi.object<Execution>({
   response_output: nullable(Joi.string().allow('').description('At most 64 KiB')),
   error_message: nullable(Joi.string().allow('')),
   replay_of: nullable(Joi.string().description('The execution this one replays; null for a trigger or a fire')),
+  trace_id: nullable(
+    Joi.string()
+      .pattern(/^[0-9a-f]{32}$/)
+      .description(
+        "The run's trace (W3C trace id): the trigger's or the fire's spans and the run's, in the trace backend; null when the run was not traced",
+      ),
+  ),
   delivery: nullable(
     callbackDelivery.description(
       "The completion callback to the webhook's or schedule's `callback_url` (contract §8); null when the run has none",

@@ -55,6 +55,10 @@ export interface Execution {
    */
   replay_of: string | null;
   /**
+   * The run's trace (W3C trace id): the trigger's or the fire's spans and the run's, in the trace backend; null when the run was not traced
+   */
+  trace_id: string | null;
+  /**
    * The completion callback to the webhook's or schedule's `callback_url` (contract §8); null when the run has none
    */
   delivery: CallbackDelivery | null;

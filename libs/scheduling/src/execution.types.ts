@@ -17,6 +17,8 @@ export interface ExecutionRecord extends Execution {
   retry_delay_ms: number | null;
   /** Where its completion callback goes and the sealed signing secret (see NewExecution); absent: none. */
   callback?: CallbackTarget;
+  /** The `traceparent` of the span it was created in (the model's `trace_parent`); null when not traced. */
+  trace_parent: string | null;
 }
 
 /** A run's completion callback: its webhook's or schedule's `callback_url`, and the secret sealed (libs/secrets). */
@@ -74,6 +76,8 @@ export interface AgentRunJob {
   webhook_id?: string;
   /** When the run was triggered (ms): runs waiting for a concurrency limit start in this order. */
   triggered_ms?: number;
+  /** The trace the run belongs to (W3C `traceparent` of the trigger's or fire's span); absent when not traced. */
+  traceparent?: string;
 }
 
 /** The key that makes a cron fire unique. */

@@ -1,5 +1,6 @@
 import { isObjectIdHex, modelFor, mongoose, type Connection } from '@platform/db';
 import type { Logger } from '@platform/logger';
+import { ROOT_CONTEXT, withContext } from '@platform/tracing';
 
 /** Where a kind of run target keeps its statistics. */
 export interface StatsFields {
@@ -74,14 +75,17 @@ export function createRunStats(
   function schedule(id: string): void {
     if (inFlight.has(id) || timers.has(id)) return; // the write in flight, or the timer, takes it on
     const wait = (lastStart.get(id) ?? -Infinity) + minIntervalMs - Date.now();
+    // A write sums many runs' counts: it belongs to none of their traces (and costs no spans).
     if (wait <= 0) {
-      void write(id);
+      void withContext(ROOT_CONTEXT, () => write(id));
       return;
     }
-    const timer = setTimeout(() => {
-      timers.delete(id);
-      void write(id);
-    }, wait);
+    const timer = withContext(ROOT_CONTEXT, () =>
+      setTimeout(() => {
+        timers.delete(id);
+        void write(id);
+      }, wait),
+    );
     timer.unref();
     timers.set(id, timer);
   }

@@ -55,6 +55,7 @@ test('a new execution is queued, with a session of its own', async () => {
       'response_output',
       'error_message',
       'replay_of',
+      'trace_id',
       'delivery',
     ].sort(),
   );

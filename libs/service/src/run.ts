@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import { listen, onShutdownSignal } from '@platform/http';
 import type { Logger } from '@platform/logger';
 import { closeWithin } from '@platform/queue';
+import { stopTracing } from '@platform/tracing';
 
 import type { Stores } from './infra';
 
@@ -28,7 +29,8 @@ export interface RunOptions {
 
 /**
  * Prepares the database, starts the units, listens, and on SIGTERM/SIGINT stops in order: the units (new work),
- * the server (in-flight requests within the grace), then the connections. Only for `main.ts`.
+ * the server (in-flight requests within the grace), then the connections, then tracing (its queued spans sent).
+ * Only for `main.ts`.
  */
 export async function runService(opts: RunOptions): Promise<void> {
   await opts.infra.prepare();
@@ -39,5 +41,6 @@ export async function runService(opts: RunOptions): Promise<void> {
     if (!stopped) opts.logger.warn('units did not stop within the grace', { units: units.map((u) => u.name) });
     await server.close(opts.graceMs);
     await opts.infra.close();
+    await stopTracing(); // the last spans (the shutdown's own included) go out before the process ends
   });
 }

@@ -1,3 +1,5 @@
+import './tracing';
+
 import type { InferenceTaskJob } from '@platform/agent-client';
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';

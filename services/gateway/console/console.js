@@ -67,6 +67,11 @@
     return node;
   }
 
+  /** The gateway's settings for this page (GET /console/settings, no key needed): read once, none if that fails. */
+  const settings = fetch('/console/settings')
+    .then((res) => (res.ok ? res.json() : {}))
+    .catch(() => ({}));
+
   const apiKey = () => sessionStorage.getItem(SESSION_KEY);
   const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -96,6 +101,36 @@
     }
     if (!res.ok) throw new ApiError(res.status, data && data.detail !== undefined ? data.detail : data);
     return data;
+  }
+
+  /**
+   * A run's trace id (as text), linked to the trace UI when the gateway names one (TRACE_UI_URL: its `{trace_id}`
+   * replaced by the id, URL-encoded; only http and https links are made); '—' for a run not traced.
+   */
+  function traceRef(traceId, traceUiUrl) {
+    if (!traceId) return '—';
+    let href = null;
+    if (typeof traceUiUrl === 'string' && traceUiUrl.includes('{trace_id}')) {
+      try {
+        const url = new window.URL(traceUiUrl.split('{trace_id}').join(encodeURIComponent(traceId)));
+        if (url.protocol === 'http:' || url.protocol === 'https:') href = url.href;
+      } catch {
+        href = null;
+      }
+    }
+    if (!href) return el('span', { class: 'trace' }, traceId);
+    return el(
+      'a',
+      {
+        class: 'trace',
+        href,
+        target: '_blank',
+        rel: 'noopener noreferrer',
+        title: 'Open the trace',
+        onclick: (e) => e.stopPropagation(), // follows the link without selecting the row
+      },
+      traceId,
+    );
   }
 
   function stopRefresh() {
@@ -396,6 +431,7 @@
         if (mine === view) error.textContent = err.message;
         return;
       }
+      const { trace_ui_url: traceUiUrl } = await settings;
       if (mine !== view) return;
       // Which list the table shows (its query), once its runs are in: what a reader (or a test) waits for.
       table.dataset.query = q.toString();
@@ -406,7 +442,7 @@
           el(
             'tr',
             {},
-            ['Run', 'Status', 'Triggered', 'Attempt', 'Duration', 'Replay of', ''].map((h) => el('th', {}, h)),
+            ['Run', 'Status', 'Triggered', 'Attempt', 'Duration', 'Replay of', 'Trace', ''].map((h) => el('th', {}, h)),
           ),
         ),
         el(
@@ -441,11 +477,12 @@
               el('td', {}, `${x.attempt} of ${x.max_attempts}`),
               el('td', {}, x.duration_ms === null ? '—' : `${x.duration_ms} ms`),
               el('td', {}, x.replay_of || ''),
+              el('td', {}, traceRef(x.trace_id, traceUiUrl)),
               el('td', {}, replay),
             );
             row.addEventListener('click', () => {
               selected = x.id;
-              showRun(detail, x);
+              showRun(detail, x, traceUiUrl);
               for (const r of table.querySelectorAll('tr.run')) r.classList.toggle('selected', r === row);
             });
             return row;
@@ -455,7 +492,7 @@
       pagerBox.replaceChildren(pager(data.total, skip, (s) => go(hashWith(filters, s))));
       if (selected) {
         const x = data.executions.find((e) => e.id === selected);
-        if (x) showRun(detail, x);
+        if (x) showRun(detail, x, traceUiUrl);
       }
       // Runs still going: look again shortly (only while this view is shown).
       if (data.executions.some((x) => !ENDED.includes(x.status)))
@@ -464,11 +501,11 @@
     await load();
   }
 
-  /** A run's input, output, error and attempts. */
-  function showRun(detail, x) {
+  /** A run's input, output, error, attempts and trace. */
+  function showRun(detail, x, traceUiUrl) {
     const field = (label, value) => [
       el('dt', {}, label),
-      el('dd', {}, value === null || value === undefined ? '—' : String(value)),
+      el('dd', {}, value === null || value === undefined ? '—' : value instanceof Node ? value : String(value)),
     ];
     detail.hidden = false;
     detail.replaceChildren(
@@ -485,6 +522,7 @@
         field('Duration', x.duration_ms === null ? null : `${x.duration_ms} ms`),
         field('Response status', x.response_status),
         field('Replay of', x.replay_of),
+        field('Trace', traceRef(x.trace_id, traceUiUrl)),
       ),
       el('h4', {}, 'Input'),
       el('pre', { class: 'input' }, x.payload === undefined ? '—' : JSON.stringify(x.payload, null, 2)),

@@ -11,6 +11,8 @@ export interface AppDeps {
   logger: Logger;
   upstreams: ProxyDeps['upstreams'];
   timeoutMs: number;
+  /** `TRACE_UI_URL`, for the console's links from runs to their traces; absent or empty: no links. */
+  traceUiUrl?: string;
 }
 
 /**
@@ -24,7 +26,7 @@ export function createApp(deps: AppDeps): Express {
     logger: deps.logger,
     routes: Router(),
     rawRoutes: [
-      consoleRoutes(),
+      consoleRoutes({ traceUiUrl: deps.traceUiUrl }),
       createProxy({ upstreams: deps.upstreams, logger: deps.logger, timeoutMs: deps.timeoutMs }),
     ],
     openapi,

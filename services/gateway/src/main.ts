@@ -1,3 +1,5 @@
+import './tracing';
+
 import { loadConfigOrExit } from '@platform/config';
 import { listen, onShutdownSignal, startMain } from '@platform/http';
 import { createLogger } from '@platform/logger';
@@ -15,7 +17,12 @@ async function main(): Promise<void> {
       return value ? [[r.service, upstreamList(value)]] : [];
     }),
   );
-  const app = createApp({ logger, upstreams, timeoutMs: config.UPSTREAM_TIMEOUT_MS });
+  const app = createApp({
+    logger,
+    upstreams,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    traceUiUrl: config.TRACE_UI_URL,
+  });
   const server = await listen(app, config.PORT, logger);
   logger.info('routing', {
     upstreams: Object.fromEntries(Object.entries(upstreams).map(([s, list]) => [s, list.map((u) => u.origin)])),

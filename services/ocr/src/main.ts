@@ -1,3 +1,5 @@
+import './tracing';
+
 import { loadConfigOrExit } from '@platform/config';
 import { createLogger } from '@platform/logger';
 import { openInfra, runService, startMain } from '@platform/service';

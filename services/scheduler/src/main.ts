@@ -1,3 +1,5 @@
+import './tracing';
+
 import { Registry } from 'prom-client';
 
 import { createAgentDirectory } from '@platform/agent-client';

@@ -1,3 +1,5 @@
+import './tracing';
+
 import { Registry } from 'prom-client';
 
 import { loadConfigOrExit } from '@platform/config';

@@ -3658,6 +3658,8 @@ export interface components {
             error_message: string | null;
             /** @description The execution this one replays; null for a trigger or a fire */
             replay_of: string | null;
+            /** @description The run's trace (W3C trace id): the trigger's or the fire's spans and the run's, in the trace backend; null when the run was not traced */
+            trace_id: string | null;
             /** @description The completion callback to the webhook's or schedule's `callback_url` (contract §8); null when the run has none */
             delivery: {
                 /** @description Attempts made so far (at most 5) */

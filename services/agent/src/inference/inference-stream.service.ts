@@ -1,3 +1,5 @@
+import { inSpan } from '@platform/tracing';
+
 import { createInferenceRun, turnResult, type InferenceServiceDeps } from './inference-run';
 import type { ChatInput, Owner, ToolCall, ToolCallRecord, TurnResult } from './inference.types';
 import type { ProviderStreamer } from './providers/provider-stream';
@@ -37,41 +39,51 @@ export interface AnswerSink {
 export function createStreamingInference(deps: StreamingInferenceDeps) {
   const runs = createInferenceRun(deps);
   return {
-    async stream(owner: Owner, input: ChatInput, sink: AnswerSink, signal: AbortSignal): Promise<TurnResult> {
-      const p = await runs.prepare(owner, input);
-      const { ctx, run } = p;
-      const turn = { model: p.to.model, sessionId: ctx.sessionId, agentId: String(p.agent.id) };
-      sink.begin?.(turn);
-      let toolCalls: ToolCallRecord[] = [];
-      let sent = false;
-      if (!ctx.reply) {
-        const toolbox = await runs.toolbox(owner, p);
-        if (toolbox.functions.length > 0) {
-          const result = await runs.askModel(p, toolbox);
-          ctx.reply = result.reply;
-          toolCalls = result.toolCalls;
-        } else {
-          const live = !run.types.includes('RAI');
-          const onText = (text: string) => {
-            if (live) sink.delta(text);
-          };
-          ctx.reply = await deps.streamer.stream(p.to.adapter, p.to.target, runs.request(p, runs.initial(ctx)), {
-            signal,
-            onText,
-          });
-          sent = live;
-        }
-      }
-      const handed = ctx.reply.toolCalls;
-      if (handed?.length) sink.toolCalls?.(handed, ctx.reply.text);
-      else {
-        await run.afterModel(ctx);
-        if (!sent) sink.delta(ctx.reply.text);
-      }
-      await runs.record(p, toolCalls, 'stream');
-      return turnResult(p);
+    stream(owner: Owner, input: ChatInput, sink: AnswerSink, signal: AbortSignal): Promise<TurnResult> {
+      const attributes = { 'agent.id': String(input.agent_id), 'agent.mode': 'stream' };
+      return inSpan('agent run', { attributes }, () => streamTurn(owner, input, sink, signal));
     },
   };
+
+  async function streamTurn(
+    owner: Owner,
+    input: ChatInput,
+    sink: AnswerSink,
+    signal: AbortSignal,
+  ): Promise<TurnResult> {
+    const p = await runs.prepare(owner, input);
+    const { ctx, run } = p;
+    const turn = { model: p.to.model, sessionId: ctx.sessionId, agentId: String(p.agent.id) };
+    sink.begin?.(turn);
+    let toolCalls: ToolCallRecord[] = [];
+    let sent = false;
+    if (!ctx.reply) {
+      const toolbox = await runs.toolbox(owner, p);
+      if (toolbox.functions.length > 0) {
+        const result = await runs.askModel(p, toolbox);
+        ctx.reply = result.reply;
+        toolCalls = result.toolCalls;
+      } else {
+        const live = !run.types.includes('RAI');
+        const onText = (text: string) => {
+          if (live) sink.delta(text);
+        };
+        ctx.reply = await deps.streamer.stream(p.to.adapter, p.to.target, runs.request(p, runs.initial(ctx)), {
+          signal,
+          onText,
+        });
+        sent = live;
+      }
+    }
+    const handed = ctx.reply.toolCalls;
+    if (handed?.length) sink.toolCalls?.(handed, ctx.reply.text);
+    else {
+      await run.afterModel(ctx);
+      if (!sent) sink.delta(ctx.reply.text);
+    }
+    await runs.record(p, toolCalls, 'stream');
+    return turnResult(p);
+  }
 }
 
 export type StreamingInference = ReturnType<typeof createStreamingInference>;

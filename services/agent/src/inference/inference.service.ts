@@ -1,3 +1,5 @@
+import { inSpan } from '@platform/tracing';
+
 import { createInferenceRun, turnResult, type InferenceServiceDeps } from './inference-run';
 import type { ChatInput, ChatResult, Owner, TurnResult } from './inference.types';
 
@@ -9,7 +11,11 @@ export type { InferenceServiceDeps };
 export function createInferenceService(deps: InferenceServiceDeps) {
   const runs = createInferenceRun(deps);
   /** One turn: the answer with its token usage and the model it ran on. */
-  async function complete(owner: Owner, input: ChatInput): Promise<TurnResult> {
+  const complete = (owner: Owner, input: ChatInput): Promise<TurnResult> =>
+    inSpan('agent run', { attributes: { 'agent.id': String(input.agent_id), 'agent.mode': 'chat' } }, () =>
+      completeTurn(owner, input),
+    );
+  async function completeTurn(owner: Owner, input: ChatInput): Promise<TurnResult> {
     const p = await runs.prepare(owner, input);
     const { ctx, run } = p;
     // A feature that answered already (a blocked input) leaves the model uncalled.

@@ -2,6 +2,7 @@ import { ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
 import { createServiceClient, operationCall, siblingOperation } from '@platform/service-client';
+import { inSpan } from '@platform/tracing';
 
 import type { Owner } from '../agents/agent.types';
 import { raiVerdict } from './rai.schemas';
@@ -30,34 +31,43 @@ export function createRaiClient({ outbound, target, logger }: RaiClientDeps) {
   const rai = createServiceClient({ outbound, target: target ?? null, logger, name: 'RAI service (fails closed)' });
   return {
     check(owner: Owner, policyId: string, text: string, direction: 'input' | 'output'): Promise<RaiVerdict> {
-      return rai.call({
-        what: 'an RAI check',
-        ...operationCall(RAI_INFERENCE),
-        body: { policy_id: policyId, text, direction },
-        owner,
-        on: {
-          404: () => {
-            throw ValidationError.field(
-              ['body', 'agent_id'],
-              `RAI policy ${policyId} of the agent's RAI feature not found`,
-              'policy_not_found',
-            );
-          },
-          ...(direction === 'input'
-            ? {
-                422: () => {
-                  throw ValidationError.field(
-                    ['body', 'message'],
-                    'The message cannot be checked by the RAI policy (too long or invalid)',
-                    'rai_rejected',
-                  );
-                },
-              }
-            : {}),
-        },
+      const attributes = { 'rai.policy_id': policyId, 'rai.direction': direction };
+      return inSpan('rai check', { attributes }, async (span) => {
+        const verdict = await ask(owner, policyId, text, direction);
+        span.setAttributes({ 'rai.action': verdict.action, 'rai.violations': verdict.violations.length });
+        return verdict;
       });
     },
   };
+
+  function ask(owner: Owner, policyId: string, text: string, direction: 'input' | 'output'): Promise<RaiVerdict> {
+    return rai.call({
+      what: 'an RAI check',
+      ...operationCall(RAI_INFERENCE),
+      body: { policy_id: policyId, text, direction },
+      owner,
+      on: {
+        404: () => {
+          throw ValidationError.field(
+            ['body', 'agent_id'],
+            `RAI policy ${policyId} of the agent's RAI feature not found`,
+            'policy_not_found',
+          );
+        },
+        ...(direction === 'input'
+          ? {
+              422: () => {
+                throw ValidationError.field(
+                  ['body', 'message'],
+                  'The message cannot be checked by the RAI policy (too long or invalid)',
+                  'rai_rejected',
+                );
+              },
+            }
+          : {}),
+      },
+    });
+  }
 }
 
 export type RaiClient = ReturnType<typeof createRaiClient>;

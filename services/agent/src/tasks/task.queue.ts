@@ -1,5 +1,6 @@
 import type { InferenceTaskJob } from '@platform/agent-client';
 import { addWithin, type Queue } from '@platform/queue';
+import { activeTraceparent } from '@platform/tracing';
 
 import type { TaskQueue } from './task.types';
 
@@ -15,7 +16,9 @@ export interface TaskQueueOptions {
 export function bullTaskQueue(queue: Queue<InferenceTaskJob>, opts: TaskQueueOptions): TaskQueue {
   return {
     async add(job) {
-      await addWithin(queue, opts.enqueueTimeoutMs, 'inference-task', job, {
+      // The worker's attempt joins the trace of the request that submitted the task.
+      const traceparent = activeTraceparent();
+      await addWithin(queue, opts.enqueueTimeoutMs, 'inference-task', traceparent ? { ...job, traceparent } : job, {
         jobId: job.task_id,
         attempts: opts.attempts,
         backoff: { type: 'exponential', delay: opts.backoffMs },

@@ -1,5 +1,6 @@
 import { AppError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
+import { inSpan, recordError } from '@platform/tracing';
 
 import { createArgumentValidator, type ArgumentValidator } from './argument-validator';
 import { callFromArguments } from './remote-call';
@@ -84,33 +85,42 @@ export function createAgentToolboxes(deps: { tools: ToolService; logger: Logger;
 
       return {
         functions: [...byName].map(([name, t]) => ({ name, description: t.description, parameters: t.parameters })),
-        async run(call) {
-          const started = now();
-          const tool = byName.get(call.name);
-          const parsed = parseArguments(call.arguments);
-          const outcome = !tool
-            ? { status: null, error: 'unknown_tool', result: JSON.stringify({ error: `no tool named ${call.name}` }) }
-            : parsed.error
-              ? { status: null, error: 'invalid_arguments', result: JSON.stringify({ error: parsed.error }) }
-              : await execute(tool, parsed.value!);
-          deps.logger.info('tool call', {
-            tool_id: tool?.tool_id ?? null,
-            status: outcome.status,
-            error: outcome.error,
-            duration_ms: now() - started,
-          });
-          return {
-            id: call.id,
-            tool_id: tool?.tool_id ?? null,
-            name: call.name,
-            arguments: parsed.value ?? call.arguments,
-            status_code: outcome.status,
-            error: outcome.error,
-            result: clip(outcome.result),
-            duration_ms: now() - started,
-          };
-        },
+        run: (call) =>
+          inSpan('tool call', { attributes: { 'gen_ai.tool.name': call.name } }, async (span) => {
+            const record = await runCall(call);
+            span.setAttributes({ 'tool.id': record.tool_id ?? '', 'tool.status_code': record.status_code ?? 0 });
+            if (record.error !== null)
+              recordError(span, Object.assign(new Error(record.error), { name: 'ToolCallFailed' }));
+            return record;
+          }),
       };
+
+      async function runCall(call: ToolCall): Promise<ToolCallRecord> {
+        const started = now();
+        const tool = byName.get(call.name);
+        const parsed = parseArguments(call.arguments);
+        const outcome = !tool
+          ? { status: null, error: 'unknown_tool', result: JSON.stringify({ error: `no tool named ${call.name}` }) }
+          : parsed.error
+            ? { status: null, error: 'invalid_arguments', result: JSON.stringify({ error: parsed.error }) }
+            : await execute(tool, parsed.value!);
+        deps.logger.info('tool call', {
+          tool_id: tool?.tool_id ?? null,
+          status: outcome.status,
+          error: outcome.error,
+          duration_ms: now() - started,
+        });
+        return {
+          id: call.id,
+          tool_id: tool?.tool_id ?? null,
+          name: call.name,
+          arguments: parsed.value ?? call.arguments,
+          status_code: outcome.status,
+          error: outcome.error,
+          result: clip(outcome.result),
+          duration_ms: now() - started,
+        };
+      }
     },
   };
 }

@@ -13,6 +13,7 @@ import {
   type NewExecution,
   type ScheduleRecord,
 } from '@platform/scheduling';
+import { inSpan, ROOT_CONTEXT } from '@platform/tracing';
 
 export interface FireDeps {
   /** Reads a fire's schedule, with the others of its fire group that come due with it. */
@@ -52,10 +53,13 @@ function staleReason(s: ScheduleRecord | null, fireMs: number): string | null {
  * exists and one run starts. With `overlap_policy: skip`, a fire while a run of the schedule is unfinished is
  * recorded as `skipped`. A fire taken after later fires fell due stands for them (they are not queued); that is
  * logged and counted.
+ *
+ * Each fire is the root of its own trace (`cron fire`); the run it creates is traced under it (the execution's
+ * `trace_id`).
  */
 export function createFireProcessor(deps: FireDeps) {
   const log = deps.logger.child({ module: 'fire' });
-  return async (job: Job<FireJob>): Promise<void> => {
+  const fire = async (job: Job<FireJob>): Promise<void> => {
     const fireMs = fireTimeOf(job);
     const s = fireMs === null ? null : await deps.schedules.forFire(job.data.schedule_id, job.data.group, fireMs);
     const stale = fireMs === null ? 'job carries no fire time' : staleReason(s, fireMs);
@@ -122,4 +126,10 @@ export function createFireProcessor(deps: FireDeps) {
         log.warn('run not enqueued; left to the outbox', { execution_id: exec.id, err: (err as Error).message }),
       );
   };
+  return (job: Job<FireJob>): Promise<void> =>
+    inSpan(
+      'cron fire',
+      { parent: ROOT_CONTEXT, attributes: { 'schedule.id': job.data.schedule_id, 'job.id': job.id ?? '' } },
+      () => fire(job),
+    );
 }

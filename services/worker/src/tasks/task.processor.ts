@@ -2,6 +2,7 @@ import type { InferenceTaskJob, TaskClient } from '@platform/agent-client';
 import { ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { Job } from '@platform/queue';
+import { inJobSpan } from '@platform/tracing';
 
 import { RetryableRunError } from '../runs/run-errors';
 
@@ -17,12 +18,13 @@ export interface TaskProcessorDeps {
  * Processes one `inference-tasks` job: asks the agent service to run an attempt of the task, which records the
  * task's state itself. A transient failure is retried by BullMQ while attempts remain (the last attempt is told it
  * is final, so the service ends the task); an agent service that cannot take the call leaves the job waiting
- * without spending an attempt; a job whose task is gone (expired) ends quietly.
+ * without spending an attempt; a job whose task is gone (expired) ends quietly. Traced under the request that
+ * submitted the task: `queue wait` (first attempt), then `task run` holding the agent service's call.
  */
 export function createTaskProcessor(deps: TaskProcessorDeps) {
   const log = deps.logger.child({ module: 'inference-task' });
   const now = deps.now ?? Date.now;
-  return async (job: Job<InferenceTaskJob>): Promise<void> => {
+  const attempt = async (job: Job<InferenceTaskJob>): Promise<void> => {
     const started = now();
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const result = await deps.tasks.run(job.data, final);
@@ -39,6 +41,13 @@ export function createTaskProcessor(deps: TaskProcessorDeps) {
     // The service did not record an end (it failed to answer): the give-up handler marks the task failed.
     throw new Error(result.error);
   };
+  return (job: Job<InferenceTaskJob>): Promise<void> =>
+    inJobSpan(
+      'task run',
+      { traceparent: job.data.traceparent, addedAt: job.timestamp, firstAttempt: job.attemptsMade === 0, id: job.id },
+      { 'task.id': job.data.task_id, 'job.attempt': job.attemptsMade },
+      () => attempt(job),
+    );
 }
 
 /** Marks a task failed when BullMQ gives its job up for good (attempts spent, or stalled too often). */

@@ -2,6 +2,7 @@ import { ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
 import { createServiceClient, operationCall, siblingOperation, type ServiceTarget } from '@platform/service-client';
+import { inSpan } from '@platform/tracing';
 
 import type { InferenceContext, Owner } from '../inference.types';
 import type { FeatureHandler } from './feature.types';
@@ -58,20 +59,23 @@ export function createKnowledgeClient({
   const rag = createServiceClient({ outbound, target: target ?? null, logger, name: 'rag service (knowledge base)' });
   return {
     /** The knowledge of one configuration that matches a message; not the owner's → 422 `rag_not_found`. */
-    async retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Knowledge> {
-      if (!isRagId(ragId)) throw ragNotFound(ragId);
-      return rag.call({
-        what: 'a knowledge base retrieval',
-        ...operationCall(RAG_RETRIEVE, { config_id: ragId }),
-        query: { query: query.slice(0, MAX_QUERY_CHARS), top_k: String(topK) },
-        owner,
-        maxResponseBytes: 4 * 1024 * 1024,
-        on: {
-          404: () => {
-            throw ragNotFound(ragId);
+    retrieve(owner: Owner, ragId: string, query: string, topK: number): Promise<Knowledge> {
+      if (!isRagId(ragId)) return Promise.reject(ragNotFound(ragId));
+      const attributes = { 'rag.config_id': ragId, 'rag.top_k': topK };
+      return inSpan('retrieval', { attributes }, () =>
+        rag.call({
+          what: 'a knowledge base retrieval',
+          ...operationCall(RAG_RETRIEVE, { config_id: ragId }),
+          query: { query: query.slice(0, MAX_QUERY_CHARS), top_k: String(topK) },
+          owner,
+          maxResponseBytes: 4 * 1024 * 1024,
+          on: {
+            404: () => {
+              throw ragNotFound(ragId);
+            },
           },
-        },
-      });
+        }),
+      );
     },
 
     /** Whether the owner has that RAG configuration; the rag service unreachable → 503. */

@@ -8,8 +8,10 @@ import {
   type OutboundClient,
   type OutboundResponse,
 } from '@platform/outbound';
+import { annotate, inSpan } from '@platform/tracing';
 
 import type { ModelReply } from '../inference.types';
+import { providerAttributes, usageAttributes } from './provider-spans';
 import {
   ProviderReplyError,
   type HttpCall,
@@ -112,30 +114,39 @@ export function createProviderClient(deps: ProviderClientDeps) {
   }
 
   return {
-    async complete(adapter: ProviderAdapter, target: ProviderTarget, req: ModelRequest): Promise<ModelReply> {
+    complete(adapter: ProviderAdapter, target: ProviderTarget, req: ModelRequest): Promise<ModelReply> {
       const call = adapter.build(target, req);
-      const deadline = now() + deps.timeoutMs;
-      const log = { provider: target.providerId, model: req.model, host: new URL(call.url).host };
-      for (let n = 0; ; n++) {
-        const res = await attempt(call, deadline, target.apiKey);
-        if (!(res instanceof OutboundNetworkError) && res.status >= 200 && res.status < 300)
-          return parse(adapter, res, req, target.apiKey);
-        const failure = failureOf(res, now());
-        const wait = retryDelayMs(n, failure.askedMs);
-        const retrying = failure.retryable && n < MAX_RETRIES && now() + wait < deadline;
-        deps.logger.warn('LLM provider call failed', {
-          ...log,
-          attempt: n + 1,
-          status: failure.status ?? null,
-          reason: scrub(failure.detail, target.apiKey),
-          retrying,
-          wait_ms: retrying ? wait : null,
-        });
-        if (!retrying) throw providerError(failure.detail, target.apiKey, failure.status);
-        await sleep(wait);
-      }
+      return inSpan('provider call', { attributes: providerAttributes(target, req, call.url) }, async () => {
+        const reply = await completeCall(adapter, target, req, call);
+        annotate(usageAttributes(reply));
+        return reply;
+      });
     },
   };
+
+  /** The call, retried on a transient failure (retry-policy.ts) within the deadline. */
+  async function completeCall(adapter: ProviderAdapter, target: ProviderTarget, req: ModelRequest, call: HttpCall) {
+    const deadline = now() + deps.timeoutMs;
+    const log = { provider: target.providerId, model: req.model, host: new URL(call.url).host };
+    for (let n = 0; ; n++) {
+      const res = await attempt(call, deadline, target.apiKey);
+      if (!(res instanceof OutboundNetworkError) && res.status >= 200 && res.status < 300)
+        return parse(adapter, res, req, target.apiKey);
+      const failure = failureOf(res, now());
+      const wait = retryDelayMs(n, failure.askedMs);
+      const retrying = failure.retryable && n < MAX_RETRIES && now() + wait < deadline;
+      deps.logger.warn('LLM provider call failed', {
+        ...log,
+        attempt: n + 1,
+        status: failure.status ?? null,
+        reason: scrub(failure.detail, target.apiKey),
+        retrying,
+        wait_ms: retrying ? wait : null,
+      });
+      if (!retrying) throw providerError(failure.detail, target.apiKey, failure.status);
+      await sleep(wait);
+    }
+  }
 }
 
 export type ProviderClient = ReturnType<typeof createProviderClient>;

@@ -1,8 +1,10 @@
 import type { Logger } from '@platform/logger';
 import { OutboundError, type OutboundClient, type OutboundStreamResponse } from '@platform/outbound';
+import { annotate, inSpan } from '@platform/tracing';
 
 import type { ModelReply, Usage } from '../inference.types';
 import { providerError, providerMessage } from './provider-client';
+import { providerAttributes, usageAttributes } from './provider-spans';
 import { ProviderReplyError, type ModelRequest, type ProviderAdapter, type ProviderTarget } from './provider.types';
 import { sseEvents } from './sse';
 import { anthropicPiece, openAiPiece, type StreamPiece } from './stream-events';
@@ -132,21 +134,35 @@ export function createProviderStreamer(deps: ProviderStreamerDeps) {
       req: ModelRequest,
       handlers: StreamHandlers,
     ): Promise<ModelReply> {
-      try {
-        const res = await open(adapter, target, req, handlers.signal);
-        if (/\bjson\b/i.test(res.headers['content-type'] ?? '')) {
-          const reply = adapter.parse(jsonOf(await readAll(res.body, MAX_STREAM_BYTES)), req);
-          if (reply.toolCalls?.length)
-            throw new ProviderReplyError('the model asked for a tool call while streaming its answer');
-          handlers.onText(reply.text);
-          return reply;
-        }
-        return await follow(res, adapter, handlers);
-      } catch (err) {
-        throw fail(err, target.apiKey);
-      }
+      const attributes = { ...providerAttributes(target, req, target.baseUrl), 'gen_ai.request.stream': true };
+      return inSpan('provider call', { attributes }, async () => {
+        const reply = await streamCall(adapter, target, req, handlers);
+        annotate(usageAttributes(reply));
+        return reply;
+      });
     },
   };
+
+  async function streamCall(
+    adapter: ProviderAdapter,
+    target: ProviderTarget,
+    req: ModelRequest,
+    handlers: StreamHandlers,
+  ): Promise<ModelReply> {
+    try {
+      const res = await open(adapter, target, req, handlers.signal);
+      if (/\bjson\b/i.test(res.headers['content-type'] ?? '')) {
+        const reply = adapter.parse(jsonOf(await readAll(res.body, MAX_STREAM_BYTES)), req);
+        if (reply.toolCalls?.length)
+          throw new ProviderReplyError('the model asked for a tool call while streaming its answer');
+        handlers.onText(reply.text);
+        return reply;
+      }
+      return await follow(res, adapter, handlers);
+    } catch (err) {
+      throw fail(err, target.apiKey);
+    }
+  }
 }
 
 export type ProviderStreamer = ReturnType<typeof createProviderStreamer>;
