@@ -45,10 +45,20 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   return { status: res.status, body: json, text };
 }
 
-/** The spans of a trace once every `needed` span name (from its service, `service:name`) is in it. */
+/** Each process exports its ended spans this often (OTEL_BSP_SCHEDULE_DELAY). */
+const EXPORT_EVERY_MS = 200;
+
+/**
+ * The spans of a trace once every `needed` span (`service:name`, listed as many times as it must be there) is in
+ * it. Each process exports on its own: the trace is read again after a few export rounds, so that spans the other
+ * processes ended before those are in it too.
+ */
 async function spansOfTrace(traceId: string, needed: string[]): Promise<TraceSpan[]> {
-  const has = (spans: TraceSpan[]) => needed.every((n) => spans.some((s) => `${s.service}:${s.name}` === n));
-  return spansOf(await jaeger.waitForTrace(traceId, (t) => has(spansOf(t)), 30_000));
+  const count = (spans: TraceSpan[], n: string) => spans.filter((s) => `${s.service}:${s.name}` === n).length;
+  const has = (spans: TraceSpan[]) => needed.every((n) => count(spans, n) >= needed.filter((m) => m === n).length);
+  await jaeger.waitForTrace(traceId, (t) => has(spansOf(t)), 30_000);
+  await new Promise((r) => setTimeout(r, 3 * EXPORT_EVERY_MS));
+  return spansOf((await jaeger.trace(traceId))!);
 }
 
 const one = (spans: TraceSpan[], service: string, name: string) => {
@@ -81,7 +91,7 @@ beforeAll(async () => {
   stack = await startComposeStack((name, llm) => ({
     OTEL_EXPORTER_OTLP_ENDPOINT: jaeger.otlpEndpoint,
     OTEL_TRACES_SAMPLER: 'parentbased_always_on',
-    OTEL_BSP_SCHEDULE_DELAY: '200',
+    OTEL_BSP_SCHEDULE_DELAY: String(EXPORT_EVERY_MS),
     // HTTP schedules call the provider stand-in's host: allowed where schedules are saved and run.
     ...(name === 'scheduler' || name === 'worker' ? { OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}` } : {}),
   }));
@@ -127,7 +137,15 @@ describe('tracing across the processes, in Jaeger', () => {
     const exec = await waitExecution(`/agent-webhooks/${String(hook.body.id)}/executions`, execution_id);
     expect(exec).toMatchObject({ status: 'succeeded', trace_id: tp.traceId });
 
-    const spans = await spansOfTrace(tp.traceId, ['worker:run', 'agent:agent run', 'agent:provider call']);
+    const spans = await spansOfTrace(tp.traceId, [
+      'gateway:POST',
+      'gateway:POST',
+      'scheduler:POST /webhook-trigger/:webhook_id',
+      'worker:run',
+      'agent:POST /v3/inference/chat/',
+      'agent:agent run',
+      'agent:provider call',
+    ]);
     const gateway = spans.find((s) => s.service === 'gateway' && s.parentId === tp.spanId);
     expect(gateway).toBeDefined(); // the caller's span is the gateway's parent
     const intake = one(spans, 'scheduler', 'POST /webhook-trigger/:webhook_id');
@@ -185,7 +203,12 @@ describe('tracing across the processes, in Jaeger', () => {
     await fireNow(id);
     const exec = await waitExecution(`/schedules/${id}/logs`, '*');
     expect(exec.trace_id).toMatch(/^[0-9a-f]{32}$/);
-    const spans = await spansOfTrace(exec.trace_id!, ['worker:cron fire', 'worker:run', 'agent:provider call']);
+    const spans = await spansOfTrace(exec.trace_id!, [
+      'worker:cron fire',
+      'worker:run',
+      'agent:agent run',
+      'agent:provider call',
+    ]);
     const fire = one(spans, 'worker', 'cron fire');
     expect(fire.parentId).toBeUndefined();
     expect(fire.tags['schedule.id']).toBe(id);
@@ -223,7 +246,13 @@ describe('tracing across the processes, in Jaeger', () => {
       { traceparent: tp.header },
     );
     expect(res.status).toBe(200);
-    const spans = await spansOfTrace(tp.traceId, ['gateway:POST', 'agent:agent run', 'agent:provider call']);
+    const spans = await spansOfTrace(tp.traceId, [
+      'gateway:POST',
+      'gateway:POST',
+      'agent:POST /v3/inference/stream/',
+      'agent:agent run',
+      'agent:provider call',
+    ]);
     const agentRun = one(spans, 'agent', 'agent run');
     expect(agentRun.tags['agent.mode']).toBe('stream');
     const provider = one(spans, 'agent', 'provider call');
@@ -248,7 +277,11 @@ describe('tracing across the processes, in Jaeger', () => {
       body: form,
     });
     expect(res.status).toBe(200);
-    const spans = await spansOfTrace(tp.traceId, ['rag:POST /v3/train/pdf/', 'ocr:POST /extract']);
+    const spans = await spansOfTrace(tp.traceId, [
+      'rag:POST /v3/train/pdf/',
+      'ocr:POST /extract',
+      'agent:POST /v3/providers/credentials/:credential_id/open',
+    ]);
     expect(isBelow(spans, one(spans, 'ocr', 'POST /extract'), one(spans, 'rag', 'POST /v3/train/pdf/'))).toBe(true);
     // The embeddings of the new chunks, asked of the provider with the credential the agent service opens, too.
     expect(spans.some((s) => s.service === 'agent' && s.name.startsWith('POST /v3/providers/credentials'))).toBe(true);
@@ -282,9 +315,13 @@ describe('tracing across the processes, in Jaeger', () => {
     );
     expect(chat.status).toBe(200);
     const spans = await spansOfTrace(tp.traceId, [
+      'agent:POST /v3/inference/chat/',
+      'agent:agent run',
+      'agent:rai check',
       'agent:rai check',
       'agent:retrieval',
       'agent:provider call',
+      'rai:POST /v1/rai/inference',
       'rai:POST /v1/rai/inference',
     ]);
     const agentRun = one(spans, 'agent', 'agent run');
