@@ -1,6 +1,6 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { getRPCMetadata, RPCType, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -68,4 +68,10 @@ export function registerSdk(settings: TracingSettings): { shutdown(): Promise<vo
     ],
   });
   return provider;
+}
+
+/** Names the incoming request's span (the HTTP instrumentation reads the route from its context when it ends it). */
+export function nameRequestSpan(route: string): void {
+  const rpc = getRPCMetadata(context.active());
+  if (rpc?.type === RPCType.HTTP) rpc.route = route;
 }

@@ -1,4 +1,4 @@
-import type { registerSdk as RegisterSdk } from './sdk';
+import type { nameRequestSpan as NameRequestSpan, registerSdk as RegisterSdk } from './sdk';
 import { TracingConfigError, tracingSettings } from './settings';
 import { setTracingEnabled } from './spans';
 
@@ -16,9 +16,9 @@ export function startTracing(defaultServiceName: string, env: Record<string, str
   if (!settings || provider) return provider !== undefined;
   // Loaded here, not at the top: a process that does not trace pays nothing for the SDK (its load time included).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { registerSdk } = require('./sdk') as { registerSdk: typeof RegisterSdk };
-  provider = registerSdk(settings);
-  setTracingEnabled(true);
+  const sdk = require('./sdk') as { registerSdk: typeof RegisterSdk; nameRequestSpan: typeof NameRequestSpan };
+  provider = sdk.registerSdk(settings);
+  setTracingEnabled(true, sdk.nameRequestSpan);
   return true;
 }
 

@@ -10,7 +10,6 @@ import {
   type Span,
   type TimeInput,
 } from '@opentelemetry/api';
-import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 
 export type { Attributes, Context, Span };
 export { SpanKind };
@@ -20,8 +19,11 @@ export { SpanKind };
  * switches (the OpenTelemetry API would make no-op ones, which still cost a little per call).
  */
 let enabled = false;
-export const setTracingEnabled = (on: boolean) => {
+/** Names the incoming request's span by its route (the SDK's, set with it: this module loads no SDK code). */
+let nameRequestSpan: (route: string) => void = () => undefined;
+export const setTracingEnabled = (on: boolean, nameRoute?: (route: string) => void) => {
   enabled = on;
+  nameRequestSpan = nameRoute ?? (() => undefined);
 };
 export const tracingEnabled = () => enabled;
 
@@ -150,9 +152,7 @@ export function withContext<T>(ctx: Context, fn: () => T): T {
  * method alone; the route tables call it when a route matches.
  */
 export function markRoute(route: string): void {
-  if (!enabled) return;
-  const rpc = getRPCMetadata(context.active());
-  if (rpc?.type === RPCType.HTTP) rpc.route = route;
+  if (enabled) nameRequestSpan(route);
 }
 
 export { ROOT_CONTEXT };
