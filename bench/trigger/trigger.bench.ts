@@ -8,7 +8,6 @@
  * BullMQ alone at the same concurrency, beside which intake and completed runs are also given as ratios.
  * BENCH_PRESEED_EXECUTIONS (default 100,000) stores that many executions first: intake on a store in use.
  */
-import { createHmac, randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 
 import { mongoose } from '@platform/db';
@@ -26,46 +25,25 @@ import { executionDoc, preseedExecutions } from '../kit/executions';
 import { cpuGroups, cpuLines, spent, storeRules } from '../kit/proc-cpu';
 import { floorLines, floorOptionsFromEnv, runFloor } from './floor';
 import { runProcessFloor } from './floor-procs';
+import {
+  bodyOf,
+  createWebhook,
+  endedAttempts,
+  load as loadAt,
+  newStackKeys,
+  signed,
+  startStack,
+  type Load,
+} from './stack';
+import { TRACING_OFF } from './tracing-env';
 
 const TOTAL = Number(process.env.BENCH_TRIGGERS ?? 2_000);
 const PRESEED = Number(process.env.BENCH_PRESEED_EXECUTIONS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const ROOT = resolve(__dirname, '../../../..'); // from bench/dist/bench/trigger
-const entry = (service: string) => resolve(ROOT, `services/${service}/dist/main.js`);
 
-interface Load {
-  seconds: number;
-  latencies: number[];
-  statuses: Map<number, number>;
-}
-
-/** `total` POSTs by `concurrency` loops over keep-alive connections; each request built by `make(i)`. */
-async function load(
-  url: string,
-  make: (i: number) => { body: string; headers: Record<string, string> },
-): Promise<Load> {
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      for (let i = next++; i < TOTAL; i = next++) {
-        const { body, headers } = make(i);
-        const t = performance.now();
-        const res = await fetch(url, {
-          method: 'POST',
-          body,
-          headers: { 'content-type': 'application/json', ...headers },
-        });
-        await res.arrayBuffer();
-        latencies.push(performance.now() - t);
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      }
-    }),
-  );
-  return { seconds: (performance.now() - started) / 1000, latencies, statuses };
-}
+/** `TOTAL` POSTs by `CONCURRENCY` loops over keep-alive connections (stack.ts); each request built by `make(i)`. */
+const load = (url: string, make: (i: number) => { body: string; headers: Record<string, string> }) =>
+  loadAt(url, TOTAL, CONCURRENCY, make);
 
 /** Raw driver inserts of `TOTAL` documents like the execution a trigger stores, by `CONCURRENCY` loops. */
 async function rawInserts(
@@ -92,78 +70,31 @@ function summary(l: Load) {
 async function main(): Promise<void> {
   const dbs = await createTestDatabases('bench_trigger');
   const llm = await startFakeLlm('openai');
-  const internal = randomBytes(32).toString('hex');
-  const scheduleKey = randomBytes(32).toString('hex');
   const prefix = uniqueName('benchq');
-  const common = { MONGODB_URI: testInfra.mongoUri, AUTH_DB: dbs.authDb, LOG_LEVEL: 'info' }; // as `pnpm start`
   const procs: ServiceProcess[] = [];
   let seeding: mongoose.Connection | undefined;
   try {
-    const agent = await startServiceProcess({
-      script: entry('agent'),
-      env: {
-        ...common,
-        MONGODB_DB: `${dbs.conn.name}_agent`,
-        CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-        INTERNAL_SERVICE_SECRET: internal,
-        OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`,
+    // The services as `pnpm start` runs them (stack.ts): logs at info, tracing off (the OTEL_* variables unset, even
+    // when this shell sets them; tracing.ts measures it on).
+    const stack = await startStack(
+      {
+        mongoUri: testInfra.mongoUri,
+        redisUrl: testInfra.redisUrl,
+        authDb: dbs.authDb,
+        dbName: dbs.conn.name,
+        prefix,
+        llmPort: llm.port,
+        keys: newStackKeys(),
+        env: TRACING_OFF,
       },
-    });
-    procs.push(agent);
-    const scheduler = await startServiceProcess({
-      script: entry('scheduler'),
-      env: {
-        ...common,
-        MONGODB_DB: dbs.conn.name,
-        REDIS_URL: testInfra.redisUrl,
-        QUEUE_PREFIX: prefix,
-        AGENT_SERVICE_URL: agent.url,
-        WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-        SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
-      },
-    });
-    procs.push(scheduler);
-    const worker = await startServiceProcess({
-      script: entry('worker'),
-      env: {
-        ...common,
-        MONGODB_DB: dbs.conn.name,
-        REDIS_URL: testInfra.redisUrl,
-        QUEUE_PREFIX: prefix,
-        AGENT_SERVICE_URL: agent.url,
-        INTERNAL_SERVICE_SECRET: internal,
-        SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
-      },
-    });
-    procs.push(worker);
+      (p) => procs.push(p),
+    );
+    const { agent, scheduler, worker } = stack;
     const baseline = await startServiceProcess({ script: resolve(__dirname, 'baseline-server.js') });
     procs.push(baseline);
 
     const key = await dbs.mintKey({ user_id: 'bench', org_id: 'bench' });
-    const post = async (url: string, body: unknown) => {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as Record<string, string>;
-    };
-    const cred = await post(`${agent.url}/v3/providers/credentials`, {
-      name: 'local',
-      provider_id: 'openai',
-      credentials: { api_key: 'sk-bench', base_url: llm.baseUrl },
-    });
-    const ag = await post(`${agent.url}/v3/agents/`, {
-      name: 'bench',
-      system_prompt: 'Echo.',
-      provider_id: 'openai',
-      model: 'm',
-      llm_credential_id: cred.credential_id,
-    });
-    const hook = await post(`${scheduler.url}/agent-webhooks/`, { agent_id: ag.agent_id });
-    const secret = Buffer.from(hook.secret_key ?? '', 'utf8');
-    const bodyOf = (i: number) => JSON.stringify({ event: 'order.created', order: i, note: 'x'.repeat(850) }); // ~900 bytes
+    const hook = await createWebhook(stack, key, llm.baseUrl);
     if (PRESEED > 0) {
       const t = performance.now();
       seeding = await mongoose
@@ -210,13 +141,6 @@ async function main(): Promise<void> {
     );
     const base = summary(await load(`${baseline.url}/x`, (i) => ({ body: bodyOf(i), headers: {} })));
 
-    const signed = (key: Buffer) => (i: number) => {
-      const body = bodyOf(i);
-      return {
-        body,
-        headers: { 'x-webhook-signature': `sha256=${createHmac('sha256', key).update(body).digest('hex')}` },
-      };
-    };
     // CPU of each process from the first trigger until the last run ended (the measured phase only).
     const stores = storeRules(
       Number(new URL(testInfra.mongoUri).port || 27017),
@@ -230,7 +154,7 @@ async function main(): Promise<void> {
     });
     const cpuBefore = cpu.read();
     const started = performance.now();
-    const run = await load(`${scheduler.url}/webhook-trigger/${hook.id}`, signed(secret));
+    const run = await load(`${scheduler.url}/webhook-trigger/${hook.id}`, signed(hook.secret));
     const accepted = run.statuses.get(202) ?? 0;
     const trig = summary(run);
     const f = (n: number, d = 1) => n.toFixed(d);
@@ -252,18 +176,11 @@ async function main(): Promise<void> {
     // While the runs drain, progress comes from the worker's own metrics (ended attempts): polling the database every
     // 100 ms took FerretDB's time from the runs it counted (a count by `webhook_id` scanned the whole preseeded
     // collection; one by the webhook's list still read 2,000 documents per poll). The database is asked once, after.
-    const endedAttempts = async () => {
-      const text = await (await fetch(`${worker.url}/metrics`)).text();
-      const ended = [...text.matchAll(/^run_attempts_total\{([^}]*)\} (\d+)$/gm)].filter(
-        ([, labels]) => /kind="agent"/.test(labels!) && /outcome="(succeeded|failed)"/.test(labels!),
-      );
-      return ended.reduce((n, m) => n + Number(m[2]), 0);
-    };
     let done = 0;
     const deadline = Date.now() + 600_000;
     // Every 250 ms, as the process floor's progress: each read of the metrics costs the worker CPU of the phase.
     while (done < accepted && Date.now() < deadline) {
-      done = await endedAttempts();
+      done = await endedAttempts(worker.url);
       if (done < accepted) await new Promise((r) => setTimeout(r, 250));
     }
     const completeSeconds = (performance.now() - started) / 1000;
