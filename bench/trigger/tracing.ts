@@ -499,23 +499,26 @@ async function main(): Promise<void> {
     }
     if (failure) throw failure;
   } finally {
+    // Each step on its own: a store gone away must not hide the error that ended the run.
+    const quietly = (p: Promise<unknown>) => p.catch(() => undefined);
     // A process given time to exit writes its CPU profile (SERVICE_CPU_PROF_DIR); a traced one flushes its spans first.
-    await Promise.all(procs.map((p) => p.stop(15_000)));
-    await jaeger.stop();
-    await llm.close();
-    const redis = new IORedis(testInfra.redisUrl, { maxRetriesPerRequest: null });
-    for (const prefix of prefixes) await deletePrefix(redis, prefix).catch(() => undefined);
+    await Promise.all(procs.map((p) => quietly(p.stop(15_000))));
+    await quietly(jaeger.stop());
+    await quietly(llm.close());
+    const redis = new IORedis(testInfra.redisUrl, { maxRetriesPerRequest: 1 });
+    for (const prefix of prefixes) await quietly(deletePrefix(redis, prefix));
     redis.disconnect();
-    for (const name of VARIANTS) {
-      for (const db of [`${dbs.conn.name}_${name}`, `${dbs.conn.name}_${name}_agent`]) {
-        const conn = await mongoose
-          .createConnection(testInfra.mongoUri, { dbName: db, socketTimeoutMS: 0 })
-          .asPromise();
-        await conn.dropDatabase().catch(() => undefined);
-        await conn.close();
-      }
-    }
-    await dbs.cleanup();
+    for (const name of VARIANTS)
+      for (const db of [`${dbs.conn.name}_${name}`, `${dbs.conn.name}_${name}_agent`])
+        await quietly(
+          (async () => {
+            const conn = await mongoose
+              .createConnection(testInfra.mongoUri, { dbName: db, socketTimeoutMS: 0, serverSelectionTimeoutMS: 5_000 })
+              .asPromise();
+            await conn.dropDatabase().finally(() => conn.close());
+          })(),
+        );
+    await quietly(dbs.cleanup());
   }
 }
 
