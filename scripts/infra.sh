@@ -8,7 +8,9 @@ if [ "${1:-}" = "stop-started-by" ]; then
   for pidfile in "$RUN_DIR/ferretdb.pid" "$RUN_DIR/redis.pid" "$RUN_DIR/jaeger.pid"; do
     [ -f "$pidfile" ] || continue
     pid=$(cat "$pidfile")
-    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "CI_RUN_MARK=${2:-}"; then
+    # grep reads to the end (no -q): one that quits at the match kills tr with SIGPIPE, which pipefail turns into
+    # "no match" for a process with a long environment.
+    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -x "CI_RUN_MARK=${2:-}" >/dev/null; then
       log "stopping $(basename "$pidfile" .pid) (pid $pid), started by this run"
       stop_pid "$pid" 5 || true
       rm -f "$pidfile"

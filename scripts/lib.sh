@@ -86,7 +86,7 @@ ferretdb_started_pid() {
   local pid
   pid=$(cat "$RUN_DIR/ferretdb.pid" 2>/dev/null) || return 1
   [[ "$pid" =~ ^[0-9]+$ ]] && pid_alive "$pid" || return 1
-  { tr '\0' '\n' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -qxF -- "--listen-addr=127.0.0.1:$FERRETDB_PORT" || return 1
+  { tr '\0' '\n' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -xF -- "--listen-addr=127.0.0.1:$FERRETDB_PORT" >/dev/null || return 1
   echo "$pid"
 }
 
