@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import swaggerUi from 'swagger-ui-express';
 
 import { withLogContext, type Logger } from '@platform/logger';
+import { traceIncoming } from '@platform/tracing';
 
 import { errorHandler, notFoundHandler, type ErrorExtras } from './error-handler';
 import { jsonBodyParser, rejectBadJson, rejectBadUrl, requireJsonContentTypeOn } from './input-guards';
@@ -76,6 +77,8 @@ export function createHttpApp(opts: HttpAppOptions): { app: Express; registry: R
   app.set('strict routing', false);
   app.set('trust proxy', false);
   const { registry, middleware } = createMetrics(opts.service, opts.registry);
+  // First, so that everything after it (log lines included) belongs to the request's span when tracing is on.
+  app.use((req, res, next) => traceIncoming(req, res, () => next()));
   app.use(requestContext(opts.logger));
   app.use(middleware);
   app.use(helmet({ contentSecurityPolicy: { useDefaults: true, directives: { 'upgrade-insecure-requests': null } } }));

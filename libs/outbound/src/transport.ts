@@ -3,6 +3,8 @@ import https from 'node:https';
 import { pipeline, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 
+import { traceOutgoing } from '@platform/tracing';
+
 import { OutboundTooLargeError } from './errors';
 
 /** One HTTP exchange, no redirects followed: what `send` asks of the transport. */
@@ -80,6 +82,8 @@ export function exchange(x: Exchange): Promise<RawResponse> {
   if (type && !headers['content-type']) headers['content-type'] = type;
   if (bytes) headers['content-length'] = String(bytes.length);
   const secure = x.url.protocol === 'https:';
+  // Traced as one call, stale-socket retries included; the traceparent goes in the headers.
+  const done = traceOutgoing(x.method, x.url, headers);
   const send = (retries: number): Promise<RawResponse> =>
     new Promise((resolve, reject) => {
       const req = (secure ? https : http).request(x.url, {
@@ -96,7 +100,13 @@ export function exchange(x: Exchange): Promise<RawResponse> {
       });
       req.end(bytes);
     });
-  return send(STALE_SOCKET_RETRIES);
+  const answered = send(STALE_SOCKET_RETRIES);
+  if (!done) return answered;
+  answered.then(
+    (res) => done({ status: res.status }),
+    (error: unknown) => done({ error }),
+  );
+  return answered;
 }
 
 /**

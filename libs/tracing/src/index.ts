@@ -1,5 +1,7 @@
 export { droppedSpans, exportedSpans, registerTracingMetrics } from './metrics';
 export { SAMPLER_KINDS, TracingConfigError, tracingSettings, type TracingSettings } from './settings';
+export { markRoute, traceIncoming, traceOutgoing, type OutgoingDone } from './http-spans';
+export { tracingEnabled } from './state';
 export { startTracing, startTracingOrExit, stopTracing } from './setup';
 export {
   activeTraceparent,
@@ -8,13 +10,11 @@ export {
   currentTraceIds,
   inJobSpan,
   inSpan,
-  markRoute,
   recordError,
   recordErrorOnActive,
   recordSpan,
   ROOT_CONTEXT,
   SpanKind,
-  tracingEnabled,
   withContext,
   type Attributes,
   type Context,

@@ -1,9 +1,8 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { getRPCMetadata, RPCType, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { MongoDBInstrumentation } from '@opentelemetry/instrumentation-mongodb';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -19,9 +18,7 @@ import {
 
 import { spanProcessorMeterProvider } from './metrics';
 import type { TracingSettings } from './settings';
-
-/** Paths probes and scrapers ask every few seconds: not worth a trace each. */
-const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/livez', '/metrics']);
+import { mongoStatement, redisStatement } from './statements';
 
 function samplerOf(s: TracingSettings['sampler']): Sampler {
   const root = s.kind.endsWith('always_off')
@@ -34,7 +31,8 @@ function samplerOf(s: TracingSettings['sampler']): Sampler {
 
 /**
  * The OpenTelemetry SDK set up and registered globally: the tracer provider (sampler, batch processor, OTLP/HTTP
- * exporter), the async-hooks context manager, the W3C propagator, and the HTTP, MongoDB and Redis instrumentations.
+ * exporter), the async-hooks context manager, the W3C propagator, and the MongoDB and Redis instrumentations (HTTP
+ * spans are the platform's own: http-spans.ts).
  * Loaded only when tracing is on (setup.ts), so that a process that does not trace does not load the SDK at all.
  */
 export function registerSdk(settings: TracingSettings): { shutdown(): Promise<void> } {
@@ -58,20 +56,9 @@ export function registerSdk(settings: TracingSettings): { shutdown(): Promise<vo
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0] ?? ''),
-        // An outgoing call outside any traced operation (none is expected) would start a trace of one span.
-        requireParentforOutgoingSpans: true,
-      }),
-      new IORedisInstrumentation({ requireParentSpan: true }),
-      new MongoDBInstrumentation({ requireParentSpan: true }),
+      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: redisStatement }),
+      new MongoDBInstrumentation({ requireParentSpan: true, dbStatementSerializer: mongoStatement }),
     ],
   });
   return provider;
-}
-
-/** Names the incoming request's span (the HTTP instrumentation reads the route from its context when it ends it). */
-export function nameRequestSpan(route: string): void {
-  const rpc = getRPCMetadata(context.active());
-  if (rpc?.type === RPCType.HTTP) rpc.route = route;
 }

@@ -1,14 +1,14 @@
-import type { nameRequestSpan as NameRequestSpan, registerSdk as RegisterSdk } from './sdk';
+import type { registerSdk as RegisterSdk } from './sdk';
 import { TracingConfigError, tracingSettings } from './settings';
-import { setTracingEnabled } from './spans';
+import { setTracingEnabled } from './state';
 
 let provider: { shutdown(): Promise<void> } | undefined;
 
 /**
  * Starts tracing for this process when the OTEL_* variables ask for it (see settings.ts): spans of incoming and
- * outgoing HTTP (the W3C `traceparent` read and sent), of MongoDB and Redis commands made inside a traced operation,
- * and the platform's own spans, batched to the OTLP/HTTP endpoint. Must run before express, mongodb or ioredis are
- * loaded, so each service's `main.ts` imports its `tracing.ts` first. Returns whether tracing is on. While it is off,
+ * outgoing HTTP (http-spans.ts: the W3C `traceparent` read and sent), of MongoDB and Redis commands made inside a
+ * traced operation, and the platform's own spans, batched to the OTLP/HTTP endpoint. Must run before mongodb or
+ * ioredis are loaded, so each service's `main.ts` imports its `tracing.ts` first. Returns whether tracing is on. While it is off,
  * the OpenTelemetry SDK is not even loaded.
  */
 export function startTracing(defaultServiceName: string, env: Record<string, string | undefined>): boolean {
@@ -16,9 +16,9 @@ export function startTracing(defaultServiceName: string, env: Record<string, str
   if (!settings || provider) return provider !== undefined;
   // Loaded here, not at the top: a process that does not trace pays nothing for the SDK (its load time included).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const sdk = require('./sdk') as { registerSdk: typeof RegisterSdk; nameRequestSpan: typeof NameRequestSpan };
+  const sdk = require('./sdk') as { registerSdk: typeof RegisterSdk };
   provider = sdk.registerSdk(settings);
-  setTracingEnabled(true, sdk.nameRequestSpan);
+  setTracingEnabled(true);
   return true;
 }
 

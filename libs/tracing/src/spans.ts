@@ -11,23 +11,10 @@ import {
   type TimeInput,
 } from '@opentelemetry/api';
 
+import { tracer, tracingEnabled } from './state';
+
 export type { Attributes, Context, Span };
 export { SpanKind };
-
-/**
- * Whether this process traces. While it does not, every helper here returns at once: no span objects, no context
- * switches (the OpenTelemetry API would make no-op ones, which still cost a little per call).
- */
-let enabled = false;
-/** Names the incoming request's span by its route (the SDK's, set with it: this module loads no SDK code). */
-let nameRequestSpan: (route: string) => void = () => undefined;
-export const setTracingEnabled = (on: boolean, nameRoute?: (route: string) => void) => {
-  enabled = on;
-  nameRequestSpan = nameRoute ?? (() => undefined);
-};
-export const tracingEnabled = () => enabled;
-
-const tracer = () => trace.getTracer('agent-platform');
 
 export interface SpanOptions {
   attributes?: Attributes;
@@ -46,7 +33,7 @@ const NO_SPAN = trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '0'.rep
  * HTTP calls, database commands and log lines inside belong to it.
  */
 export async function inSpan<T>(name: string, opts: SpanOptions, fn: (span: Span) => Promise<T>): Promise<T> {
-  if (!enabled) return fn(NO_SPAN);
+  if (!tracingEnabled()) return fn(NO_SPAN);
   const parent = opts.parent ?? context.active();
   const span = tracer().startSpan(
     name,
@@ -68,7 +55,7 @@ export async function inSpan<T>(name: string, opts: SpanOptions, fn: (span: Span
  * written with its own start and end times, under `parent`.
  */
 export function recordSpan(name: string, parent: Context, start: TimeInput, end: TimeInput, attributes?: Attributes) {
-  if (!enabled) return;
+  if (!tracingEnabled()) return;
   tracer().startSpan(name, { startTime: start, attributes }, parent).end(end);
 }
 
@@ -88,7 +75,7 @@ export interface QueuedJob {
  * attempt), then a span `name` around `fn`.
  */
 export function inJobSpan<T>(name: string, job: QueuedJob, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
-  if (!enabled) return fn();
+  if (!tracingEnabled()) return fn();
   const parent = contextOf(job.traceparent);
   if (job.firstAttempt) recordSpan('queue wait', parent, job.addedAt, Date.now(), { 'job.id': job.id ?? '' });
   return inSpan(name, { parent, attributes }, fn);
@@ -99,7 +86,7 @@ export function inJobSpan<T>(name: string, job: QueuedJob, attributes: Attribute
  * vocabulary (libs/errors: `UpstreamError`, `NotFoundError`, ...), or the class of whatever else was thrown.
  */
 export function recordError(span: Span, err: unknown): void {
-  if (!enabled) return;
+  if (!tracingEnabled()) return;
   const e = err instanceof Error ? err : new Error(String(err));
   span.recordException(e);
   span.setAttribute('error.type', e.name || 'Error');
@@ -110,19 +97,19 @@ export function recordError(span: Span, err: unknown): void {
 
 /** Marks the active span failed (see `recordError`), e.g. where an error is answered rather than thrown. */
 export function recordErrorOnActive(err: unknown): void {
-  const span = enabled ? trace.getActiveSpan() : undefined;
+  const span = tracingEnabled() ? trace.getActiveSpan() : undefined;
   if (span) recordError(span, err);
 }
 
 /** Sets attributes on the active span (provider's token counts, a run's outcome), if there is one. */
 export function annotate(attributes: Attributes): void {
-  if (!enabled) return;
+  if (!tracingEnabled()) return;
   trace.getActiveSpan()?.setAttributes(attributes);
 }
 
 /** The active span's trace and span ids, when this process traces and the span is sampled; for logs and records. */
 export function currentTraceIds(): { trace_id: string; span_id: string } | undefined {
-  if (!enabled) return undefined;
+  if (!tracingEnabled()) return undefined;
   const ctx = trace.getActiveSpan()?.spanContext();
   if (!ctx || !trace.isSpanContextValid(ctx)) return undefined;
   return { trace_id: ctx.traceId, span_id: ctx.spanId };
@@ -130,7 +117,7 @@ export function currentTraceIds(): { trace_id: string; span_id: string } | undef
 
 /** The W3C `traceparent` of the active span, to carry the trace across a queue (or a record); undefined when none. */
 export function activeTraceparent(): string | undefined {
-  if (!enabled || !trace.getActiveSpan()) return undefined;
+  if (!tracingEnabled() || !trace.getActiveSpan()) return undefined;
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier.traceparent;
@@ -138,21 +125,13 @@ export function activeTraceparent(): string | undefined {
 
 /** The context a `traceparent` (from a job or a record) names, to start spans under; the root context when none. */
 export function contextOf(traceparent: string | undefined | null): Context {
-  if (!enabled || !traceparent) return ROOT_CONTEXT;
+  if (!tracingEnabled() || !traceparent) return ROOT_CONTEXT;
   return propagation.extract(ROOT_CONTEXT, { traceparent });
 }
 
 /** Runs `fn` with `ctx` active (see `contextOf`). */
 export function withContext<T>(ctx: Context, fn: () => T): T {
-  return enabled ? context.with(ctx, fn) : fn();
-}
-
-/**
- * Names the incoming request's span by its route template (`POST /webhook-trigger/:webhook_id`) rather than its
- * method alone; the route tables call it when a route matches.
- */
-export function markRoute(route: string): void {
-  if (enabled) nameRequestSpan(route);
+  return tracingEnabled() ? context.with(ctx, fn) : fn();
 }
 
 export { ROOT_CONTEXT };

@@ -5,9 +5,12 @@ import {
   contextOf,
   currentTraceIds,
   inSpan,
+  markRoute,
   recordSpan,
   registerTracingMetrics,
   ROOT_CONTEXT,
+  traceIncoming,
+  traceOutgoing,
   tracingEnabled,
   withContext,
 } from '../src';
@@ -25,6 +28,19 @@ describe('the span helpers while tracing is off', () => {
     expect(contextOf('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01')).toBe(ROOT_CONTEXT);
     expect(withContext(ROOT_CONTEXT, () => 42)).toBe(42);
     expect(() => recordSpan('wait', ROOT_CONTEXT, 1, 2)).not.toThrow();
+  });
+
+  it('pass HTTP requests and calls through untouched', () => {
+    const headers: Record<string, string> = { traceparent: 'from-the-caller' };
+    expect(traceOutgoing('GET', new URL('http://127.0.0.1/x'), headers)).toBeUndefined();
+    expect(headers).toEqual({ traceparent: 'from-the-caller' });
+    let handled = 0;
+    const res = { once: () => res };
+    traceIncoming({ url: '/x', headers: {} } as never, res as never, () => {
+      handled += 1;
+      markRoute('/x');
+    });
+    expect(handled).toBe(1);
   });
 
   it("register their counters in a service's registry, reading 0, once however often asked", async () => {

@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { Router, type Request, type Response } from 'express';
 
 import type { Logger } from '@platform/logger';
+import { traceOutgoing } from '@platform/tracing';
 
 import { serviceFor, type ServiceName } from './routes';
 
@@ -72,10 +73,13 @@ export function createProxy(deps: ProxyDeps): Router {
       const target = new URL(req.originalUrl, base);
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
       let connected = false;
+      const headers = forwardHeaders(req.headers, req);
+      const done = traceOutgoing(req.method, target, headers);
       const upstream = send(
         target,
-        { method: req.method, headers: forwardHeaders(req.headers, req), timeout: deps.timeoutMs },
+        { method: req.method, headers, timeout: deps.timeoutMs },
         (answer: IncomingMessage) => {
+          done?.({ status: answer.statusCode });
           const headers: Record<string, string | string[]> = {};
           for (const [name, value] of Object.entries(answer.headers))
             if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
@@ -98,6 +102,7 @@ export function createProxy(deps: ProxyDeps): Router {
         upstream.destroy(Object.assign(new Error('upstream timeout'), { code: 'ETIMEDOUT' })),
       );
       upstream.on('error', (err: NodeJS.ErrnoException) => {
+        done?.({ error: err });
         if (clientGone) return;
         const timedOut = err.code === 'ETIMEDOUT';
         deps.logger.warn('upstream failed', { service, upstream: base.origin, err: err.message, sent: connected });
