@@ -134,24 +134,13 @@ async function startOnce(opts: ServiceProcessOptions, port: number): Promise<Ser
 
 /**
  * Whether the TCP socket listening on `port` belongs to process `pid` (Linux: its descriptors against
- * /proc/net/tcp{,6}); undefined where that cannot be read.
+ * /proc/net/tcp{,6}); undefined where the listening sockets cannot be read. A process that is gone (it failed to
+ * bind and exited while another server answered) has no descriptors to read: false.
  */
 function listenerOf(port: number, pid: number | undefined): boolean | undefined {
   if (pid === undefined) return undefined;
-  let inodes: Set<string>;
   const listening: string[] = [];
   try {
-    inodes = new Set(
-      readdirSync(`/proc/${pid}/fd`)
-        .map((fd) => {
-          try {
-            return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
-          } catch {
-            return undefined;
-          }
-        })
-        .filter((inode): inode is string => inode !== undefined),
-    );
     for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
       for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
         const cols = line.trim().split(/\s+/);
@@ -163,5 +152,22 @@ function listenerOf(port: number, pid: number | undefined): boolean | undefined 
   } catch {
     return undefined;
   }
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false;
+  }
+  const inodes = new Set(
+    fds
+      .map((fd) => {
+        try {
+          return /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        } catch {
+          return undefined;
+        }
+      })
+      .filter((inode): inode is string => inode !== undefined),
+  );
   return listening.some((inode) => inodes.has(inode));
 }
