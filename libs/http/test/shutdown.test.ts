@@ -31,6 +31,9 @@ function start() {
   const cap = captureLogger('shutdown-test');
   let slowStarted!: () => void;
   const slowStartedP = new Promise<void>((r) => (slowStarted = r));
+  // The slow request answers when the test lets it (not after a delay, which a loaded machine can outlast).
+  let releaseSlow!: () => void;
+  const released = new Promise<void>((r) => (releaseSlow = r));
   let hangStarted!: () => void;
   const hangStartedP = new Promise<void>((r) => (hangStarted = r));
   const routes = express.Router();
@@ -39,7 +42,7 @@ function start() {
   });
   routes.get('/slow', async (_req, res) => {
     slowStarted();
-    await sleep(300);
+    await released;
     res.json({ slow: 'done' });
   });
   routes.get('/hang', () => {
@@ -47,7 +50,7 @@ function start() {
     // never answers
   });
   const { app } = createHttpApp({ service: 'shutdown-test', logger: cap.logger, routes });
-  return { app, lines: cap.lines, slowStartedP, hangStartedP };
+  return { app, lines: cap.lines, slowStartedP, hangStartedP, releaseSlow };
 }
 
 describe('listen() / close()', () => {
@@ -75,7 +78,7 @@ describe('listen() / close()', () => {
   });
 
   test('an in-flight slow request completes with 200 after close(); new connections are refused', async () => {
-    const { app, slowStartedP } = start();
+    const { app, slowStartedP, releaseSlow } = start();
     const srv = await listen(app, 0, undefined, '127.0.0.1');
     running = srv;
     const slow = get(srv.port, '/slow');
@@ -88,7 +91,9 @@ describe('listen() / close()', () => {
 
     // the listener is gone at once: a new connection is refused
     await expect(get(srv.port, '/fast')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
-    expect(closed).toBe(false);
+    await sleep(50);
+    expect(closed).toBe(false); // close() waits for the request in flight
+    releaseSlow();
 
     const res = await slow;
     expect(res.status).toBe(200);
@@ -125,13 +130,15 @@ describe('listen() / close()', () => {
   });
 
   test('an in-flight request on a keep-alive connection completes, and close() does not wait out the grace', async () => {
-    const { app, slowStartedP } = start();
+    const { app, slowStartedP, releaseSlow } = start();
     const srv = await listen(app, 0, undefined, '127.0.0.1');
     running = srv;
     const slow = fetch(`http://127.0.0.1:${srv.port}/slow`, { headers: { connection: 'keep-alive' } });
     await slowStartedP;
     const t0 = Date.now();
     const closing = srv.close(5_000);
+    await sleep(50);
+    releaseSlow();
     const res = await slow;
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ slow: 'done' });
