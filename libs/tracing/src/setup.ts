@@ -8,8 +8,8 @@ let provider: { shutdown(): Promise<void> } | undefined;
  * Starts tracing for this process when the OTEL_* variables ask for it (see settings.ts): spans of incoming and
  * outgoing HTTP (http-spans.ts: the W3C `traceparent` read and sent), of MongoDB and Redis commands made inside a
  * traced operation, and the platform's own spans, batched to the OTLP/HTTP endpoint. Must run before mongodb or
- * ioredis are loaded, so each service's `main.ts` imports its `tracing.ts` first. Returns whether tracing is on. While it is off,
- * the OpenTelemetry SDK is not even loaded.
+ * ioredis are loaded, so each service's `main.ts` imports its `tracing.ts` first. Returns whether tracing is on.
+ * While it is off, the OpenTelemetry SDK is not even loaded.
  */
 export function startTracing(defaultServiceName: string, env: Record<string, string | undefined>): boolean {
   const settings = tracingSettings(env, defaultServiceName);
