@@ -33,8 +33,9 @@ interface ServerSpan {
 
 /**
  * Runs `handle` (the app) for an incoming request inside a SERVER span, a child of the caller's `traceparent` when it
- * sent one. The request's and the response's listeners (body parsing, the request log line) run in the span's
- * context too. The span ends when the response is sent or the connection closes, with the status code; a 5xx marks it
+ * sent one. Body parsing and the request log line run in the span's context too, because the parsers the platform
+ * uses carry their caller's async context to their callbacks; a listener added by hand to the request's own events
+ * would not. The span ends when the response is sent or the connection closes, with the status code; a 5xx marks it
  * failed. Probes and scrapes are not traced.
  */
 export function traceIncoming(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
@@ -62,8 +63,9 @@ export function traceIncoming(req: IncomingMessage, res: ServerResponse, handle:
   };
   res.once('finish', end);
   res.once('close', end);
-  context.bind(ctx, req);
-  context.bind(ctx, res);
+  // The request's and the response's emitters are not bound to the context (OpenTelemetry's `context.bind` patches
+  // every listener added to them, a large part of what tracing cost a request): what reads the body (raw-body behind
+  // express's parsers, multer) runs its callback in the context it was called in, as does anything awaited.
   context.with(ctx, handle);
 }
 

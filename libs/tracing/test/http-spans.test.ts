@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
@@ -42,20 +43,24 @@ beforeAll(async () => {
       if (req.url === '/healthz') return res.end('ok');
       if (req.url === '/fail') return res.writeHead(500).end();
       markRoute('/things/:id');
-      // The body is read from the socket's own events, after the handler returned: they run in the span's context.
+      // The body is read from the socket's own events, after the handler returned, and its callback bound to the
+      // caller's async context as raw-body and multer bind theirs: it runs in the span's context.
       let size = 0;
       req.on('data', (chunk: Buffer) => (size += chunk.length));
-      req.on('end', () => {
-        seenInBody = currentTraceIds();
-        const headers: Record<string, string> = { traceparent: 'passed-on-from-elsewhere' };
-        const done = traceOutgoing('GET', new URL('/things', downstreamUrl), headers);
-        const out = http.request(new URL('/things', downstreamUrl), { headers }, (answer) => {
-          done?.({ status: answer.statusCode });
-          answer.resume();
-          res.writeHead(201).end(String(size));
-        });
-        out.end();
-      });
+      req.on(
+        'end',
+        AsyncResource.bind(() => {
+          seenInBody = currentTraceIds();
+          const headers: Record<string, string> = { traceparent: 'passed-on-from-elsewhere' };
+          const done = traceOutgoing('GET', new URL('/things', downstreamUrl), headers);
+          const out = http.request(new URL('/things', downstreamUrl), { headers }, (answer) => {
+            done?.({ status: answer.statusCode });
+            answer.resume();
+            res.writeHead(201).end(String(size));
+          });
+          out.end();
+        }),
+      );
     }),
   );
   appUrl = await listen(app);
