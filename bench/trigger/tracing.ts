@@ -70,7 +70,10 @@ const RUNS_WAIT_MS = 300_000;
 /** How long the stacks are watched idle, before the cycles and after, once quiet for IDLE_QUIET_MS. */
 const IDLE_MS = 10_000;
 const IDLE_QUIET_MS = 5_000;
-/** BENCH_TRACING_MARKS=1: print each round's window (µs, monotonic) to cut the services' CPU profiles to it. */
+/**
+ * BENCH_TRACING_MARKS=1: print each variant's process ids and each round's window (µs, monotonic), to cut the
+ * services' CPU profiles (SERVICE_CPU_PROF_DIR, one file per process id) to it.
+ */
 const MARKS = process.env.BENCH_TRACING_MARKS === '1';
 
 const PROCS = ['scheduler', 'worker', 'agent'] as const;
@@ -458,6 +461,8 @@ async function main(): Promise<void> {
         ...stores,
         jaeger: { pids: jaegerPids },
       });
+      if (MARKS)
+        out(`  pids ${name} ${PROCS.map((p) => `${p}=${stack[p].child.pid ?? ''}`).join(' ')}`);
       variants.push({ name, stack, hook, dbName, prefix, cpu, sent: 0, idle: new Map() });
     }
     out(

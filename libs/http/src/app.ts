@@ -9,7 +9,7 @@ import { traceIncoming } from '@platform/tracing';
 
 import { errorHandler, notFoundHandler, type ErrorExtras } from './error-handler';
 import { jsonBodyParser, rejectBadJson, rejectBadUrl, requireJsonContentTypeOn } from './input-guards';
-import { createMetrics } from './metrics';
+import { createMetrics, matchedRoute } from './metrics';
 
 /** A named readiness check: resolves true when the dependency answers. */
 export type ReadinessCheck = () => Promise<boolean>;
@@ -78,7 +78,14 @@ export function createHttpApp(opts: HttpAppOptions): { app: Express; registry: R
   app.set('trust proxy', false);
   const { registry, middleware } = createMetrics(opts.service, opts.registry);
   // First, so that everything after it (log lines included) belongs to the request's span when tracing is on.
-  app.use((req, res, next) => traceIncoming(req, res, () => next()));
+  app.use((req, res, next) =>
+    traceIncoming(
+      req,
+      res,
+      () => next(),
+      () => matchedRoute(req),
+    ),
+  );
   app.use(requestContext(opts.logger));
   app.use(middleware);
   app.use(helmet({ contentSecurityPolicy: { useDefaults: true, directives: { 'upgrade-insecure-requests': null } } }));

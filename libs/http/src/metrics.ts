@@ -28,7 +28,7 @@ export function createMetrics(
   const middleware: RequestHandler = (req, res, next) => {
     const end = latency.startTimer();
     res.on('finish', () => {
-      const labels = { method: req.method, route: routeOf(req), status: String(res.statusCode) };
+      const labels = { method: req.method, route: matchedRoute(req) ?? 'unmatched', status: String(res.statusCode) };
       requests.inc(labels);
       end(labels);
     });
@@ -37,8 +37,11 @@ export function createMetrics(
   return { registry, middleware };
 }
 
-/** The matched route template (never the raw path, which would explode label cardinality). */
-function routeOf(req: Request): string {
+/**
+ * The route template the request matched (never the raw path, which would explode label cardinality), or undefined
+ * when none did: the metrics' `route` label and the name of the request's span.
+ */
+export function matchedRoute(req: Request): string | undefined {
   const path = (req.route as { path?: string } | undefined)?.path;
-  return path === undefined ? 'unmatched' : `${req.baseUrl}${String(path)}`;
+  return path === undefined ? undefined : `${req.baseUrl}${String(path)}`;
 }

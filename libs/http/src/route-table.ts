@@ -10,8 +10,6 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type Joi from 'joi';
 
-import { markRoute, tracingEnabled } from '@platform/tracing';
-
 import { apiKeySecurityScheme, errorSchemas, jsonContent, withStandardResponses } from './openapi';
 import { classNameOf, jsonSchemaOf, parametersOf } from './schema-docs';
 import { validate, type Validated } from './validate';
@@ -137,20 +135,12 @@ function handlerOf<D>(r: Route<D>, deps: D): RequestHandler {
   };
 }
 
-/** Names the request's span by the matched route template (the same `route` label as the HTTP metrics). */
-const nameSpan: RequestHandler = (req, _res, next) => {
-  markRoute(`${req.baseUrl}${String((req.route as { path?: string } | undefined)?.path ?? '')}`);
-  next();
-};
-
 /** An Express router serving the tables' routes with `deps`. */
 export function mountRoutes<D>(tables: readonly Route<D>[], deps: D): Router {
   const router = Router();
   for (const r of tables) {
     const paths = [r.path, ...(r.aliases ?? []).map((a) => a.path)].map(expressPath);
-    // While tracing, the request's span is named by its route before anything (auth included) can end it.
-    const named = tracingEnabled() ? [nameSpan] : [];
-    router[r.method](paths, ...named, ...(r.use?.(deps) ?? []), handlerOf(r, deps));
+    router[r.method](paths, ...(r.use?.(deps) ?? []), handlerOf(r, deps));
   }
   return router;
 }

@@ -1,14 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  context,
-  createContextKey,
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Span,
-} from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 
 import { recordError } from './spans';
 import { tracer, tracingEnabled } from './state';
@@ -24,21 +15,20 @@ import { tracer, tracingEnabled } from './state';
 /** Paths probes and scrapers ask every few seconds: not worth a trace each. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/livez', '/metrics']);
 
-/** The incoming request's span and method, kept in its context so that the route, once matched, can name it. */
-const SERVER_SPAN = createContextKey('platform.http.server-span');
-interface ServerSpan {
-  span: Span;
-  method: string;
-}
-
 /**
  * Runs `handle` (the app) for an incoming request inside a SERVER span, a child of the caller's `traceparent` when it
  * sent one. Body parsing and the request log line run in the span's context too, because the parsers the platform
  * uses carry their caller's async context to their callbacks; a listener added by hand to the request's own events
  * would not. The span ends when the response is sent or the connection closes, with the status code; a 5xx marks it
- * failed. Probes and scrapes are not traced.
+ * failed. `routeOf` names the route the request matched (`/webhook-trigger/:webhook_id`) once it is over: the span is
+ * then called `POST /webhook-trigger/:webhook_id`, else by its method alone. Probes and scrapes are not traced.
  */
-export function traceIncoming(req: IncomingMessage, res: ServerResponse, handle: () => void): void {
+export function traceIncoming(
+  req: IncomingMessage,
+  res: ServerResponse,
+  handle: () => void,
+  routeOf?: () => string | undefined,
+): void {
   if (!tracingEnabled()) return handle();
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -51,11 +41,16 @@ export function traceIncoming(req: IncomingMessage, res: ServerResponse, handle:
     { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': path } },
     parent,
   );
-  const ctx = trace.setSpan(parent, span).setValue(SERVER_SPAN, { span, method } satisfies ServerSpan);
+  const ctx = trace.setSpan(parent, span);
   let ended = false;
   const end = () => {
     if (ended) return;
     ended = true;
+    const route = routeOf?.();
+    if (route !== undefined) {
+      span.updateName(`${method} ${route}`);
+      span.setAttribute('http.route', route);
+    }
     span.setAttribute('http.response.status_code', res.statusCode);
     if (!res.writableFinished) span.setAttribute('http.response.aborted', true);
     if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -67,18 +62,6 @@ export function traceIncoming(req: IncomingMessage, res: ServerResponse, handle:
   // every listener added to them, a large part of what tracing cost a request): what reads the body (raw-body behind
   // express's parsers, multer) runs its callback in the context it was called in, as does anything awaited.
   context.with(ctx, handle);
-}
-
-/**
- * Names the incoming request's span by its route template (`POST /webhook-trigger/:webhook_id`) rather than its
- * method alone; the route tables call it when a route matches.
- */
-export function markRoute(route: string): void {
-  if (!tracingEnabled()) return;
-  const found = context.active().getValue(SERVER_SPAN) as ServerSpan | undefined;
-  if (!found) return;
-  found.span.updateName(`${found.method} ${route}`);
-  found.span.setAttribute('http.route', route);
 }
 
 /** What an outgoing call reports when it is over: the answer's status, or the error that ended it. */

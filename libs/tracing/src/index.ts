@@ -1,6 +1,6 @@
 export { droppedSpans, exportedSpans, registerTracingMetrics } from './metrics';
 export { SAMPLER_KINDS, TracingConfigError, tracingSettings, type TracingSettings } from './settings';
-export { markRoute, traceIncoming, traceOutgoing, type OutgoingDone } from './http-spans';
+export { traceIncoming, traceOutgoing, type OutgoingDone } from './http-spans';
 export { tracingEnabled } from './state';
 export { startTracing, startTracingOrExit, stopTracing } from './setup';
 export {

@@ -6,7 +6,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 
-import { currentTraceIds, markRoute, traceIncoming, traceOutgoing } from '../src';
+import { currentTraceIds, traceIncoming, traceOutgoing } from '../src';
 import { setTracingEnabled } from '../src/state';
 
 // The platform's own HTTP spans against real sockets, with the SDK recording into memory.
@@ -38,30 +38,36 @@ beforeAll(async () => {
     res.writeHead(req.url === '/missing' ? 404 : 200).end();
   });
   downstreamUrl = new URL(await listen(downstream));
+  // The route a request matched, as the app's router would name it (none for /fail).
+  const routeOf = (req: http.IncomingMessage) => () => (req.url?.startsWith('/things/') ? '/things/:id' : undefined);
   app = http.createServer((req, res) =>
-    traceIncoming(req, res, () => {
-      if (req.url === '/healthz') return res.end('ok');
-      if (req.url === '/fail') return res.writeHead(500).end();
-      markRoute('/things/:id');
-      // The body is read from the socket's own events, after the handler returned, and its callback bound to the
-      // caller's async context as raw-body and multer bind theirs: it runs in the span's context.
-      let size = 0;
-      req.on('data', (chunk: Buffer) => (size += chunk.length));
-      req.on(
-        'end',
-        AsyncResource.bind(() => {
-          seenInBody = currentTraceIds();
-          const headers: Record<string, string> = { traceparent: 'passed-on-from-elsewhere' };
-          const done = traceOutgoing('GET', new URL('/things', downstreamUrl), headers);
-          const out = http.request(new URL('/things', downstreamUrl), { headers }, (answer) => {
-            done?.({ status: answer.statusCode });
-            answer.resume();
-            res.writeHead(201).end(String(size));
-          });
-          out.end();
-        }),
-      );
-    }),
+    traceIncoming(
+      req,
+      res,
+      () => {
+        if (req.url === '/healthz') return res.end('ok');
+        if (req.url === '/fail') return res.writeHead(500).end();
+        // The body is read from the socket's own events, after the handler returned, and its callback bound to the
+        // caller's async context as raw-body and multer bind theirs: it runs in the span's context.
+        let size = 0;
+        req.on('data', (chunk: Buffer) => (size += chunk.length));
+        req.on(
+          'end',
+          AsyncResource.bind(() => {
+            seenInBody = currentTraceIds();
+            const headers: Record<string, string> = { traceparent: 'passed-on-from-elsewhere' };
+            const done = traceOutgoing('GET', new URL('/things', downstreamUrl), headers);
+            const out = http.request(new URL('/things', downstreamUrl), { headers }, (answer) => {
+              done?.({ status: answer.statusCode });
+              answer.resume();
+              res.writeHead(201).end(String(size));
+            });
+            out.end();
+          }),
+        );
+      },
+      routeOf(req),
+    ),
   );
   appUrl = await listen(app);
 });
@@ -136,6 +142,7 @@ describe('HTTP spans', () => {
     const server = finished()[0]!;
     expect(server.status.code).toBe(SpanStatusCode.ERROR);
     expect(server.attributes['http.response.status_code']).toBe(500);
+    expect(server.name).toBe('GET'); // no route matched: the method alone
 
     exporter.reset();
     const parent = provider.getTracer('t').startSpan('parent');

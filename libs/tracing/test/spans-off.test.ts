@@ -5,7 +5,6 @@ import {
   contextOf,
   currentTraceIds,
   inSpan,
-  markRoute,
   recordSpan,
   registerTracingMetrics,
   ROOT_CONTEXT,
@@ -36,10 +35,12 @@ describe('the span helpers while tracing is off', () => {
     expect(headers).toEqual({ traceparent: 'from-the-caller' });
     let handled = 0;
     const res = { once: () => res };
-    traceIncoming({ url: '/x', headers: {} } as never, res as never, () => {
-      handled += 1;
-      markRoute('/x');
-    });
+    traceIncoming(
+      { url: '/x', headers: {} } as never,
+      res as never,
+      () => (handled += 1),
+      () => '/x',
+    );
     expect(handled).toBe(1);
   });
 
