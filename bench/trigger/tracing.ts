@@ -461,8 +461,7 @@ async function main(): Promise<void> {
         ...stores,
         jaeger: { pids: jaegerPids },
       });
-      if (MARKS)
-        out(`  pids ${name} ${PROCS.map((p) => `${p}=${stack[p].child.pid ?? ''}`).join(' ')}`);
+      if (MARKS) out(`  pids ${name} ${PROCS.map((p) => `${p}=${stack[p].child.pid ?? ''}`).join(' ')}`);
       variants.push({ name, stack, hook, dbName, prefix, cpu, sent: 0, idle: new Map() });
     }
     out(
