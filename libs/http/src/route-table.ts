@@ -12,7 +12,7 @@ import type Joi from 'joi';
 
 import { apiKeySecurityScheme, errorSchemas, jsonContent, withStandardResponses } from './openapi';
 import { classNameOf, jsonSchemaOf, parametersOf } from './schema-docs';
-import { validate, type Validated } from './validate';
+import { validate, validateForm, type Validated } from './validate';
 
 type Json = Record<string, unknown>;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -65,6 +65,12 @@ export interface RouteDef<
   body?: B;
   /** The body may be left out: validated against `{}` when absent. */
   bodyOptional?: boolean;
+  /**
+   * The body is a multipart/form-data form, read by the route's `use` (uploadMiddleware) rather than JSON: `body` is
+   * then the schema of its fields beside the file part named `file`, validated as strings that convert (validateForm),
+   * and documented with that file part.
+   */
+  multipart?: { file: string };
   /** The request body as the document writes it (e.g. a multipart form), when the route parses its own body. */
   requestBody?: Json;
   /** Responses by status. A string is an error answer (the contract's `{detail}`) with that description. */
@@ -127,7 +133,7 @@ function handlerOf<D>(r: Route<D>, deps: D): RequestHandler {
       : undefined;
     const query = r.query ? validate(r.query, req.query, 'query') : undefined;
     const given: unknown = r.bodyOptional && (req.body === undefined || req.body === null) ? {} : req.body;
-    const body = r.body ? validate(r.body, given, 'body') : undefined;
+    const body = r.body ? (r.multipart ? validateForm(r.body, req.body) : validate(r.body, given, 'body')) : undefined;
     const value = await r.handle(deps, { params, query, headers, body, req, res });
     if (res.headersSent) return;
     if (value === undefined && status === 204) res.status(204).end();
@@ -162,6 +168,12 @@ function responseDoc(value: RouteResponse | string): Json {
 const requestSchemaOf = (s: Joi.Schema): Json =>
   classNameOf(s) ? { $ref: `#/components/schemas/${classNameOf(s)}` } : jsonSchemaOf(s, 'request');
 
+/** The document's request body of a route that validates one. */
+const requestBodyOf = (body: Joi.Schema, r: Route<unknown>): Json =>
+  r.multipart
+    ? multipartBody(body as Joi.ObjectSchema, r.multipart.file)
+    : { required: !r.bodyOptional, ...jsonContent(requestSchemaOf(body)) };
+
 /** The OpenAPI operation of a route. */
 export function operationOf(r: Route<unknown>): Json {
   const parameters = [
@@ -169,8 +181,7 @@ export function operationOf(r: Route<unknown>): Json {
     ...(r.query ? parametersOf(r.query, 'query') : []),
     ...((r.headers ?? r.headersDoc) ? parametersOf((r.headers ?? r.headersDoc)!, 'header') : []),
   ];
-  const requestBody =
-    r.requestBody ?? (r.body ? { required: !r.bodyOptional, ...jsonContent(requestSchemaOf(r.body)) } : undefined);
+  const requestBody = r.requestBody ?? (r.body ? requestBodyOf(r.body, r) : undefined);
   const own = Object.fromEntries(Object.entries(r.responses).map(([status, v]) => [status, responseDoc(v)]));
   const responses = r.standardResponses === false ? own : { ...withStandardResponses({}), ...own };
   return {

@@ -61,6 +61,22 @@ export function toFieldErrors(error: Joi.ValidationError, location: Location): F
 export type Validated<S> = S extends Joi.Schema<infer T> ? (0 extends 1 & T ? unknown : T) : never;
 
 /**
+ * Validates the fields of a multipart/form-data body (beside its file): they are strings, so they convert as a query's
+ * do (`"512"` → 512); unknown fields are dropped; errors are reported under `body`. A request whose body had no bytes
+ * has no fields (multer leaves no body): validated as an empty form.
+ */
+export function validateForm<S extends Joi.Schema>(schema: S, value: unknown): Validated<S> {
+  const result = schema.validate(value ?? {}, {
+    abortEarly: false,
+    stripUnknown: true,
+    convert: true,
+    errors: { wrap: { label: false } },
+  });
+  if (result.error) throw new ValidationError(toFieldErrors(result.error, 'body'));
+  return result.value as Validated<S>;
+}
+
+/**
  * Validates a request part; returns the converted value or throws a 422 ValidationError listing every invalid
  * field. Unknown keys are dropped (never stored). Bodies are strict about types; query and path strings convert.
  * A body that is validated is required: a request without one → 422 `missing` at loc ["body"] (a route whose body

@@ -3,7 +3,6 @@ import type { RequestHandler } from 'express';
 import { principalOf } from '@platform/auth';
 import {
   jsonContent,
-  multipartBody,
   requireContentType,
   route,
   UNSUPPORTED_MULTIPART_TYPE,
@@ -50,7 +49,8 @@ export const extractionRoutes: Route<ExtractionRouteDeps>[] = [
       'One file field `file` (a PDF, recognised by its bytes), at most 25 MiB and 500 pages. Encrypted, damaged, empty or non-PDF files → 422 ' +
       'with the reason in `type` (pdf_encrypted, pdf_invalid, pdf_truncated, file_empty, pdf_too_many_pages, pdf_time_limit, pdf_memory_limit…).',
     query: extractQuery,
-    requestBody: multipartBody(extractForm),
+    body: extractForm,
+    multipart: { file: 'file' },
     responses: {
       '200': result,
       '404': 'Organization not found (not the organization of the API key)',
@@ -65,8 +65,6 @@ export const extractionRoutes: Route<ExtractionRouteDeps>[] = [
     },
     use: uploadOf,
     handle: ({ service }: ExtractionRouteDeps, { req, query }) => {
-      // Multer leaves no body on a request without body bytes: that is the missing file's 422, not the form's.
-      validate(extractForm, req.body ?? {}, 'body');
       const file = uploadedFile(req, 'a PDF');
       return service.extract(principalOf(req), query.organization_id, query.ocr, file);
     },

@@ -1,5 +1,4 @@
 import type { RequestHandler } from 'express';
-import type Joi from 'joi';
 
 import { principalOf } from '@platform/auth';
 import { ValidationError } from '@platform/errors';
@@ -7,7 +6,6 @@ import {
   inspectInput,
   jsonBodyParser,
   jsonContent,
-  multipartBody,
   parametersOf,
   rejectBadJson,
   requireContentType,
@@ -19,7 +17,6 @@ import {
   uploadMiddleware,
   validate,
   type Route,
-  type Validated,
 } from '@platform/http';
 
 import {
@@ -50,18 +47,6 @@ export interface TrainingRouteDeps extends TrainingRouteOptions {
 const FORM_FIELDS = 8;
 const FORM_FIELD_BYTES = KNOWLEDGE_LIMITS.maxMetadataBytes + 1024;
 const MiB = KNOWLEDGE_LIMITS.maxFileBytes / 1024 / 1024;
-
-/** Multipart fields are strings: validated like a query (converted), reported under "body". */
-function validateForm<S extends Joi.Schema>(schema: S, value: unknown): Validated<S> {
-  const result = schema.validate(value ?? {}, {
-    abortEarly: false,
-    stripUnknown: true,
-    convert: true,
-    errors: { wrap: { label: false } },
-  });
-  if (result.error) throw new ValidationError(toFieldErrors(result.error, 'body'));
-  return result.value as Validated<S>;
-}
 
 /** `extra_info` parsed: checked as metadata (size, depth, no U+0000), else 422 at ["body", "extra_info"]. */
 function parseMetadata(value: unknown): Record<string, unknown> {
@@ -122,7 +107,8 @@ const fileRoute = (kind: FileKind) =>
       'data_parser and extra_info. The file becomes one document, its name the source.',
     operationId: `train${kind[0]!.toUpperCase()}${kind.slice(1)}`,
     query: trainQuery,
-    requestBody: multipartBody(fileForm),
+    body: fileForm,
+    multipart: { file: 'file' },
     responses: {
       '200': trained,
       '404': NOT_FOUND,
@@ -135,10 +121,9 @@ const fileRoute = (kind: FileKind) =>
       ...(kind === 'pdf' ? { '503': 'The OCR service is unreachable or busy' } : {}),
     },
     use: uploadOf,
-    handle: ({ knowledge }: TrainingRouteDeps, { req, query }) => {
-      const form = validateForm(fileForm, req.body);
+    handle: ({ knowledge }: TrainingRouteDeps, { req, query, body }) => {
       const file = uploadedFile(req, `a ${kind.toUpperCase()} file`);
-      return knowledge.trainFile(principalOf(req), query.rag_id, kind, file, form, parseMetadata);
+      return knowledge.trainFile(principalOf(req), query.rag_id, kind, file, body, parseMetadata);
     },
   });
 
