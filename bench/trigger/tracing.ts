@@ -6,11 +6,14 @@
  *   off         the OTEL_* variables unset (as `pnpm start`): libs/tracing starts nothing;
  *   on          OTEL_EXPORTER_OTLP_ENDPOINT = a private Jaeger's, OTEL_TRACES_SAMPLER=always_on, default batching;
  *   always_off  the same with OTEL_TRACES_SAMPLER=always_off: instrumentation and context propagation, no span kept.
- * `BENCH_TRACING_VARIANTS` ("off on always_off") chooses them (off must be one); any other name is tracing on with the
+ * `BENCH_TRACING_VARIANTS` ("off on"; "off on always_off" adds the sampled-out stack) chooses them (off must be one).
+ * Two by default: each stack is three processes, and on the 2-CPU machines this runs on a third stack at once
+ * oversubscribes the CPUs further, which inflates what every span costs (the ratio on/off measured 1.15–1.19× with
+ * three stacks, 1.12× with two, on the same code). Any other name is tracing on with the
  * variables of `BENCH_TRACING_ENV_<name>` ("K=V K=V") added, to compare settings in the same run, e.g.
  * BENCH_TRACING_VARIANTS="off on bsp" BENCH_TRACING_ENV_bsp="OTEL_BSP_SCHEDULE_DELAY=5000".
  *
- * Each stack first takes `BENCH_TRACING_WARMUP` (300) triggers unmeasured; then `BENCH_TRACING_CYCLES` (4) cycles of
+ * Each stack first takes `BENCH_TRACING_WARMUP` (300) triggers unmeasured; then `BENCH_TRACING_CYCLES` (8) cycles of
  * one round of `BENCH_TRACING_TRIGGERS` (500) signed triggers at `BENCH_CONCURRENCY` (32) per variant. In a cycle the
  * variants' rounds run at the same time (`BENCH_TRACING_MODE=together`, the default: the shared machine's load at any
  * moment weighs on all alike), or one after the other, the order reversed every other cycle (`alternate`). A round's
@@ -57,10 +60,10 @@ import { TRACING_OFF, tracingOn } from './tracing-env';
 
 const TOTAL = Number(process.env.BENCH_TRACING_TRIGGERS ?? 500);
 const WARMUP = Number(process.env.BENCH_TRACING_WARMUP ?? 300);
-const CYCLES = Number(process.env.BENCH_TRACING_CYCLES ?? 4);
+const CYCLES = Number(process.env.BENCH_TRACING_CYCLES ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const PRESEED = Number(process.env.BENCH_PRESEED_EXECUTIONS ?? 100_000);
-const VARIANTS = (process.env.BENCH_TRACING_VARIANTS ?? 'off on always_off').split(/[\s,]+/).filter(Boolean);
+const VARIANTS = (process.env.BENCH_TRACING_VARIANTS ?? 'off on').split(/[\s,]+/).filter(Boolean);
 const MODE = process.env.BENCH_TRACING_MODE ?? 'together';
 const TOGETHER = MODE === 'together';
 /** Issue 45: on costs at most this many times off's CPU per trigger (the three processes together). */
