@@ -19,8 +19,8 @@ export function classNameOf(schema: Joi.Schema): string | undefined {
   return undefined;
 }
 
-/** Meta keys that name a shape for the generators, not for the document. */
-const GENERATOR_KEYS = new Set(['className']);
+/** Meta keys for the generators and for parametersOf, not written into a schema of the document. */
+const GENERATOR_KEYS = new Set(['className', 'parameter']);
 
 /** A joi reference (`max(Joi.ref('other'))`): joi-to-json writes `{ ref: ... }`, which has no JSON Schema form. */
 const isJoiRef = (v: unknown) => !!v && typeof v === 'object' && !Array.isArray(v) && 'ref' in v;
@@ -156,21 +156,50 @@ export function refTo(schema: Joi.Schema): { $ref: string } {
 }
 
 /**
- * OpenAPI parameters from the keys of a joi object schema read by `validate(schema, ..., where)`: each key's name,
- * whether it is required, its schema, and its description (`.description()`) beside the schema.
+ * What a key of a parameters schema adds to its parameter in the document beyond what joi says, given as
+ * `.meta({ parameter: {...} })`: fields of the parameter (`style`, `explode`) and of its `schema` (e.g. a note on the
+ * value beside the parameter's description).
+ */
+export interface ParameterDoc {
+  style?: string;
+  explode?: boolean;
+  schema?: Json;
+}
+
+/** The `parameter` metas of an object schema's keys, by key. */
+function parameterDocsOf(schema: Joi.ObjectSchema): Map<string, ParameterDoc> {
+  const keys = ((schema.describe() as { keys?: Record<string, { metas?: Json[] }> }).keys ?? {}) as Record<
+    string,
+    { metas?: Json[] }
+  >;
+  const docs = new Map<string, ParameterDoc>();
+  for (const [name, key] of Object.entries(keys)) {
+    const doc = key.metas?.find((m) => m.parameter !== undefined)?.parameter as ParameterDoc | undefined;
+    if (doc) docs.set(name, doc);
+  }
+  return docs;
+}
+
+/**
+ * OpenAPI parameters from the keys of a joi object schema read by `validate(schema, ..., where)`, in the schema's key
+ * order: each key's name, whether it is required, its schema, its description (`.description()`) beside the schema,
+ * and what its `.meta({ parameter })` adds (ParameterDoc).
  */
 export function parametersOf(schema: Joi.ObjectSchema, where: 'path' | 'query' | 'header'): Json[] {
   const json = jsonSchemaOf(schema, 'request');
   const properties = (json.properties ?? {}) as Record<string, Json>;
   const required = new Set((json.required as string[] | undefined) ?? []);
+  const docs = parameterDocsOf(schema);
   return Object.entries(properties).map(([name, property]) => {
     const { description, ...rest } = property;
+    const { schema: extra, ...doc } = docs.get(name) ?? {};
     return {
       name,
       in: where,
       ...(where === 'path' || required.has(name) ? { required: true } : {}),
       ...(description === undefined ? {} : { description }),
-      schema: rest,
+      schema: { ...rest, ...extra },
+      ...doc,
     };
   });
 }

@@ -14,6 +14,7 @@ import {
   createHttpApp,
   mountRoutes,
   openapiPaths,
+  parametersOf,
   route,
   serviceDocument,
   uploadedFile,
@@ -240,6 +241,35 @@ describe('openapiPaths', () => {
     expect((touch.requestBody as { required: boolean }).required).toBe(false);
     expect((touch.responses as Record<string, { description: string }>)['503']!.description).toBe('Store away');
     expect(touch.tags).toEqual(['things']);
+  });
+
+  test("a key's parameter meta adds to its parameter and its schema, not to the schema's JSON", () => {
+    const query = Joi.object({
+      tag: Joi.array()
+        .items(Joi.string())
+        .description('Any of these tags')
+        .meta({ parameter: { style: 'form', explode: true } }),
+      since: Joi.string()
+        .isoDate()
+        .description('At or after')
+        .meta({ parameter: { schema: { description: 'inclusive' } } }),
+    });
+    expect(parametersOf(query, 'query')).toEqual([
+      {
+        name: 'tag',
+        in: 'query',
+        description: 'Any of these tags',
+        schema: { type: 'array', items: { type: 'string' } },
+        style: 'form',
+        explode: true,
+      },
+      {
+        name: 'since',
+        in: 'query',
+        description: 'At or after',
+        schema: { type: 'string', format: 'date-time', description: 'inclusive' },
+      },
+    ]);
   });
 
   test('an operation declared twice is refused', () => {

@@ -52,11 +52,11 @@ function statusListOf(valid: readonly ExecutionStatus[], description: string) {
     });
 }
 
-/** `status` of the lists: any of the five. */
+/** `status` of the lists: any of the five; documented as a repeatable parameter. */
 const statusList = statusListOf(
   EXECUTION_STATUSES,
   'Only runs in these statuses: repeat the parameter (status=failed&status=queued) or separate them with commas (status=failed,queued). Any other value → 422.',
-);
+).meta({ parameter: { style: 'form', explode: true } });
 
 /** An ISO 8601 instant: a date (UTC midnight) or a date-time with `Z` or an offset; a bare local time is refused. */
 const INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
@@ -69,28 +69,33 @@ const instant = Joi.any()
 const documentedInstant = (description: string) =>
   instant.alter({ [OPENAPI]: () => Joi.string().isoDate().description(description) });
 
-/** `status`, `from`, `to` (on `triggered_at`: from inclusive, to exclusive; from after to → 422 on `to`). */
+/**
+ * `status`, `success`, `from`, `to` (on `triggered_at`: from inclusive, to exclusive; from after to → 422 on `to`), in
+ * the order the document lists them (`from` before `to`, which reads it).
+ */
 const filters = {
+  status: statusList,
   success: Joi.boolean().description(
     'true: succeeded runs; false: failed runs (combined with status, both must hold).',
   ),
-  status: statusList,
-  from: documentedInstant('Runs triggered at or after this instant (ISO 8601 with Z or an offset, or a date).'),
-  to: documentedInstant('Runs triggered before this instant; from after to → 422.').custom((to: Date, helpers) => {
-    const from = (helpers.state.ancestors as { from?: unknown }[])[0]?.from;
-    return from instanceof Date && from > to ? helpers.error('date.min', { limit: from }) : to;
+  from: documentedInstant('Runs triggered at or after this instant (ISO 8601 with Z or an offset, or a date).').meta({
+    parameter: { schema: { description: 'inclusive' } },
   }),
+  to: documentedInstant('Runs triggered before this instant; from after to → 422.')
+    .custom((to: Date, helpers) => {
+      const from = (helpers.state.ancestors as { from?: unknown }[])[0]?.from;
+      return from instanceof Date && from > to ? helpers.error('date.min', { limit: from }) : to;
+    })
+    .meta({ parameter: { schema: { description: 'exclusive' } } }),
 };
 
-/** `?skip&limit&success&status&from&to` of one webhook's or schedule's executions. */
-export const logsQuery = Joi.object<ExecutionLogsQuery>({ ...pageQuery, ...filters }).meta({
+/** `?status&success&from&to&skip&limit` of one webhook's or schedule's executions. */
+export const logsQuery = Joi.object<ExecutionLogsQuery>({ ...filters, ...pageQuery }).meta({
   className: 'ExecutionLogsQuery',
 });
 
-/** The same, plus `agent_id` and `hours`, of the recent executions of one kind. */
+/** The same, after `agent_id` and `hours`, of the recent executions of one kind. */
 export const recentQuery = Joi.object<ExecutionRecentQuery>({
-  ...pageQuery,
-  ...filters,
   agent_id: Joi.string().min(1).max(100),
   hours: Joi.number()
     .integer()
@@ -98,6 +103,8 @@ export const recentQuery = Joi.object<ExecutionRecentQuery>({
     .max(720)
     .default(24)
     .description('How far back the view reaches (from, when given, narrows it).'),
+  ...filters,
+  ...pageQuery,
 }).meta({ className: 'ExecutionRecentQuery' });
 
 export const executionList = Joi.object<ExecutionList>({

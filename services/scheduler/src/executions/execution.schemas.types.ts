@@ -8,6 +8,13 @@ export interface ExecutionList {
 }
 
 export interface ExecutionLogsQuery {
+  status?: ('queued' | 'running' | 'succeeded' | 'failed' | 'skipped')[];
+  /**
+   * true: succeeded runs; false: failed runs (combined with status, both must hold).
+   */
+  success?: boolean;
+  from?: Date;
+  to?: Date;
   /**
    * Items to skip
    */
@@ -16,36 +23,29 @@ export interface ExecutionLogsQuery {
    * Items to return at most
    */
   limit: number;
-  /**
-   * true: succeeded runs; false: failed runs (combined with status, both must hold).
-   */
-  success?: boolean;
-  status?: ('queued' | 'running' | 'succeeded' | 'failed' | 'skipped')[];
-  from?: Date;
-  to?: Date;
 }
 
 export interface ExecutionRecentQuery {
-  /**
-   * Items to skip
-   */
-  skip: number;
-  /**
-   * Items to return at most
-   */
-  limit: number;
-  /**
-   * true: succeeded runs; false: failed runs (combined with status, both must hold).
-   */
-  success?: boolean;
-  status?: ('queued' | 'running' | 'succeeded' | 'failed' | 'skipped')[];
-  from?: Date;
-  to?: Date;
   agent_id?: string;
   /**
    * How far back the view reaches (from, when given, narrows it).
    */
   hours: number;
+  status?: ('queued' | 'running' | 'succeeded' | 'failed' | 'skipped')[];
+  /**
+   * true: succeeded runs; false: failed runs (combined with status, both must hold).
+   */
+  success?: boolean;
+  from?: Date;
+  to?: Date;
+  /**
+   * Items to skip
+   */
+  skip: number;
+  /**
+   * Items to return at most
+   */
+  limit: number;
 }
 
 export interface ExecutionReplayAccepted {

@@ -5,7 +5,6 @@ import { principalOf } from '@platform/auth';
 import { route, type Route } from '@platform/http';
 import type { ExecutionKind, ScheduleKind } from '@platform/scheduling';
 
-import { logsParameters, recentParameters } from '../executions/execution.params';
 import { executionList, logsQuery, recentQuery } from '../executions/execution.schemas';
 import type { ExecutionService } from '../executions/execution.service';
 import { bulkPauseIds } from '../shared/bulk-pause.schemas';
@@ -116,7 +115,6 @@ function collectionRoutes({ kind, base, noun, exec, create, view, list, bulk }: 
       summary: 'Runs of your schedules of this kind in the last hours',
       query: recentQuery,
       responses: { '200': executions },
-      openapi: { parameters: recentParameters },
       handle: ({ executions }: Deps, { req, query }) => executions.recent(principalOf(req), exec, query),
     }),
   ];
@@ -195,7 +193,6 @@ function itemRoutes({ kind, base, noun, update, view }: Kind): Route<Deps>[] {
       paramsDoc: schedulePath,
       query: logsQuery,
       responses: { '200': executions, ...notFound },
-      openapi: { parameters: logsParameters(schedulePath) },
       handle: ({ service, executions }: Deps, { req, query }) => {
         const owner = principalOf(req);
         const id = idOf(req);

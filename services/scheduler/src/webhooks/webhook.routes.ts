@@ -3,7 +3,6 @@ import type { Request } from 'express';
 import { principalOf } from '@platform/auth';
 import { route, type Route } from '@platform/http';
 
-import { logsParameters, recentParameters } from '../executions/execution.params';
 import { executionList, logsQuery, recentQuery } from '../executions/execution.schemas';
 import type { ExecutionService } from '../executions/execution.service';
 import { BULK_PAUSE_MAX_IDS, bulkPauseIds } from '../shared/bulk-pause.schemas';
@@ -68,7 +67,6 @@ export const webhookRoutes: Route<Deps>[] = [
     summary: 'Runs of your webhooks in the last hours, newest first',
     query: recentQuery,
     responses: { '200': executions },
-    openapi: { parameters: recentParameters },
     handle: ({ executions }: Deps, { req, query }) => executions.recent(principalOf(req), 'webhook', query),
   }),
   route({
@@ -78,7 +76,6 @@ export const webhookRoutes: Route<Deps>[] = [
     paramsDoc: webhookPath,
     query: logsQuery,
     responses: { '200': executions, '404': NOT_FOUND },
-    openapi: { parameters: logsParameters(webhookPath) },
     handle: ({ service, executions }: Deps, { req, query }) => {
       const owner = principalOf(req);
       const id = idOf(req);
