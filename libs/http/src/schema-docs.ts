@@ -168,10 +168,7 @@ export interface ParameterDoc {
 
 /** The `parameter` metas of an object schema's keys, by key. */
 function parameterDocsOf(schema: Joi.ObjectSchema): Map<string, ParameterDoc> {
-  const keys = ((schema.describe() as { keys?: Record<string, { metas?: Json[] }> }).keys ?? {}) as Record<
-    string,
-    { metas?: Json[] }
-  >;
+  const { keys = {} } = schema.describe() as { keys?: Record<string, { metas?: Json[] }> };
   const docs = new Map<string, ParameterDoc>();
   for (const [name, key] of Object.entries(keys)) {
     const doc = key.metas?.find((m) => m.parameter !== undefined)?.parameter as ParameterDoc | undefined;

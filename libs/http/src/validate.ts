@@ -60,20 +60,25 @@ export function toFieldErrors(error: Joi.ValidationError, location: Location): F
  */
 export type Validated<S> = S extends Joi.Schema<infer T> ? (0 extends 1 & T ? unknown : T) : never;
 
+/** Validates `value` against `schema` (unknown keys dropped, every fault listed), a 422 under `location` on failure. */
+function check<S extends Joi.Schema>(schema: S, value: unknown, location: Location, convert: boolean): Validated<S> {
+  const result = schema.validate(value, {
+    abortEarly: false,
+    stripUnknown: { objects: true, arrays: false },
+    convert,
+    errors: { wrap: { label: false } },
+  });
+  if (result.error) throw new ValidationError(toFieldErrors(result.error, location));
+  return result.value as Validated<S>;
+}
+
 /**
  * Validates the fields of a multipart/form-data body (beside its file): they are strings, so they convert as a query's
  * do (`"512"` → 512); unknown fields are dropped; errors are reported under `body`. A request whose body had no bytes
  * has no fields (multer leaves no body): validated as an empty form.
  */
 export function validateForm<S extends Joi.Schema>(schema: S, value: unknown): Validated<S> {
-  const result = schema.validate(value ?? {}, {
-    abortEarly: false,
-    stripUnknown: true,
-    convert: true,
-    errors: { wrap: { label: false } },
-  });
-  if (result.error) throw new ValidationError(toFieldErrors(result.error, 'body'));
-  return result.value as Validated<S>;
+  return check(schema, value ?? {}, 'body', true);
 }
 
 /**
@@ -84,12 +89,5 @@ export function validateForm<S extends Joi.Schema>(schema: S, value: unknown): V
  */
 export function validate<S extends Joi.Schema>(schema: S, value: unknown, location: Location): Validated<S> {
   const effective = location === 'body' && value === undefined ? schema.required() : schema;
-  const result = effective.validate(value, {
-    abortEarly: false,
-    stripUnknown: { objects: true, arrays: false },
-    convert: location !== 'body',
-    errors: { wrap: { label: false } },
-  });
-  if (result.error) throw new ValidationError(toFieldErrors(result.error, location));
-  return result.value as Validated<S>;
+  return check(effective as S, value, location, location !== 'body');
 }
