@@ -99,6 +99,10 @@ test('the services declare the calls they make to each other', () => {
       'graph GET /v4/knowledge_graph/retrieve/',
       'ocr POST /extract',
       'agent POST /v3/providers/credentials/{credential_id}/open',
+      'agent GET /v3/agents/{agent_id}',
+      'agent POST /v3/inference/chat/',
+      'agent POST /v3/inference/task/{task_id}/run',
+      'agent POST /v3/inference/task/{task_id}/fail',
     ]),
   );
 });

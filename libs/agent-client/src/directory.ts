@@ -1,9 +1,12 @@
-import { NotFoundError, ServiceUnavailableError } from '@platform/errors';
+import Joi from 'joi';
+
+import { NotFoundError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+import { operationCall } from '@platform/service-client';
 
-import { failureCode } from './http';
-import { agentServiceClient } from './service-client';
+import { AGENT_READ } from './operations';
+import { agentService } from './service-client';
 
 /** What a service needs to know about agents, answered by the agent service. */
 export interface AgentDirectory {
@@ -25,35 +28,25 @@ export interface AgentDirectoryOptions {
 
 /**
  * Asks GET /v3/agents/{id} of the agent service with the caller's own key: both services read the same API keys,
- * so the agent service applies its ownership rule and answers 404 for another owner's agent.
+ * so the agent service applies its ownership rule and answers 404 for another owner's agent. The client logs an
+ * unreachable service by its error's message (never the request, which holds the key) and any other answer by its
+ * status.
  */
 export function createAgentDirectory(opts: AgentDirectoryOptions): AgentDirectory {
-  const agents = agentServiceClient({
-    baseUrl: opts.baseUrl,
-    timeoutMs: opts.timeoutMs,
-    outbound: opts.outbound,
-    maxResponseBytes: 1024 * 1024,
-  });
+  const agents = agentService({ ...opts, internalSecret: null });
   return {
     async assertOwnedAgent(apiKey, agentId) {
-      let status: number;
-      try {
-        const { response } = await agents.GET('/v3/agents/{agent_id}', {
-          params: { path: { agent_id: agentId } },
-          headers: { 'x-api-key': apiKey, accept: 'application/json' },
-          parseAs: 'stream', // only the status is read
-        });
-        status = response.status;
-      } catch (err) {
-        // Only the code: an error of the call may carry its request, and so the caller's key.
-        const code = failureCode(err) ?? 'ERROR';
-        opts.logger.warn('agent service unreachable', { code });
-        throw new ServiceUnavailableError(new Error(`agent service: ${code}`));
-      }
-      if (status === 200) return;
-      if (status === 404) throw new NotFoundError('Agent');
-      opts.logger.warn('agent service answered unexpectedly', { status });
-      throw new ServiceUnavailableError(new Error(`agent service answered ${status}`));
+      await agents.call({
+        what: 'an ownership check',
+        ...operationCall(AGENT_READ, { agent_id: agentId }),
+        response: Joi.any(), // only the status is read
+        apiKey,
+        on: {
+          404: () => {
+            throw new NotFoundError('Agent');
+          },
+        },
+      });
     },
   };
 }

@@ -1,14 +1,11 @@
 import { NOT_CONNECTED_CODES } from '@platform/errors';
-import { currentRequestId } from '@platform/logger';
+import { ServiceUnreachableError, type ServiceAnswer } from '@platform/service-client';
+
+/** What failed in a call that got no answer: the outbound client's error, not the client's wrapping of it. */
+const rootOf = (err: unknown): unknown => (err instanceof ServiceUnreachableError ? err.cause : err);
 
 /** The error code of a request that got no answer (ECONNREFUSED, ECONNABORTED, …); never the request, which holds keys. */
-export const failureCode = (err: unknown): string | undefined => (err as { code?: string } | null)?.code;
-
-/** The current request's id as a header, so the agent service logs the call under the id of what caused it. */
-export function requestIdHeader(): Record<string, string> {
-  const id = currentRequestId();
-  return id ? { 'x-request-id': id } : {};
-}
+export const failureCode = (err: unknown): string | undefined => (rootOf(err) as { code?: string } | null)?.code;
 
 /**
  * A call to the agent service that did not succeed. `transient`: worth another attempt (5xx, 429, no answer).
@@ -45,11 +42,15 @@ export const answeredFailure = (status: number, body: unknown): CallFailure => (
   error: detailOf(body),
 });
 
+/** An answer as the caller's result: a 2xx is what `ok` makes of its body, anything else the failure it stands for. */
+export const answered = <T>(res: ServiceAnswer, ok: (data: unknown) => T): T | CallFailure =>
+  res.status >= 200 && res.status < 300 ? ok(res.data) : answeredFailure(res.status, res.data);
+
 /** The failure a call that got no answer stands for: a connection never made is `unavailable`. */
 export function unansweredFailure(err: unknown): CallFailure {
   const code = failureCode(err);
   const reached = !(code && NOT_CONNECTED_CODES.has(code));
-  const what = code ?? (err as { message?: string } | null)?.message ?? 'error';
+  const what = code ?? (rootOf(err) as { message?: string } | null)?.message ?? 'error';
   return {
     ok: false,
     transient: true,

@@ -1,8 +1,11 @@
-import { internalCallHeaders } from '@platform/auth';
+import type { Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
+import { operationCall, type ServiceAnswer } from '@platform/service-client';
 
-import { answeredFailure, unansweredFailure, type CallFailure } from './http';
-import { agentServiceClient } from './service-client';
+import { answered, unansweredFailure, type CallFailure } from './http';
+import { TASK_FAIL, TASK_RUN } from './operations';
+import { MAX_RUN_ANSWER_BYTES } from './runner';
+import { agentService } from './service-client';
 
 /** A job of the `inference-tasks` queue: the task lives in the agent service's database, the job only names it. */
 export interface InferenceTaskJob {
@@ -16,18 +19,12 @@ export interface InferenceTaskJob {
 /** What the agent service answered to one attempt of a task. */
 export type TaskAttemptResult = { ok: true; status: 'completed' | 'failed' | 'gone' } | CallFailure;
 
-/** What the typed client gives back for either task call. */
-interface TaskAnswer {
-  response: Response;
-  data?: { status?: unknown };
-  error?: unknown;
-}
-
 export interface TaskClientOptions {
   baseUrl: string;
   /** Secret of the agent service's internal on-behalf-of path. */
   internalSecret: string;
   timeoutMs: number;
+  logger: Logger;
   /** The caller's outbound client (the agent service's host allowed); by default one allowing that host only. */
   outbound?: OutboundClient;
 }
@@ -37,32 +34,33 @@ export interface TaskClientOptions {
  * its state) and, when the queue gives a task up, to mark it failed.
  */
 export function createTaskClient(opts: TaskClientOptions) {
-  const agents = agentServiceClient({ baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, outbound: opts.outbound });
-  const call = (job: InferenceTaskJob) => ({
-    params: { path: { task_id: job.task_id } },
-    headers: internalCallHeaders(opts.internalSecret, job),
-  });
+  const agents = agentService(opts);
 
   /** The task's state after a call: 404 → gone (removed or expired), 2xx → completed or failed, else the failure. */
-  async function outcome(send: () => Promise<TaskAnswer>): Promise<TaskAttemptResult> {
-    try {
-      const { response: res, data, error } = await send();
-      if (res.status === 404) return { ok: true, status: 'gone' };
-      if (!res.ok) return answeredFailure(res.status, error);
-      const status: unknown = data?.status;
+  async function outcome(
+    op: typeof TASK_RUN | typeof TASK_FAIL,
+    job: InferenceTaskJob,
+    body: object,
+  ): Promise<TaskAttemptResult> {
+    const { method, path } = operationCall(op, { task_id: job.task_id });
+    const owner = { user_id: job.user_id, org_id: job.org_id };
+    const what = op === TASK_RUN ? 'a task attempt' : 'a task given up';
+    const res: ServiceAnswer | CallFailure = await agents
+      .send({ what, method, path, owner, body, maxResponseBytes: MAX_RUN_ANSWER_BYTES })
+      .catch(unansweredFailure);
+    if ('ok' in res) return res;
+    if (res.status === 404) return { ok: true, status: 'gone' };
+    return answered(res, (data) => {
+      const status = (data as { status?: unknown } | null)?.status;
       return { ok: true, status: status === 'completed' ? 'completed' : 'failed' };
-    } catch (err) {
-      return unansweredFailure(err);
-    }
+    });
   }
 
   return {
     /** One attempt; `final` tells the service that a transient failure now ends the task. */
-    run: (job: InferenceTaskJob, final: boolean) =>
-      outcome(() => agents.POST('/v3/inference/task/{task_id}/run', { ...call(job), body: { final } })),
+    run: (job: InferenceTaskJob, final: boolean) => outcome(TASK_RUN, job, { final }),
     /** Ends a task the queue gave up on (attempts spent while the agent service did not answer). */
-    fail: (job: InferenceTaskJob, error: string) =>
-      outcome(() => agents.POST('/v3/inference/task/{task_id}/fail', { ...call(job), body: { error } })),
+    fail: (job: InferenceTaskJob, error: string) => outcome(TASK_FAIL, job, { error }),
   };
 }
 

@@ -3,7 +3,7 @@ import { withLogContext } from '@platform/logger';
 import { createOutboundClient } from '@platform/outbound';
 import { captureLogger, freePort, startLocalServer, type LocalServer } from '@platform/testing';
 
-import { createAgentDirectory, createAgentRunner, isAgentId } from '../src';
+import { createAgentDirectory, createAgentRunner, createTaskClient, isAgentId } from '../src';
 
 let agentService: LocalServer;
 let answer: { status: number; body: unknown } = { status: 200, body: {} };
@@ -39,21 +39,22 @@ describe('the agent directory', () => {
     await expect(directory().assertOwnedAgent('k', '7')).rejects.toBeInstanceOf(NotFoundError);
     answer = { status: 500, body: {} };
     await expect(directory().assertOwnedAgent('k', '7')).rejects.toBeInstanceOf(ServiceUnavailableError);
-    expect(lines.some((l) => l.includes('answered unexpectedly'))).toBe(true);
+    expect(lines.some((l) => /agent service answered .*unexpectedly/.test(l) && l.includes('500'))).toBe(true);
   });
 
   test('an unreachable agent service is 503, logged by its code without the key', async () => {
     const gone = createAgentDirectory({ baseUrl: `http://127.0.0.1:${await freePort()}`, timeoutMs: 2_000, logger });
     await expect(gone.assertOwnedAgent('sk_secret', '7')).rejects.toBeInstanceOf(ServiceUnavailableError);
-    const line = lines.find((l) => l.includes('agent service unreachable'));
+    const line = lines.find((l) => l.includes('agent service unreachable for an ownership check'));
     expect(line).toContain('ECONNREFUSED');
     expect(lines.join('\n')).not.toContain('sk_secret');
   });
 });
 
 describe('the agent runner', () => {
+  const { logger } = captureLogger();
   const runner = () =>
-    createAgentRunner({ baseUrl: agentService.url, internalSecret: 's'.repeat(32), timeoutMs: 2_000 });
+    createAgentRunner({ baseUrl: agentService.url, internalSecret: 's'.repeat(32), timeoutMs: 2_000, logger });
   const run = { owner: { user_id: 'u1', org_id: 'o1' }, agent_id: '7', session_id: 'execution-1', message: 'hello' };
 
   test("posts the message on the owner's behalf; a 2xx is the agent's response", async () => {
@@ -96,6 +97,7 @@ describe('the agent runner', () => {
       baseUrl: `http://127.0.0.1:${await freePort()}`,
       internalSecret: 'x',
       timeoutMs: 2_000,
+      logger,
     });
     await expect(gone(run)).resolves.toMatchObject({
       ok: false,
@@ -107,7 +109,7 @@ describe('the agent runner', () => {
   });
 });
 
-describe('through the typed client (@platform/sdk over @platform/outbound)', () => {
+describe('through the one client of our services (@platform/service-client over @platform/outbound)', () => {
   const { logger } = captureLogger();
 
   test('each call carries the current request id, so the agent service logs it under the id of its cause', async () => {
@@ -115,7 +117,12 @@ describe('through the typed client (@platform/sdk over @platform/outbound)', () 
     const directory = createAgentDirectory({ baseUrl: agentService.url, timeoutMs: 2_000, logger });
     await withLogContext({ requestId: 'req-from-caller-1' }, () => directory.assertOwnedAgent('k', '7'));
     expect(lastRequest().headers['x-request-id']).toBe('req-from-caller-1');
-    const runner = createAgentRunner({ baseUrl: agentService.url, internalSecret: 's'.repeat(32), timeoutMs: 2_000 });
+    const runner = createAgentRunner({
+      baseUrl: agentService.url,
+      internalSecret: 's'.repeat(32),
+      timeoutMs: 2_000,
+      logger,
+    });
     await withLogContext({ requestId: 'req-from-caller-2' }, () =>
       runner({ owner: { user_id: 'u', org_id: 'o' }, agent_id: '7', session_id: 's', message: 'm' }),
     );
@@ -131,6 +138,7 @@ describe('through the typed client (@platform/sdk over @platform/outbound)', () 
       baseUrl: agentService.url,
       internalSecret: 's'.repeat(32),
       timeoutMs: 2_000,
+      logger,
       outbound,
     });
     await expect(
@@ -145,5 +153,42 @@ describe('through the typed client (@platform/sdk over @platform/outbound)', () 
     await expect(
       createAgentDirectory({ baseUrl: agentService.url, timeoutMs: 2_000, logger }).assertOwnedAgent('k', '7'),
     ).rejects.toBeInstanceOf(ServiceUnavailableError);
+  });
+});
+
+describe('the task client', () => {
+  const { logger } = captureLogger();
+  const tasks = () =>
+    createTaskClient({ baseUrl: agentService.url, internalSecret: 's'.repeat(32), timeoutMs: 2_000, logger });
+  const job = { task_id: 'a b', user_id: 'u1', org_id: 'o1', traceparent: 'ignored' };
+
+  test("runs one attempt on the task owner's behalf; the answer's status is the task's state", async () => {
+    answer = { status: 200, body: { status: 'completed' } };
+    await expect(tasks().run(job, true)).resolves.toEqual({ ok: true, status: 'completed' });
+    expect(lastRequest()).toMatchObject({ method: 'POST', url: '/v3/inference/task/a%20b/run', json: { final: true } });
+    expect(lastRequest().headers).toMatchObject({ 'x-on-behalf-of-user': 'u1', 'x-on-behalf-of-org': 'o1' });
+    answer = { status: 200, body: { status: 'failed' } };
+    await expect(tasks().fail(job, 'gave up')).resolves.toEqual({ ok: true, status: 'failed' });
+    expect(lastRequest()).toMatchObject({ url: '/v3/inference/task/a%20b/fail', json: { error: 'gave up' } });
+  });
+
+  test('404 is a task gone; other answers and no answer are the failures they stand for', async () => {
+    answer = { status: 404, body: { detail: 'Task not found' } };
+    await expect(tasks().run(job, false)).resolves.toEqual({ ok: true, status: 'gone' });
+    answer = { status: 502, body: { detail: 'provider failed' } };
+    await expect(tasks().run(job, false)).resolves.toMatchObject({
+      ok: false,
+      transient: true,
+      unavailable: false,
+      status: 502,
+      error: 'provider failed',
+    });
+    const gone = createTaskClient({
+      baseUrl: `http://127.0.0.1:${await freePort()}`,
+      internalSecret: 'x',
+      timeoutMs: 2_000,
+      logger,
+    });
+    await expect(gone.run(job, false)).resolves.toMatchObject({ ok: false, unavailable: true, status: null });
   });
 });

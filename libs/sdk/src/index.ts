@@ -30,6 +30,17 @@ export type {
 };
 export type { RaiComponents, RaiPaths, SchedulerComponents, SchedulerPaths, VoiceComponents, VoicePaths };
 
+/** Each service's generated paths, by its folder name under `services/`: what a sibling call is typed from. */
+export interface ServicePaths {
+  agent: AgentPaths;
+  graph: GraphPaths;
+  ocr: OcrPaths;
+  rag: RagPaths;
+  rai: RaiPaths;
+  scheduler: SchedulerPaths;
+  voice: VoicePaths;
+}
+
 export interface ServiceClientOptions extends OutboundFetchOptions {
   /** The service's base URL, e.g. http://agent:3002 (trailing slashes ignored). */
   baseUrl: string;
@@ -39,8 +50,11 @@ export interface ServiceClientOptions extends OutboundFetchOptions {
   headers?: Record<string, string>;
 }
 
-/** A typed client of the service whose document is `Paths`. */
-export function createServiceClient<Paths extends object>(opts: ServiceClientOptions): Client<Paths> {
+/**
+ * A typed client of the service whose document is `Paths`, for API clients of the platform. (Our services call each
+ * other through @platform/service-client, typed from the same generated paths.)
+ */
+export function createTypedClient<Paths extends object>(opts: ServiceClientOptions): Client<Paths> {
   return createClient<Paths>({
     baseUrl: opts.baseUrl.replace(/\/+$/, ''),
     fetch: outboundFetch(opts.outbound, opts),
@@ -49,10 +63,10 @@ export function createServiceClient<Paths extends object>(opts: ServiceClientOpt
   });
 }
 
-export const createAgentServiceClient = (opts: ServiceClientOptions) => createServiceClient<AgentPaths>(opts);
-export const createGraphServiceClient = (opts: ServiceClientOptions) => createServiceClient<GraphPaths>(opts);
-export const createOcrServiceClient = (opts: ServiceClientOptions) => createServiceClient<OcrPaths>(opts);
-export const createRagServiceClient = (opts: ServiceClientOptions) => createServiceClient<RagPaths>(opts);
-export const createRaiServiceClient = (opts: ServiceClientOptions) => createServiceClient<RaiPaths>(opts);
-export const createSchedulerServiceClient = (opts: ServiceClientOptions) => createServiceClient<SchedulerPaths>(opts);
-export const createVoiceServiceClient = (opts: ServiceClientOptions) => createServiceClient<VoicePaths>(opts);
+export const createAgentServiceClient = (opts: ServiceClientOptions) => createTypedClient<AgentPaths>(opts);
+export const createGraphServiceClient = (opts: ServiceClientOptions) => createTypedClient<GraphPaths>(opts);
+export const createOcrServiceClient = (opts: ServiceClientOptions) => createTypedClient<OcrPaths>(opts);
+export const createRagServiceClient = (opts: ServiceClientOptions) => createTypedClient<RagPaths>(opts);
+export const createRaiServiceClient = (opts: ServiceClientOptions) => createTypedClient<RaiPaths>(opts);
+export const createSchedulerServiceClient = (opts: ServiceClientOptions) => createTypedClient<SchedulerPaths>(opts);
+export const createVoiceServiceClient = (opts: ServiceClientOptions) => createTypedClient<VoicePaths>(opts);

@@ -3,11 +3,26 @@ export {
   createServiceClient,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_TIMEOUT_MS,
+  ServiceUnreachableError,
+  type CallAuth,
   type CallOwner,
+  type ServiceAnswer,
   type ServiceCall,
+  type ServiceRequest,
   type ServiceClient,
   type ServiceClientDeps,
   type ServiceTarget,
   type StatusHandler,
 } from './service-client';
-export { operationCall, siblingOperation, siblingOperations, type SiblingOperation } from './operation';
+export {
+  operationCall,
+  siblingOperation,
+  siblingOperations,
+  type Method,
+  type MethodOf,
+  type PathOf,
+  type PathParams,
+  type ResponseOf,
+  type Service,
+  type SiblingOperation,
+} from './operation';

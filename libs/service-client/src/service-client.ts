@@ -2,7 +2,7 @@ import type Joi from 'joi';
 
 import { internalCallHeaders } from '@platform/auth';
 import { ServiceUnavailableError } from '@platform/errors';
-import type { Logger } from '@platform/logger';
+import { currentRequestId, type Logger } from '@platform/logger';
 import type { OutboundClient } from '@platform/outbound';
 
 /** Another service of ours and how to reach it. */
@@ -27,7 +27,11 @@ export interface CallOwner {
  */
 export type StatusHandler<T> = (body: unknown) => T;
 
-export interface ServiceCall<T> {
+/** Who a call is made for: an owner on the internal path (needs the target's secret), or the caller's own API key. */
+export type CallAuth = { owner: CallOwner; apiKey?: never } | { apiKey: string; owner?: never };
+
+/** One request to the service, and what any answer it gets is read as. */
+export type ServiceRequest = CallAuth & {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path below the base URL, e.g. `/v3/rag/abc`; `query` is appended encoded. */
   path: string;
@@ -36,17 +40,31 @@ export interface ServiceCall<T> {
   body?: unknown;
   /** The Content-Type of a Buffer body. */
   contentType?: string;
-  owner: CallOwner;
-  /** The shape a 200 answer must have (unknown keys allowed): anything else is an unexpected answer. */
-  response: Joi.Schema<T>;
-  /** Answers other than 200 that mean something, by status: e.g. `{ 404: () => { throw new NotFoundError(...) } }`. */
-  on?: Partial<Record<number, StatusHandler<T>>>;
   timeoutMs?: number;
   /** Default 1 MiB. */
   maxResponseBytes?: number;
   /** What this call is, for the logs: e.g. "a credential check". */
   what: string;
+};
+
+export type ServiceCall<T> = ServiceRequest & {
+  /** The shape a 200 answer must have (unknown keys allowed): anything else is an unexpected answer. */
+  response: Joi.Schema<T>;
+  /** Answers other than 200 that mean something, by status: e.g. `{ 404: () => { throw new NotFoundError(...) } }`. */
+  on?: Partial<Record<number, StatusHandler<T>>>;
+};
+
+/** Any answer: its status and body (parsed JSON, else the text). */
+export interface ServiceAnswer {
+  status: number;
+  data: unknown;
 }
+
+/**
+ * A call that got no answer (not configured, unreachable, timed out, answer too large): 503, with the outbound
+ * client's error as the cause (its `code`, e.g. ECONNREFUSED, says whether a connection was made).
+ */
+export class ServiceUnreachableError extends ServiceUnavailableError {}
 
 export interface ServiceClientDeps {
   outbound: OutboundClient;
@@ -59,49 +77,72 @@ export interface ServiceClientDeps {
   unexpected?: () => Error;
 }
 
+/** The current request's id as a header, so the called service logs the call under the id of what caused it. */
+function requestIdHeader(): Record<string, string> {
+  const id = currentRequestId();
+  return id ? { 'x-request-id': id } : {};
+}
+
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /**
- * Calls another service of ours on behalf of an owner, the one way every service does it: the internal headers
- * (secret, owner, request id), a time and size limit, no redirects, through the guarded outbound client. Not
+ * Calls another service of ours on behalf of an owner (or with the caller's own key), the one way every service does
+ * it: the internal headers (secret, owner, request id), a time and size limit, no redirects, through the guarded
+ * outbound client. Not
  * configured or unreachable → ServiceUnavailableError (503); a 200 is checked against the call's response schema;
  * other statuses go to the call's handlers; anything else is unexpected (503 unless the client says otherwise),
  * logged with its status, never with the body.
  */
 export function createServiceClient(deps: ServiceClientDeps) {
   const unexpected = deps.unexpected ?? (() => new ServiceUnavailableError());
+
+  /** The headers of the call's auth; null when it needs the internal secret and there is none. */
+  function authHeaders(c: ServiceRequest): Record<string, string> | null {
+    if (c.apiKey !== undefined) return { 'x-api-key': c.apiKey, ...requestIdHeader() };
+    const secret = deps.target?.secret;
+    return secret ? internalCallHeaders(secret, c.owner) : null;
+  }
+
+  /** Sends one request; any status is an answer. No answer → ServiceUnreachableError (not logged: the caller says). */
+  async function send(c: ServiceRequest): Promise<ServiceAnswer> {
+    const target = deps.target;
+    const auth = target && authHeaders(c);
+    if (!target || !auth) throw new ServiceUnreachableError(new Error(`the ${deps.name} is not configured`));
+    // Read at each call: a target's address may be settled after the client is made (a port bound later).
+    const base = target.baseUrl.replace(/\/+$/, '');
+    const qs = c.query ? `?${new URLSearchParams(c.query).toString()}` : '';
+    const res = await deps.outbound
+      .request({
+        url: `${base}${c.path}${qs}`,
+        method: c.method ?? 'GET',
+        headers: { ...auth, ...(c.contentType ? { 'content-type': c.contentType } : {}) },
+        ...(c.body === undefined ? {} : { body: c.body }),
+        timeoutMs: c.timeoutMs ?? target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        maxResponseBytes: c.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        maxRedirects: 0,
+      })
+      .catch((err: unknown) => {
+        throw new ServiceUnreachableError(err);
+      });
+    return { status: res.status, data: res.data };
+  }
+
   return {
-    /** Whether calls can be made at all (a target with a secret). */
+    /** Whether calls on an owner's behalf can be made at all (a target with a secret). */
     get configured(): boolean {
       return !!deps.target?.secret;
     },
+    send,
+    /** A call whose 200 is checked against `response`, other statuses handled by `on`, anything else unexpected. */
     async call<T>(c: ServiceCall<T>): Promise<T> {
-      const target = deps.target;
-      if (!target?.secret) {
-        deps.logger.error(`${c.what} impossible: the ${deps.name} or INTERNAL_SERVICE_SECRET is not set`);
-        throw new ServiceUnavailableError();
-      }
-      // Read at each call: a target's address may be settled after the client is made (a port bound later).
-      const base = target.baseUrl.replace(/\/+$/, '');
-      const qs = c.query ? `?${new URLSearchParams(c.query).toString()}` : '';
-      const res = await deps.outbound
-        .request({
-          url: `${base}${c.path}${qs}`,
-          method: c.method ?? 'GET',
-          headers: {
-            ...internalCallHeaders(target.secret, c.owner),
-            ...(c.contentType ? { 'content-type': c.contentType } : {}),
-          },
-          ...(c.body === undefined ? {} : { body: c.body }),
-          timeoutMs: c.timeoutMs ?? target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-          maxResponseBytes: c.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-          maxRedirects: 0,
-        })
-        .catch((err: unknown) => {
-          deps.logger.warn(`${deps.name} unreachable for ${c.what}`, { message: (err as Error).message });
-          throw new ServiceUnavailableError(err);
-        });
+      const res = await send(c).catch((err: unknown) => {
+        const cause = (err as Error).cause as { message?: string } | undefined;
+        if (!deps.target || !authHeaders(c))
+          deps.logger.error(`${c.what} impossible: the ${deps.name} or INTERNAL_SERVICE_SECRET is not set`);
+        else deps.logger.warn(`${deps.name} unreachable for ${c.what}`, { message: cause?.message });
+        throw err;
+      });
       if (res.status === 200) {
         const checked = c.response.validate(res.data, { allowUnknown: true, convert: false });
         if (!checked.error) return checked.value;

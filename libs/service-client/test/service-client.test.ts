@@ -3,7 +3,7 @@ import Joi from 'joi';
 
 import { BadGatewayError, NotFoundError, ServiceUnavailableError } from '@platform/errors';
 import { createOutboundClient } from '@platform/outbound';
-import { createServiceClient } from '@platform/service-client';
+import { createServiceClient, ServiceUnreachableError } from '@platform/service-client';
 import { captureLogger, startLocalServer, type LocalServer } from '@platform/testing';
 
 const owner = { user_id: 'u1', org_id: 'o1' };
@@ -109,4 +109,34 @@ test('a Buffer body is sent as is with its content type; a status handler is han
   const req = server.requests.at(-1)!;
   expect(req.headers['content-type']).toBe('multipart/form-data; boundary=b');
   expect(req.body).toBe('--b\r\nraw bytes\r\n--b--\r\n');
+});
+
+test("send hands back any answer; a call with the caller's own key needs no secret and carries no owner", async () => {
+  answer = { status: 418, body: { detail: 'teapot' } };
+  const { c } = client({ secret: null });
+  await expect(c.send({ what: 'a check', path: '/v1/things/2', apiKey: 'sk_caller' })).resolves.toEqual({
+    status: 418,
+    data: { detail: 'teapot' },
+  });
+  const req = server.requests.at(-1)!;
+  expect(req.headers['x-api-key']).toBe('sk_caller');
+  expect(Object.values(req.headers)).not.toContain('s3cret');
+  expect(Object.keys(req.headers).filter((h) => h.startsWith('x-on-behalf-of'))).toEqual([]);
+});
+
+test('no answer is ServiceUnreachableError (a 503) holding the outbound error, whose code says why', async () => {
+  const { logger, lines } = captureLogger();
+  const gone = createServiceClient({
+    outbound: createOutboundClient({ allowHosts: '127.0.0.1:1' }),
+    target: { baseUrl: 'http://127.0.0.1:1', secret: 's' },
+    logger,
+    name: 'gone service',
+  });
+  const err = await gone.send({ what: 'a read', path: '/x', owner }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ServiceUnreachableError);
+  expect(err).toBeInstanceOf(ServiceUnavailableError);
+  expect(((err as Error).cause as { code?: string }).code).toBe('ECONNREFUSED');
+  expect(lines).toEqual([]); // send leaves the logging to its caller; call logs
+  await expect(call(gone)).rejects.toBeInstanceOf(ServiceUnreachableError);
+  expect(lines.join('\n')).toMatch(/gone service unreachable for a thing read.*ECONNREFUSED/);
 });

@@ -154,6 +154,7 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
       baseUrl: config.AGENT_SERVICE_URL,
       internalSecret: config.INTERNAL_SERVICE_SECRET,
       timeoutMs: config.AGENT_RUN_TIMEOUT_MS,
+      logger,
     });
 
   const tasks =
@@ -162,6 +163,7 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
       baseUrl: config.AGENT_SERVICE_URL,
       internalSecret: config.INTERNAL_SERVICE_SECRET,
       timeoutMs: config.AGENT_RUN_TIMEOUT_MS,
+      logger,
     });
 
   const consumers: QueueConsumer<never>[] = [
