@@ -87,6 +87,89 @@ async function measure(name: string, n: number, call: (i: number) => Promise<unk
   return report(name + (errors ? ` (${errors} errors)` : ''), samples);
 }
 
+/** The hot webhook, as the repository stores it; returns its id. */
+async function insertHotWebhook(conn: Connection, encryptionKey: Buffer): Promise<string> {
+  const Webhook = webhookModel(conn);
+  await Webhook.init();
+  const hotOid = new mongoose.Types.ObjectId();
+  await Webhook.collection.insertOne({
+    _id: hotOid,
+    ...OWNER,
+    agent_id: '7',
+    description: 'bench',
+    secret_key_sealed: createSecretBox(encryptionKey).encrypt(`whsec_${randomBytes(32).toString('base64')}`),
+    previous_secret_key_sealed: null,
+    previous_secret_expires_at: null,
+    is_active: true,
+    created_at: new Date(),
+    updated_at: null,
+    last_triggered_at: null,
+    last_trigger_success: null,
+    trigger_count: 0,
+  });
+  return hotOid.toHexString();
+}
+
+/** The hot webhook's pages, beside the floor (the health route, a webhook read, a driver `findOne` by `_id`). */
+async function measurePages(
+  conn: Connection,
+  schedulerUrl: string,
+  key: string,
+  hotId: string,
+  now: number,
+): Promise<void> {
+  const headers = { 'x-api-key': key };
+  const base = `${schedulerUrl}/agent-webhooks/${hotId}`;
+  const get = async (url: string) => {
+    const res = await fetch(url, { headers });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`${url} → ${res.status}: ${body.slice(0, 200)}`);
+    return body;
+  };
+
+  // The first list of a process that has read nothing yet.
+  const t = performance.now();
+  const first = JSON.parse(await get(`${base}/executions?limit=50`)) as {
+    total: number;
+    executions: { id: string }[];
+  };
+  const ids = first.executions.map((e) => new mongoose.Types.ObjectId(e.id));
+  out(`first list: ${(performance.now() - t).toFixed(0)} ms, total ${first.total}`);
+
+  for (let i = 0; i < 10; i++) await get(`${base}/executions?limit=50`); // warm-up
+  out('');
+  const floor = {
+    health: await measure('GET /healthz (HTTP floor)', 200, () => get(`${schedulerUrl}/healthz`)),
+    webhook: await measure('GET /agent-webhooks/{id} (auth + one _id lookup)', 200, () => get(base)),
+    findOne: await measure('driver findOne({_id}) on executions (this process)', 200, (i) =>
+      conn.collection('executions').findOne({ _id: ids[i % ids.length] }),
+    ),
+  };
+  const hour = 3600_000;
+  const newest = await measure(`GET {id}/executions?limit=50 (${HOT.toLocaleString('en')} match)`, 300, () =>
+    get(`${base}/executions?limit=50`),
+  );
+  await measure('GET ?skip=<0..99,950>&limit=50', 60, (i) =>
+    get(`${base}/executions?skip=${(i * 7919) % (HOT - 50)}&limit=50`),
+  );
+  await measure('GET ?from=<2 h window>&to=…&limit=50', 60, (i) =>
+    get(
+      `${base}/executions?from=${new Date(now - (i + 2) * 2 * hour).toISOString()}&to=${new Date(now - (i + 1) * 2 * hour).toISOString()}&limit=50`,
+    ),
+  );
+  await measure('GET ?status=failed&limit=50 (3% match)', 20, () => get(`${base}/executions?status=failed&limit=50`));
+  await measure('GET ?status=succeeded&limit=50 (96% match)', 20, () =>
+    get(`${base}/executions?status=succeeded&limit=50`),
+  );
+  await measure('GET /agent-webhooks/executions/recent?hours=24', 10, () =>
+    get(`${schedulerUrl}/agent-webhooks/executions/recent?hours=24&limit=50`),
+  );
+  out('');
+  out(
+    `newest page p50 ${(newest.p50 / floor.webhook.p50).toFixed(1)}× and p99 ${(newest.p99 / floor.webhook.p99).toFixed(1)}× a webhook read; findOne p50 ${floor.findOne.p50.toFixed(1)} ms`,
+  );
+}
+
 async function main(): Promise<void> {
   const dbName = uniqueName('bench_executions');
   const authDb = `${dbName}_auth`;
@@ -113,28 +196,10 @@ async function main(): Promise<void> {
     const encryptionKey = randomBytes(32);
     const repo = createExecutionRepository(conn);
     await repo.init(); // indexes before the rows, as a running service has them
-    const Webhook = webhookModel(conn);
-    await Webhook.init();
-    const hotOid = new mongoose.Types.ObjectId();
-    await Webhook.collection.insertOne({
-      _id: hotOid,
-      ...OWNER,
-      agent_id: '7',
-      description: 'bench',
-      secret_key_sealed: createSecretBox(encryptionKey).encrypt(`whsec_${randomBytes(32).toString('base64')}`),
-      previous_secret_key_sealed: null,
-      previous_secret_expires_at: null,
-      is_active: true,
-      created_at: new Date(),
-      updated_at: null,
-      last_triggered_at: null,
-      last_trigger_success: null,
-      trigger_count: 0,
-    });
-    const hotId = hotOid.toHexString();
+    const hotId = await insertHotWebhook(conn, encryptionKey);
     const now = Date.now();
 
-    let t = performance.now();
+    const t = performance.now();
     await seed(conn, hotId, now);
     out(`seeded ${TOTAL} executions (${HOT} of one webhook) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     await refreshStatistics(conn);
@@ -154,56 +219,7 @@ async function main(): Promise<void> {
         LOG_LEVEL: 'info', // as `pnpm start` runs it
       },
     });
-    const headers = { 'x-api-key': key };
-    const base = `${scheduler.url}/agent-webhooks/${hotId}`;
-    const get = async (url: string) => {
-      const res = await fetch(url, { headers });
-      const body = await res.text();
-      if (res.status !== 200) throw new Error(`${url} → ${res.status}: ${body.slice(0, 200)}`);
-      return body;
-    };
-
-    // The first list of a process that has read nothing yet.
-    t = performance.now();
-    const first = JSON.parse(await get(`${base}/executions?limit=50`)) as {
-      total: number;
-      executions: { id: string }[];
-    };
-    const ids = first.executions.map((e) => new mongoose.Types.ObjectId(e.id));
-    out(`first list: ${(performance.now() - t).toFixed(0)} ms, total ${first.total}`);
-
-    for (let i = 0; i < 10; i++) await get(`${base}/executions?limit=50`); // warm-up
-    out('');
-    const floor = {
-      health: await measure('GET /healthz (HTTP floor)', 200, () => get(`${scheduler!.url}/healthz`)),
-      webhook: await measure('GET /agent-webhooks/{id} (auth + one _id lookup)', 200, () => get(base)),
-      findOne: await measure('driver findOne({_id}) on executions (this process)', 200, (i) =>
-        conn.collection('executions').findOne({ _id: ids[i % ids.length] }),
-      ),
-    };
-    const hour = 3600_000;
-    const newest = await measure(`GET {id}/executions?limit=50 (${HOT.toLocaleString('en')} match)`, 300, () =>
-      get(`${base}/executions?limit=50`),
-    );
-    await measure('GET ?skip=<0..99,950>&limit=50', 60, (i) =>
-      get(`${base}/executions?skip=${(i * 7919) % (HOT - 50)}&limit=50`),
-    );
-    await measure('GET ?from=<2 h window>&to=…&limit=50', 60, (i) =>
-      get(
-        `${base}/executions?from=${new Date(now - (i + 2) * 2 * hour).toISOString()}&to=${new Date(now - (i + 1) * 2 * hour).toISOString()}&limit=50`,
-      ),
-    );
-    await measure('GET ?status=failed&limit=50 (3% match)', 20, () => get(`${base}/executions?status=failed&limit=50`));
-    await measure('GET ?status=succeeded&limit=50 (96% match)', 20, () =>
-      get(`${base}/executions?status=succeeded&limit=50`),
-    );
-    await measure('GET /agent-webhooks/executions/recent?hours=24', 10, () =>
-      get(`${scheduler!.url}/agent-webhooks/executions/recent?hours=24&limit=50`),
-    );
-    out('');
-    out(
-      `newest page p50 ${(newest.p50 / floor.webhook.p50).toFixed(1)}× and p99 ${(newest.p99 / floor.webhook.p99).toFixed(1)}× a webhook read; findOne p50 ${floor.findOne.p50.toFixed(1)} ms`,
-    );
+    await measurePages(conn, scheduler.url, key, hotId, now);
     out(`end: ${load()}`);
   } finally {
     await cleanup();

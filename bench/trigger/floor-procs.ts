@@ -21,7 +21,7 @@ import { startServiceProcess, testInfra, uniqueName, type ServiceProcess } from 
 import { postJson, readBody } from '../kit/http-json';
 import { cpuGroups, spent, storeRules } from '../kit/proc-cpu';
 import { deletePrefix } from '../kit/redis-prefix';
-import { freshCollection, queuedDoc } from './floor';
+import { freshCollection, queuedDoc } from './floor-kit';
 
 const env = (name: string) => {
   const v = process.env[name];
