@@ -11,34 +11,25 @@
  * once (its execution succeeded; the provider was called once for it, except runs in flight in the killed worker or
  * agent service), every fire of every minute boundary in the window ran once and hit its target once, and the
  * gateway's 5xx answers (counted) all fall in a short window after the kill.
+ *
+ * The traffic and the objects it uses: replicas.traffic.ts; what is read of the end state: replicas.outcome.ts.
  */
-import { randomUUID } from 'node:crypto';
-
 import { executionModel } from '@platform/scheduling';
 import { startLocalServer, type LocalServer } from '@platform/testing';
 
 import { textPdf } from '../../services/ocr/test/support/text-fixtures';
 import { signSha256 } from '../../services/scheduler/src/webhooks/signature';
 import { sleep } from './chaos-stack';
+import { fireOutcome, gatewayFailures, KILL_WINDOW_MS, triggerOutcome } from './replicas.outcome';
 import { startReplicaStack, type ReplicaStack } from './replicas.stack';
+import { createTickSchedules, gatewayClient, setUpResources, startTraffic, TRIGGERS_PER_S } from './replicas.traffic';
 
 const MINUTE = 60_000;
 const WINDOW_MS = Number(process.env.REPLICAS_MINUTES ?? 2) * MINUTE;
-const TRIGGERS_PER_S = 8;
 const SCHEDULES = 6;
 const VOICE_LIMIT = 30;
-/** How long after the kill gateway requests may still fail (in flight on a killed replica, or just sent to it). */
-const KILL_WINDOW_MS = 10_000;
 /** Longest a change may take to reach the other replica's cache. */
 const CONVERGE_MS = 5_000;
-
-interface Sent {
-  /** When it was sent, and when its answer (or failure) came. */
-  at: number;
-  end: number;
-  kind: string;
-  status: number;
-}
 
 let s: ReplicaStack;
 let target: LocalServer;
@@ -90,70 +81,11 @@ it('2 of every process behind one gateway, one of each killed: triggers and fire
   const key = await s.dbs.mintKey({ user_id: 'ops', org_id: 'acme' });
   const limitedKey = await s.dbs.mintKey({ user_id: 'limited', org_id: 'acme' });
   const voiceKey = await s.dbs.mintKey({ user_id: 'voice-reader', org_id: 'acme' });
-  const api = async (method: string, path: string, body?: unknown, k = key, base = g) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { 'x-api-key': k, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const text = await res.text();
-    let json: Record<string, unknown> = {};
-    try {
-      json = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-    } catch {
-      json = { text };
-    }
-    return { status: res.status, body: json };
-  };
-  const must = async (what: string, p: Promise<{ status: number; body: Record<string, unknown> }>, ok: number) => {
-    const r = await p;
-    if (r.status !== ok) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
-    return r.body;
-  };
+  const client = gatewayClient(g, key);
+  const { api, must } = client;
 
   // --- Set-up, through the gateway.
-  const cred = await must(
-    'credential',
-    api('POST', '/v3/providers/credentials', {
-      name: 'local',
-      provider_id: 'openai',
-      credentials: { api_key: 'sk-test', base_url: `${s.llm.url}/v1` },
-    }),
-    201,
-  );
-  const agentBody = (name: string) => ({
-    name,
-    system_prompt: 'Handle events.',
-    provider_id: 'openai',
-    model: 'm',
-    llm_credential_id: cred.credential_id,
-  });
-  const runAgent = String((await must('agent', api('POST', '/v3/agents/', agentBody('runs')), 201)).id);
-  const probeAgent = String((await must('probe agent', api('POST', '/v3/agents/', agentBody('probe-0')), 201)).id);
-  const hook = (await must('webhook', api('POST', '/agent-webhooks/', { agent_id: runAgent }), 201)) as {
-    id: string;
-    secret_key: string;
-  };
-  const probeHook = (await must('probe webhook', api('POST', '/agent-webhooks/', { agent_id: probeAgent }), 201)) as {
-    id: string;
-    secret_key: string;
-  };
-  const rag = await must(
-    'rag',
-    api('POST', '/v3/rag/', {
-      llm_credential_id: cred.credential_id,
-      embedding_credential_id: cred.credential_id,
-      vector_db_credential_id: cred.credential_id,
-      collection_name: 'replica_docs',
-      llm_model: 'm',
-      embedding_model: 'e',
-      vector_store_provider: 'local',
-    }),
-    200,
-  );
-  await must('rai policy', api('POST', '/v1/rai/policies', { name: 'replicas' }), 201);
-  await must('transcript', api('POST', '/v1/transcripts', { sessionId: randomUUID(), agentId: 'v' }, voiceKey), 201);
+  const { agentBody, runAgent, probeAgent, hook, probeHook, ragId } = await setUpResources(client, s.llm.url, voiceKey);
   const form = new FormData();
   form.append('file', new Blob([await textPdf([['Replicas']])], { type: 'application/pdf' }), 'r.pdf');
   const extracted = await fetch(`${g}/extract?organization_id=acme`, {
@@ -163,20 +95,7 @@ it('2 of every process behind one gateway, one of each killed: triggers and fire
   });
   expect(extracted.status).toBe(200);
   const extractId = String(((await extracted.json()) as { id: string }).id);
-  const scheduleIds: string[] = [];
-  for (let i = 0; i < SCHEDULES; i++) {
-    const made = await must(
-      'http schedule',
-      api('POST', '/http-schedules/', {
-        name: `tick ${i}`,
-        url: `${target.url}/tick?s=${i}`,
-        cron_expression: '* * * * *',
-        overlap_policy: 'allow',
-      }),
-      201,
-    );
-    scheduleIds.push(String(made.id));
-  }
+  const scheduleIds = await createTickSchedules(client, target, SCHEDULES);
 
   // --- The timeline: the first minute boundary 5 s after the schedules exist, the kill after its fires, the end
   // after the window and at least one more boundary.
@@ -187,74 +106,8 @@ it('2 of every process behind one gateway, one of each killed: triggers and fire
   const boundaries: number[] = [];
   for (let b = firstFire; b <= endAt - 15_000; b += MINUTE) boundaries.push(b);
 
-  const sent: Sent[] = [];
-  let stopped = false;
-  let voiceQuiet = false;
-  const record = async (kind: string, p: Promise<{ status: number }>) => {
-    const at = Date.now();
-    const status = await p.then(
-      (r) => r.status,
-      () => 0,
-    );
-    sent.push({ at, end: Date.now(), kind, status });
-    return status;
-  };
-
-  // Signed triggers at a steady rate, each numbered.
-  const triggers: { n: number; at: number; status: number; id?: string }[] = [];
-  const inFlight: Promise<unknown>[] = [];
-  const trigger = async (n: number) => {
-    const at = Date.now();
-    const body = JSON.stringify({ n });
-    let status = 0;
-    let id: string | undefined;
-    try {
-      const res = await fetch(`${g}/webhook-trigger/${hook.id}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-webhook-signature': signSha256(hook.secret_key, body) },
-        body,
-        signal: AbortSignal.timeout(30_000),
-      });
-      status = res.status;
-      id = ((await res.json().catch(() => ({}))) as { execution_id?: string }).execution_id;
-    } catch {
-      status = 0;
-    }
-    triggers.push({ n, at, status, id });
-    sent.push({ at, end: Date.now(), kind: 'trigger', status });
-  };
-  const sendTriggers = async () => {
-    for (let n = 0; !stopped; n++) {
-      inFlight.push(trigger(n));
-      await sleep(1000 / TRIGGERS_PER_S);
-    }
-  };
-  const reads = async () => {
-    while (!stopped) {
-      await record('read agent', api('GET', `/v3/agents/${runAgent}`));
-      await record('read webhook', api('GET', `/agent-webhooks/${hook.id}`));
-      await sleep(200);
-    }
-  };
-  const writes = async () => {
-    for (let i = 0; !stopped; i++) {
-      await record('patch webhook', api('PATCH', `/agent-webhooks/${hook.id}`, { description: `edit ${i}` }));
-      await record('put agent', api('PUT', `/v3/agents/${runAgent}`, agentBody('runs')));
-      await sleep(2_000);
-    }
-  };
-  const others = async () => {
-    for (let i = 0; !stopped; i++) {
-      await record('rag', api('GET', `/v3/rag/${String(rag.id)}/`));
-      await record('rai', api('GET', '/v1/rai/policies'));
-      await record('graph', api('GET', `/v4/knowledge_graph/graph/?rag_id=${String(rag.id)}&limit=10`));
-      await record('ocr', api('GET', `/extract/${extractId}?organization_id=acme`));
-      // Under the voice limit: one read every 4 s is 15 a minute.
-      if (i % 2 === 0 && !voiceQuiet) await record('voice', api('GET', '/v1/transcripts', undefined, voiceKey));
-      await sleep(2_000);
-    }
-  };
-  const traffic = Promise.all([sendTriggers(), reads(), writes(), others()]);
+  const traffic = startTraffic({ gateway: g, client, hook, runAgent, agentBody, ragId, extractId, voiceKey });
+  const { sent, triggers } = traffic;
 
   // --- Caches converge (both replicas alive): read on each replica directly, edit through the gateway.
   await sleep(5_000);
@@ -297,12 +150,12 @@ it('2 of every process behind one gateway, one of each killed: triggers and fire
 
   // --- The per-key limit is shared: 2 x the limit requests through the gateway, which alternates between the two
   // voice replicas (the traffic's own voice reads wait meanwhile).
-  voiceQuiet = true;
+  traffic.quietVoice(true);
   await sleep(500);
   const limited: number[] = [];
   for (let i = 0; i < 2 * VOICE_LIMIT; i++)
     limited.push((await api('GET', '/v1/transcripts', undefined, limitedKey)).status);
-  voiceQuiet = false;
+  traffic.quietVoice(false);
 
   // --- Kill one replica of every service, restart none.
   await sleep(Math.max(0, killAt - Date.now()));
@@ -314,9 +167,7 @@ it('2 of every process behind one gateway, one of each killed: triggers and fire
       return name;
     });
   await sleep(Math.max(0, endAt - Date.now()));
-  stopped = true;
-  await traffic;
-  await Promise.all(inFlight);
+  await traffic.stop();
   for (const id of scheduleIds) await api('DELETE', `/http-schedules/${id}`);
 
   // The killed replicas are gone and the survivors are healthy.
@@ -330,54 +181,19 @@ it('2 of every process behind one gateway, one of each killed: triggers and fire
 
   // --- Every accepted trigger ran, and ended.
   const Execution = executionModel(s.db('scheduler'));
-  const accepted = triggers.filter((t) => t.status === 202 && t.id);
-  const deadline = Date.now() + 90_000;
-  let runs: { _id: { toHexString(): string }; status: string }[] = [];
-  for (;;) {
-    runs = await Execution.find({ webhook_id: hook.id }, { status: 1 }).lean();
-    const ended = runs.filter((r) => ['succeeded', 'failed', 'skipped'].includes(r.status)).length;
-    if (ended === runs.length || Date.now() > deadline) break;
-    await sleep(1_000);
-  }
-  const byId = new Map(runs.map((r) => [r._id.toHexString(), r.status]));
-  const notSucceeded = accepted.filter((t) => byId.get(t.id!) !== 'succeeded');
-  // Provider calls by trigger number: exactly one, except runs in flight where the worker or agent died.
-  const nearKill = (at: number) => at > killedAt - 30_000 && at < killedAt + KILL_WINDOW_MS;
-  const wrongCalls = accepted.filter((t) => (s.calls.get(t.n) ?? 0) !== 1);
-  const repeated = wrongCalls.filter((t) => (s.calls.get(t.n) ?? 0) > 1 && nearKill(t.at));
+  const { accepted, notSucceeded, wrongCalls, repeated } = await triggerOutcome(
+    s,
+    Execution,
+    hook.id,
+    triggers,
+    killedAt,
+  );
 
   // --- Every fire of every boundary ran once and hit its target once.
-  const fires = await Execution.find(
-    { schedule_id: { $in: scheduleIds } },
-    { schedule_id: 1, fire_key: 1, scheduled_for: 1, status: 1 },
-  ).lean();
-  const perFire = new Map<string, number>();
-  for (const f of fires) perFire.set(f.fire_key, (perFire.get(f.fire_key) ?? 0) + 1);
-  const missed = boundaries.flatMap((b) =>
-    scheduleIds
-      .filter(
-        (id) =>
-          !fires.some(
-            (f) =>
-              f.schedule_id === id && (f.scheduled_for as Date | null)?.getTime() === b && f.status === 'succeeded',
-          ),
-      )
-      .map((id) => `${id}@${new Date(b).toISOString()}`),
-  );
-  const hitMismatch = scheduleIds
-    .map((id, i) => ({
-      id,
-      hits: hits.get(String(i)) ?? 0,
-      runs: fires.filter((f) => f.schedule_id === id && f.status === 'succeeded').length,
-    }))
-    .filter((x) => x.hits !== x.runs);
+  const { fires, perFire, missed, hitMismatch } = await fireOutcome(Execution, scheduleIds, boundaries, hits);
 
   // --- Gateway failures: none before the kill, few and only just after it.
-  const failures = sent.filter((r) => r.status === 0 || r.status >= 500);
-  // A request in flight at the kill (sent before it, answered after) may fail as well as one sent just after it.
-  const outside = failures.filter((r) => r.end < killedAt || r.at > killedAt + KILL_WINDOW_MS);
-  const statuses: Record<string, number> = {};
-  for (const r of sent) statuses[`${r.kind} ${r.status}`] = (statuses[`${r.kind} ${r.status}`] ?? 0) + 1;
+  const { failures, outside, statuses } = gatewayFailures(sent, killedAt);
 
   process.stderr.write(
     `chaos replicas: ${Object.values(s.procs).flat().length} processes, ${killed.length} killed at ` +

@@ -105,6 +105,14 @@ export function toMap(value: Record<string, Scalar> | string[] | undefined): Rec
   return Object.fromEntries(entries.map(([k, v]) => [k, v!.replace(/\$\{[A-Z0-9_]+:?-([^}]*)\}/g, '$1')]));
 }
 
+/** The pinned major versions of the stores docker-compose.yml runs (and docker-compose.ha.yml replicates). */
+export const STORE_IMAGES = { mongo: /^mongo:7(\.|$)/, redis: /^redis:7(\.|-|$)/ };
+
+/** docker-compose.yml's app services: those built from the root Dockerfile, by name. */
+export function composeApps(): [string, ComposeService][] {
+  return Object.entries(composeServices()).filter(([, s]) => s.build !== undefined);
+}
+
 export function composeBuild(s: ComposeService): ComposeBuild {
   return typeof s.build === 'string' ? { context: s.build } : (s.build ?? {});
 }
