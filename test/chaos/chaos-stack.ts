@@ -55,20 +55,22 @@ export interface EndState {
   unended: string[];
 }
 
-/**
- * The webhook path as an operator runs it: scheduler, agent service and worker(s) as real processes on the given
- * MongoDB (FerretDB) and Redis, which the test may take away; only the LLM provider is a local stand-in. It counts
- * every call the provider got, by the trigger number in the message.
- */
-export async function startChaosStack(opts: ChaosOptions) {
-  const dbs: TestDatabases = await createTestDatabases('chaos', opts.mongoUri, {
-    connect: opts.postgresUrl ? { ferretdb: { postgresUrl: opts.postgresUrl } } : {},
-  });
-  const prefix = uniqueName('q');
-  const internal = randomBytes(32).toString('hex');
-  const scheduleKey = randomBytes(32).toString('hex');
-  const calls = new Map<number, number>();
-  const llm: LocalServer = await startLocalServer(async (req, res) => {
+/** What the stack's processes share: its options and databases, the queue prefix, secrets, and common environment. */
+interface StackBase {
+  opts: ChaosOptions;
+  dbs: TestDatabases;
+  prefix: string;
+  internal: string;
+  scheduleKey: string;
+  common: Record<string, string>;
+}
+
+/** The scheduler's database connection. */
+type Conn = TestDatabases['conn'];
+
+/** The LLM provider stand-in: counts every call in `calls`, by the trigger number in the message. */
+function startLlmStandIn(opts: ChaosOptions, calls: Map<number, number>): Promise<LocalServer> {
+  return startLocalServer(async (req, res) => {
     const messages = (req.json as { messages?: { role: string; content: string }[] })?.messages ?? [];
     const text = messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
     const n = Number((JSON.parse(text || '{}') as { n?: unknown }).n);
@@ -84,7 +86,11 @@ export async function startChaosStack(opts: ChaosOptions) {
       }),
     );
   });
-  const common = {
+}
+
+/** The environment every service process gets. */
+function commonEnv(opts: ChaosOptions, dbs: TestDatabases): Record<string, string> {
+  return {
     MONGODB_URI: opts.mongoUri,
     AUTH_DB: dbs.authDb,
     LOG_LEVEL: 'warn',
@@ -93,22 +99,28 @@ export async function startChaosStack(opts: ChaosOptions) {
     RATE_LIMIT_PER_WEBHOOK_PER_MIN: '0',
     ...(opts.postgresUrl ? { FERRETDB_POSTGRESQL_URL: opts.postgresUrl } : {}),
   };
-  const agentDb = `${dbs.conn.name}_agent`;
-  const agentEnv = {
-    ...common,
+}
+
+/** The agent service's environment, on its own database `agentDb`, allowed to reach the provider stand-in. */
+function agentEnvOf(base: StackBase, agentDb: string, llm: LocalServer): Record<string, string> {
+  return {
+    ...base.common,
     MONGODB_DB: agentDb,
     CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    INTERNAL_SERVICE_SECRET: internal,
+    INTERNAL_SERVICE_SECRET: base.internal,
     OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`,
-    ...opts.agentEnv,
+    ...base.opts.agentEnv,
   };
-  let agent = await startServiceProcess({ script: MAIN('agent'), env: agentEnv });
+}
+
+/** Starts the scheduler processes (`opts.schedulers`, 1 by default), one after the other, on the same environment. */
+async function startSchedulers({ opts, dbs, prefix, scheduleKey, common }: StackBase, agentUrl: string) {
   const schedulerEnv = {
     ...common,
     MONGODB_DB: dbs.conn.name,
     REDIS_URL: opts.redisUrl,
     QUEUE_PREFIX: prefix,
-    AGENT_SERVICE_URL: agent.url,
+    AGENT_SERVICE_URL: agentUrl,
     WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
     OUTBOX_INTERVAL_MS: '500',
@@ -119,63 +131,172 @@ export async function startChaosStack(opts: ChaosOptions) {
   const schedulers: ServiceProcess[] = [];
   for (let i = 0; i < (opts.schedulers ?? 1); i++)
     schedulers.push(await startServiceProcess({ script: MAIN('scheduler'), env: schedulerEnv }));
-  const scheduler = schedulers[0]!;
-  const workers: ServiceProcess[] = [];
-  const startWorker = async () => {
-    const w = await startServiceProcess({
-      script: MAIN('worker'),
-      env: {
-        ...common,
-        MONGODB_DB: dbs.conn.name,
-        REDIS_URL: opts.redisUrl,
-        QUEUE_PREFIX: prefix,
-        AGENT_SERVICE_URL: agent.url,
-        INTERNAL_SERVICE_SECRET: internal,
-        SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
-        STORE_RETRY_BASE_MS: '500',
-        STORE_RETRY_MAX_MS: '4000',
-        ...opts.workerEnv,
-      },
-    });
-    workers.push(w);
-    return w;
-  };
-  for (let i = 0; i < (opts.workers ?? 1); i++) await startWorker();
+  return schedulers;
+}
 
+/** Starts one worker process on the agent service at `agentUrl`. */
+function startWorkerProcess({ opts, dbs, prefix, internal, scheduleKey, common }: StackBase, agentUrl: string) {
+  return startServiceProcess({
+    script: MAIN('worker'),
+    env: {
+      ...common,
+      MONGODB_DB: dbs.conn.name,
+      REDIS_URL: opts.redisUrl,
+      QUEUE_PREFIX: prefix,
+      AGENT_SERVICE_URL: agentUrl,
+      INTERNAL_SERVICE_SECRET: internal,
+      SCHEDULE_SECRET_ENCRYPTION_KEY: scheduleKey,
+      STORE_RETRY_BASE_MS: '500',
+      STORE_RETRY_MAX_MS: '4000',
+      ...opts.workerEnv,
+    },
+  });
+}
+
+/** The stack's owner's API key, and through the services: a credential on the stand-in, an agent, its webhook. */
+async function createWebhook(dbs: TestDatabases, agentUrl: string, schedulerUrl: string, llmUrl: string) {
   const key = await dbs.mintKey({ user_id: 'ops', org_id: 'acme' });
-  const cred = await request(agent.url)
+  const cred = await request(agentUrl)
     .post('/v3/providers/credentials')
     .set('x-api-key', key)
-    .send({ name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-test', base_url: `${llm.url}/v1` } });
-  const made = await request(agent.url).post('/v3/agents/').set('x-api-key', key).send({
+    .send({ name: 'local', provider_id: 'openai', credentials: { api_key: 'sk-test', base_url: `${llmUrl}/v1` } });
+  const made = await request(agentUrl).post('/v3/agents/').set('x-api-key', key).send({
     name: 'chaos',
     system_prompt: 'Handle events.',
     provider_id: 'openai',
     model: 'm',
     llm_credential_id: cred.body.credential_id,
   });
-  const hook = await request(scheduler.url)
+  const hook = await request(schedulerUrl)
     .post('/agent-webhooks/')
     .set('x-api-key', key)
     .send({ agent_id: String(made.body.id) });
   if (hook.status !== 201) throw new Error(`webhook: ${hook.status} ${hook.text}`);
   const webhook = hook.body as { id: string; secret_key: string };
+  return { key, webhook };
+}
 
-  async function trigger(n: number): Promise<{ status: number; id?: string }> {
-    const body = JSON.stringify({ n });
-    try {
-      const res = await fetch(`${scheduler.url}/webhook-trigger/${webhook.id}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-webhook-signature': signSha256(webhook.secret_key, body) },
-        body,
-        signal: AbortSignal.timeout(10_000),
-      });
-      const json = (await res.json().catch(() => ({}))) as { execution_id?: string };
-      return { status: res.status, id: json.execution_id };
-    } catch {
-      return { status: 0 };
-    }
+/** Sends one signed trigger `{"n": n}` to `scheduler`. */
+async function sendTrigger(
+  scheduler: ServiceProcess,
+  webhook: { id: string; secret_key: string },
+  n: number,
+): Promise<{ status: number; id?: string }> {
+  const body = JSON.stringify({ n });
+  try {
+    const res = await fetch(`${scheduler.url}/webhook-trigger/${webhook.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': signSha256(webhook.secret_key, body) },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
+    const json = (await res.json().catch(() => ({}))) as { execution_id?: string };
+    return { status: res.status, id: json.execution_id };
+  } catch {
+    return { status: 0 };
   }
+}
+
+/** Every execution of the webhook `webhookId`: status, attempt and when it finished. */
+async function listExecutions(
+  conn: Conn,
+  webhookId: string,
+): Promise<Map<string, { status: string; attempt: number; triggered_at: Date; finished_at: Date | null }>> {
+  const docs = await executionModel(conn)
+    .find({ webhook_id: webhookId }, { status: 1, attempt: 1, triggered_at: 1, finished_at: 1 })
+    .lean();
+  return new Map(
+    docs.map((d) => [
+      d._id.toHexString(),
+      {
+        status: d.status,
+        attempt: d.attempt,
+        triggered_at: d.triggered_at as Date,
+        finished_at: (d.finished_at as Date | null | undefined) ?? null,
+      },
+    ]),
+  );
+}
+
+/** Sends `trigger(n)` from `senders` loops, n = 0, 1, 2, ..., until `stop` resolves or `maxAccepted` were accepted. */
+function sendTriggersUntil(
+  trigger: (n: number) => Promise<{ status: number; id?: string }>,
+  stop: Promise<void>,
+  senders: number,
+  maxAccepted: number,
+): Promise<SendResult> {
+  let next = 0;
+  let stopped = false;
+  void stop.then(() => (stopped = true));
+  const result: SendResult = { accepted: [], acceptedNumbers: [], statuses: {}, slowest: {} };
+  const loop = async () => {
+    while (!stopped && result.accepted.length < maxAccepted) {
+      const n = next++;
+      const sentAt = Date.now();
+      const r = await trigger(n);
+      result.slowest[r.status] = Math.max(result.slowest[r.status] ?? 0, Date.now() - sentAt);
+      result.statuses[r.status] = (result.statuses[r.status] ?? 0) + 1;
+      if (r.status === 202 && r.id) {
+        result.accepted.push(r.id);
+        result.acceptedNumbers.push(n);
+      }
+      if (r.status !== 202) await new Promise((res) => setTimeout(res, 100));
+    }
+  };
+  return Promise.all(Array.from({ length: senders }, loop)).then(() => result);
+}
+
+/** Polls the executions of the webhook `webhookId` until every accepted run has ended or the deadline passes. */
+async function pollEnded(conn: Conn, webhookId: string, accepted: string[], deadline: number): Promise<EndState> {
+  const Execution = executionModel(conn);
+  for (;;) {
+    let state: EndState | undefined;
+    try {
+      const docs = await Execution.find({ webhook_id: webhookId }, { status: 1, attempt: 1 }).lean();
+      const byId = new Map(docs.map((d) => [d._id.toHexString(), { status: d.status, attempt: d.attempt }]));
+      const unended = accepted.filter(
+        (id) => !['succeeded', 'failed', 'skipped'].includes(byId.get(id)?.status ?? 'missing'),
+      );
+      state = { byId, unended };
+    } catch {
+      // the store may still be coming back
+    }
+    if (state && (state.unended.length === 0 || Date.now() > deadline)) return state;
+    if (!state && Date.now() > deadline) return { byId: new Map(), unended: accepted };
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
+
+/**
+ * The webhook path as an operator runs it: scheduler, agent service and worker(s) as real processes on the given
+ * MongoDB (FerretDB) and Redis, which the test may take away; only the LLM provider is a local stand-in. It counts
+ * every call the provider got, by the trigger number in the message.
+ */
+export async function startChaosStack(opts: ChaosOptions) {
+  const dbs: TestDatabases = await createTestDatabases('chaos', opts.mongoUri, {
+    connect: opts.postgresUrl ? { ferretdb: { postgresUrl: opts.postgresUrl } } : {},
+  });
+  const prefix = uniqueName('q');
+  const internal = randomBytes(32).toString('hex');
+  const scheduleKey = randomBytes(32).toString('hex');
+  const calls = new Map<number, number>();
+  const llm: LocalServer = await startLlmStandIn(opts, calls);
+  const base: StackBase = { opts, dbs, prefix, internal, scheduleKey, common: commonEnv(opts, dbs) };
+  const agentDb = `${dbs.conn.name}_agent`;
+  const agentEnv = agentEnvOf(base, agentDb, llm);
+  let agent = await startServiceProcess({ script: MAIN('agent'), env: agentEnv });
+  const schedulers: ServiceProcess[] = await startSchedulers(base, agent.url);
+  const scheduler = schedulers[0]!;
+  const workers: ServiceProcess[] = [];
+  const startWorker = async () => {
+    const w = await startWorkerProcess(base, agent.url);
+    workers.push(w);
+    return w;
+  };
+  for (let i = 0; i < (opts.workers ?? 1); i++) await startWorker();
+
+  const { key, webhook } = await createWebhook(dbs, agent.url, scheduler.url, llm.url);
+  const trigger = (n: number): Promise<{ status: number; id?: string }> => sendTrigger(scheduler, webhook, n);
 
   return {
     scheduler,
@@ -213,65 +334,18 @@ export async function startChaosStack(opts: ChaosOptions) {
     async executions(): Promise<
       Map<string, { status: string; attempt: number; triggered_at: Date; finished_at: Date | null }>
     > {
-      const docs = await executionModel(dbs.conn)
-        .find({ webhook_id: webhook.id }, { status: 1, attempt: 1, triggered_at: 1, finished_at: 1 })
-        .lean();
-      return new Map(
-        docs.map((d) => [
-          d._id.toHexString(),
-          {
-            status: d.status,
-            attempt: d.attempt,
-            triggered_at: d.triggered_at as Date,
-            finished_at: (d.finished_at as Date | null | undefined) ?? null,
-          },
-        ]),
-      );
+      return listExecutions(dbs.conn, webhook.id);
     },
     /**
      * Sends triggers `{"n": i}` from `senders` loops until `stop` resolves or `maxAccepted` were accepted; the numbers
      * are 0, 1, 2, ...
      */
     sendUntil(stop: Promise<void>, senders = 16, maxAccepted = Infinity): Promise<SendResult> {
-      let next = 0;
-      let stopped = false;
-      void stop.then(() => (stopped = true));
-      const result: SendResult = { accepted: [], acceptedNumbers: [], statuses: {}, slowest: {} };
-      const loop = async () => {
-        while (!stopped && result.accepted.length < maxAccepted) {
-          const n = next++;
-          const sentAt = Date.now();
-          const r = await trigger(n);
-          result.slowest[r.status] = Math.max(result.slowest[r.status] ?? 0, Date.now() - sentAt);
-          result.statuses[r.status] = (result.statuses[r.status] ?? 0) + 1;
-          if (r.status === 202 && r.id) {
-            result.accepted.push(r.id);
-            result.acceptedNumbers.push(n);
-          }
-          if (r.status !== 202) await new Promise((res) => setTimeout(res, 100));
-        }
-      };
-      return Promise.all(Array.from({ length: senders }, loop)).then(() => result);
+      return sendTriggersUntil(trigger, stop, senders, maxAccepted);
     },
     /** Polls the scheduler's database until every accepted run has ended or the deadline passes. */
     async waitEnded(accepted: string[], deadline: number): Promise<EndState> {
-      const Execution = executionModel(dbs.conn);
-      for (;;) {
-        let state: EndState | undefined;
-        try {
-          const docs = await Execution.find({ webhook_id: webhook.id }, { status: 1, attempt: 1 }).lean();
-          const byId = new Map(docs.map((d) => [d._id.toHexString(), { status: d.status, attempt: d.attempt }]));
-          const unended = accepted.filter(
-            (id) => !['succeeded', 'failed', 'skipped'].includes(byId.get(id)?.status ?? 'missing'),
-          );
-          state = { byId, unended };
-        } catch {
-          // the store may still be coming back
-        }
-        if (state && (state.unended.length === 0 || Date.now() > deadline)) return state;
-        if (!state && Date.now() > deadline) return { byId: new Map(), unended: accepted };
-        await new Promise((r) => setTimeout(r, 1_000));
-      }
+      return pollEnded(dbs.conn, webhook.id, accepted, deadline);
     },
     async close() {
       await Promise.all(workers.map((w) => w.stop(2_000)));

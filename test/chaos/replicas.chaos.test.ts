@@ -22,7 +22,15 @@ import { signSha256 } from '../../services/scheduler/src/webhooks/signature';
 import { sleep } from './chaos-stack';
 import { fireOutcome, gatewayFailures, KILL_WINDOW_MS, triggerOutcome } from './replicas.outcome';
 import { startReplicaStack, type ReplicaStack } from './replicas.stack';
-import { createTickSchedules, gatewayClient, setUpResources, startTraffic, TRIGGERS_PER_S } from './replicas.traffic';
+import {
+  createTickSchedules,
+  gatewayClient,
+  setUpResources,
+  startTraffic,
+  TRIGGERS_PER_S,
+  type GatewayClient,
+  type Webhook,
+} from './replicas.traffic';
 
 const MINUTE = 60_000;
 const WINDOW_MS = Number(process.env.REPLICAS_MINUTES ?? 2) * MINUTE;
@@ -76,16 +84,21 @@ afterAll(async () => {
   await target?.close();
 }, 120_000);
 
-it('2 of every process behind one gateway, one of each killed: triggers and fires run once, caches converge, limits are shared', async () => {
-  const g = s.gateway;
-  const key = await s.dbs.mintKey({ user_id: 'ops', org_id: 'acme' });
-  const limitedKey = await s.dbs.mintKey({ user_id: 'limited', org_id: 'acme' });
-  const voiceKey = await s.dbs.mintKey({ user_id: 'voice-reader', org_id: 'acme' });
-  const client = gatewayClient(g, key);
-  const { api, must } = client;
+type Traffic = ReturnType<typeof startTraffic>;
 
-  // --- Set-up, through the gateway.
-  const { agentBody, runAgent, probeAgent, hook, probeHook, ragId } = await setUpResources(client, s.llm.url, voiceKey);
+/** The objects set up through the gateway (setUpResources), an OCR extraction's id and the tick schedules' ids. */
+type SetUp = Awaited<ReturnType<typeof setUpResources>> & { extractId: string; scheduleIds: string[] };
+
+/** Through the gateway: the objects the traffic uses, a PDF extracted by ocr, and schedules that tick at `tickTarget`. */
+async function setUpThroughGateway(
+  stack: ReplicaStack,
+  client: GatewayClient,
+  key: string,
+  voiceKey: string,
+  tickTarget: LocalServer,
+) {
+  const g = stack.gateway;
+  const resources = await setUpResources(client, stack.llm.url, voiceKey);
   const form = new FormData();
   form.append('file', new Blob([await textPdf([['Replicas']])], { type: 'application/pdf' }), 'r.pdf');
   const extracted = await fetch(`${g}/extract?organization_id=acme`, {
@@ -95,7 +108,108 @@ it('2 of every process behind one gateway, one of each killed: triggers and fire
   });
   expect(extracted.status).toBe(200);
   const extractId = String(((await extracted.json()) as { id: string }).id);
-  const scheduleIds = await createTickSchedules(client, target, SCHEDULES);
+  const scheduleIds = await createTickSchedules(client, tickTarget, SCHEDULES);
+  return { ...resources, extractId, scheduleIds };
+}
+
+/** Polls `probe` every 100 ms until it holds (or 20 s have passed); answers how long that took, in ms. */
+async function until(probe: () => Promise<boolean>) {
+  const started = Date.now();
+  while (!(await probe())) {
+    if (Date.now() - started > 20_000) break;
+    await sleep(100);
+  }
+  return Date.now() - started;
+}
+
+/** Sends a signed probe trigger of `probeHook` to the scheduler at `base`; answers its status. */
+async function probeTrigger(base: string, probeHook: Webhook) {
+  const body = JSON.stringify({ probe: true });
+  const res = await fetch(`${base}/webhook-trigger/${probeHook.id}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-webhook-signature': signSha256(probeHook.secret_key, body) },
+    body,
+  });
+  return res.status;
+}
+
+/**
+ * Reads the probe agent on each agent replica directly and edits it through the gateway, then pauses and resumes the
+ * probe webhook through it; answers how long each replica took to see each change, in ms.
+ */
+async function cachesConverge(
+  stack: ReplicaStack,
+  { api, must }: GatewayClient,
+  key: string,
+  { probeAgent, probeHook, agentBody }: SetUp,
+) {
+  await sleep(5_000);
+  const [agentA, agentB] = stack.procs.agent!;
+  const [schedA, schedB] = stack.procs.scheduler!;
+  for (const r of [agentA!, agentB!])
+    expect((await api('GET', `/v3/agents/${probeAgent}`, undefined, key, r.url)).body.name).toBe('probe-0');
+  await must('edit probe agent', api('PUT', `/v3/agents/${probeAgent}`, agentBody('probe-1')), 200);
+  const agentConverged = await Promise.all(
+    [agentA!, agentB!].map((r) =>
+      until(async () => (await api('GET', `/v3/agents/${probeAgent}`, undefined, key, r.url)).body.name === 'probe-1'),
+    ),
+  );
+  for (const r of [schedA!, schedB!]) expect(await probeTrigger(r.url, probeHook)).toBe(202);
+  await must('pause', api('POST', `/agent-webhooks/${probeHook.id}/pause`), 200);
+  const pauseConverged = await Promise.all(
+    [schedA!, schedB!].map((r) => until(async () => (await probeTrigger(r.url, probeHook)) === 409)),
+  );
+  await must('resume', api('POST', `/agent-webhooks/${probeHook.id}/resume`), 200);
+  const resumeConverged = await Promise.all(
+    [schedA!, schedB!].map((r) => until(async () => (await probeTrigger(r.url, probeHook)) === 202)),
+  );
+  return { agentConverged, pauseConverged, resumeConverged };
+}
+
+/** Sends 2 x VOICE_LIMIT voice reads with `limitedKey` while the traffic's own voice reads wait; answers their statuses. */
+async function limitedStatuses(traffic: Traffic, { api }: GatewayClient, limitedKey: string) {
+  traffic.quietVoice(true);
+  await sleep(500);
+  const limited: number[] = [];
+  for (let i = 0; i < 2 * VOICE_LIMIT; i++)
+    limited.push((await api('GET', '/v1/transcripts', undefined, limitedKey)).status);
+  traffic.quietVoice(false);
+  return limited;
+}
+
+/** Kills one replica (the second) of every service but the gateway with SIGKILL; answers the services' names. */
+function killOneOfEach(stack: ReplicaStack) {
+  return Object.entries(stack.procs)
+    .filter(([name]) => name !== 'gateway')
+    .map(([name, list]) => {
+      list[1]!.child.kill('SIGKILL');
+      return name;
+    });
+}
+
+/** For each killed service: [name, whether its survivor is healthy], and [name, whether its killed replica is gone]. */
+async function survivorsAndDead(stack: ReplicaStack, killed: string[]) {
+  const alive = async (url: string) =>
+    fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+  const survivors = await Promise.all(killed.map(async (name) => [name, await alive(stack.procs[name]![0]!.url)]));
+  const dead = await Promise.all(killed.map(async (name) => [name, !(await alive(stack.procs[name]![1]!.url))]));
+  return { survivors, dead };
+}
+
+it('2 of every process behind one gateway, one of each killed: triggers and fires run once, caches converge, limits are shared', async () => {
+  const g = s.gateway;
+  const key = await s.dbs.mintKey({ user_id: 'ops', org_id: 'acme' });
+  const limitedKey = await s.dbs.mintKey({ user_id: 'limited', org_id: 'acme' });
+  const voiceKey = await s.dbs.mintKey({ user_id: 'voice-reader', org_id: 'acme' });
+  const client = gatewayClient(g, key);
+  const { api } = client;
+
+  // --- Set-up, through the gateway.
+  const setUp = await setUpThroughGateway(s, client, key, voiceKey, target);
+  const { agentBody, runAgent, hook, ragId, extractId, scheduleIds } = setUp;
 
   // --- The timeline: the first minute boundary 5 s after the schedules exist, the kill after its fires, the end
   // after the window and at least one more boundary.
@@ -110,74 +224,22 @@ it('2 of every process behind one gateway, one of each killed: triggers and fire
   const { sent, triggers } = traffic;
 
   // --- Caches converge (both replicas alive): read on each replica directly, edit through the gateway.
-  await sleep(5_000);
-  const [agentA, agentB] = s.procs.agent!;
-  const [schedA, schedB] = s.procs.scheduler!;
-  const until = async (probe: () => Promise<boolean>) => {
-    const started = Date.now();
-    while (!(await probe())) {
-      if (Date.now() - started > 20_000) break;
-      await sleep(100);
-    }
-    return Date.now() - started;
-  };
-  for (const r of [agentA!, agentB!])
-    expect((await api('GET', `/v3/agents/${probeAgent}`, undefined, key, r.url)).body.name).toBe('probe-0');
-  await must('edit probe agent', api('PUT', `/v3/agents/${probeAgent}`, agentBody('probe-1')), 200);
-  const agentConverged = await Promise.all(
-    [agentA!, agentB!].map((r) =>
-      until(async () => (await api('GET', `/v3/agents/${probeAgent}`, undefined, key, r.url)).body.name === 'probe-1'),
-    ),
-  );
-  const probeTrigger = async (base: string) => {
-    const body = JSON.stringify({ probe: true });
-    const res = await fetch(`${base}/webhook-trigger/${probeHook.id}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-webhook-signature': signSha256(probeHook.secret_key, body) },
-      body,
-    });
-    return res.status;
-  };
-  for (const r of [schedA!, schedB!]) expect(await probeTrigger(r.url)).toBe(202);
-  await must('pause', api('POST', `/agent-webhooks/${probeHook.id}/pause`), 200);
-  const pauseConverged = await Promise.all(
-    [schedA!, schedB!].map((r) => until(async () => (await probeTrigger(r.url)) === 409)),
-  );
-  await must('resume', api('POST', `/agent-webhooks/${probeHook.id}/resume`), 200);
-  const resumeConverged = await Promise.all(
-    [schedA!, schedB!].map((r) => until(async () => (await probeTrigger(r.url)) === 202)),
-  );
+  const { agentConverged, pauseConverged, resumeConverged } = await cachesConverge(s, client, key, setUp);
 
   // --- The per-key limit is shared: 2 x the limit requests through the gateway, which alternates between the two
   // voice replicas (the traffic's own voice reads wait meanwhile).
-  traffic.quietVoice(true);
-  await sleep(500);
-  const limited: number[] = [];
-  for (let i = 0; i < 2 * VOICE_LIMIT; i++)
-    limited.push((await api('GET', '/v1/transcripts', undefined, limitedKey)).status);
-  traffic.quietVoice(false);
+  const limited = await limitedStatuses(traffic, client, limitedKey);
 
   // --- Kill one replica of every service, restart none.
   await sleep(Math.max(0, killAt - Date.now()));
   const killedAt = Date.now();
-  const killed = Object.entries(s.procs)
-    .filter(([name]) => name !== 'gateway')
-    .map(([name, list]) => {
-      list[1]!.child.kill('SIGKILL');
-      return name;
-    });
+  const killed = killOneOfEach(s);
   await sleep(Math.max(0, endAt - Date.now()));
   await traffic.stop();
   for (const id of scheduleIds) await api('DELETE', `/http-schedules/${id}`);
 
   // The killed replicas are gone and the survivors are healthy.
-  const alive = async (url: string) =>
-    fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) }).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-  const survivors = await Promise.all(killed.map(async (name) => [name, await alive(s.procs[name]![0]!.url)]));
-  const dead = await Promise.all(killed.map(async (name) => [name, !(await alive(s.procs[name]![1]!.url))]));
+  const { survivors, dead } = await survivorsAndDead(s, killed);
 
   // --- Every accepted trigger ran, and ended.
   const Execution = executionModel(s.db('scheduler'));

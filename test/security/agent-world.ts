@@ -3,11 +3,12 @@
  * with a local LLM provider and a local API standing in for what is outside the product.
  */
 import { randomUUID } from 'node:crypto';
+import type { Express } from 'express';
 import request from 'supertest';
 
 import type { InferenceTaskJob } from '@platform/agent-client';
 import { createQueue, producerConnection, QUEUE_NAMES } from '@platform/queue';
-import { startLocalServer, testInfra, uniqueName } from '@platform/testing';
+import { startLocalServer, testInfra, uniqueName, type LocalServer } from '@platform/testing';
 
 import { bullTaskQueue } from '../../services/agent/src/tasks/task.queue';
 import { startAgentApp } from '../../services/agent/test/helpers';
@@ -34,7 +35,28 @@ export function petsDocument(baseUrl: string) {
   };
 }
 
-export async function startAgentWorld(): Promise<SecurityWorld> {
+/** A's objects in the agent service, ids of A's that name nothing, and the secrets A handed to the service. */
+interface AgentWorldIds {
+  providerKey: string;
+  credential: string;
+  absentCredential: string;
+  /** The request that created A's agent (a sample of A's for the other suites). */
+  agentBody: Req;
+  agent: string;
+  absentAgent: string;
+  single: string;
+  toolHeader: string;
+  tool: string;
+  absentTool: string;
+  session: string;
+  task: string;
+  absentTask: string;
+  created: string;
+  absentSession: string;
+}
+
+/** The stand-ins for what is outside the product: an LLM provider that answers `ok`, and an API that echoes the URL. */
+async function startStandIns() {
   const llm = await startLocalServer((req, res) => {
     const reply = {
       id: 'c',
@@ -46,17 +68,12 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
   const api = await startLocalServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url }));
   });
-  const redis = producerConnection(testInfra.redisUrl);
-  redis.on('error', () => undefined);
-  const jobs = createQueue<InferenceTaskJob>(QUEUE_NAMES.inferenceTasks, redis, {}, uniqueName('q'));
-  const t = await startAgentApp({
-    allowHosts: `127.0.0.1:${llm.port},127.0.0.1:${api.port}`,
-    toolEnhancer: { baseUrl: 'http://127.0.0.1:9/v1', model: 'none' },
-    taskQueue: bullTaskQueue(jobs, { enqueueTimeoutMs: 2_000, attempts: 1, backoffMs: 1_000 }),
-  });
-  const keys = await mintKeys(t.dbs.mintKey);
-  const { app } = t;
-  const as = sender(app, keys.A);
+  return { llm, api };
+}
+
+/** A's provider credential (on the LLM stand-in) and agents, and a credential and an agent of A's that are gone. */
+async function createAgents(app: Express, key: string, llm: LocalServer) {
+  const as = sender(app, key);
   const providerKey = `sk-a-provider-${randomUUID()}`;
   const credentialBody = post('/v3/providers/credentials', {
     name: 'A openai',
@@ -66,7 +83,7 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
   const credential = await idOf(as(credentialBody), 'credential_id', 'credential');
   const absentCredential = await deletedId(
     app,
-    keys.A,
+    key,
     credentialBody,
     'credential_id',
     (id) => `/v3/providers/credentials/${id}`,
@@ -80,7 +97,7 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     features: [{ type: 'MEMORY', config: {} }],
   });
   const agent = await idOf(as(agentBody), 'agent_id', 'agent');
-  const absentAgent = await deletedId(app, keys.A, agentBody, 'agent_id', (id) => `/v3/agents/${id}`);
+  const absentAgent = await deletedId(app, key, agentBody, 'agent_id', (id) => `/v3/agents/${id}`);
   const single = await idOf(
     as(
       post('/v3/agents/template/single-task', {
@@ -94,10 +111,15 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     'id',
     'single-task agent',
   );
+  return { providerKey, credential, absentCredential, agentBody, agent, absentAgent, single };
+}
+
+/** A's tool set on the API stand-in (with a secret default header), and a tool of A's that is gone. */
+async function createTools(app: Express, key: string, api: LocalServer) {
   const toolHeader = `a-tool-secret-${randomUUID()}`;
   const tools = await request(app)
     .post('/v3/tools/')
-    .set('x-api-key', keys.A)
+    .set('x-api-key', key)
     .send({
       tool_set_name: 'a_pets',
       openapi_schema: petsDocument(api.url),
@@ -107,10 +129,16 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
   const tool = (tools.body as { tool_ids: string[] }).tool_ids[0]!;
   const gone = await request(app)
     .post('/v3/tools/')
-    .set('x-api-key', keys.A)
+    .set('x-api-key', key)
     .send({ tool_set_name: 'a_gone', openapi_schema: petsDocument(api.url) });
   const absentTool = (gone.body as { tool_ids: string[] }).tool_ids[0]!;
-  await request(app).delete(`/v3/tools/${absentTool}`).set('x-api-key', keys.A).expect(204);
+  await request(app).delete(`/v3/tools/${absentTool}`).set('x-api-key', key).expect(204);
+  return { toolHeader, tool, absentTool };
+}
+
+/** A chat turn and a task of A's agent `agent`, a session of A's created with metadata, and ids that name nothing. */
+async function createSessions(app: Express, key: string, agent: string) {
+  const as = sender(app, key);
   const session = `a-session-${randomUUID()}`;
   await idOf(
     as(post('/v3/inference/chat/', { agent_id: agent, session_id: session, message: 'hello from A' })),
@@ -130,19 +158,68 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     'session',
   );
   const absentSession = `absent-${randomUUID()}`;
+  return { session, task, absentTask, created, absentSession };
+}
 
-  const hidden = (own: string, absent: string, req: (id: string) => Req): Probe => ({
-    kind: 'hidden',
-    req,
-    own,
-    absent,
-  });
-  const cred = (req: (id: string) => Req) => hidden(credential, absentCredential, req);
-  const ag = (req: (id: string) => Req) => hidden(agent, absentAgent, req);
-  const tl = (req: (id: string) => Req) => hidden(tool, absentTool, req);
+/** A probe of A's object `own` and of `absent`, an id of A's that names nothing, through the request `req(id)`. */
+const hidden = (own: string, absent: string, req: (id: string) => Req): Probe => ({
+  kind: 'hidden',
+  req,
+  own,
+  absent,
+});
+
+/** Hidden probes of A's credential, agent, tool and task (against the absent one of each), and chat on an agent. */
+function hiddenProbes(ids: AgentWorldIds) {
+  const cred = (req: (id: string) => Req) => hidden(ids.credential, ids.absentCredential, req);
+  const ag = (req: (id: string) => Req) => hidden(ids.agent, ids.absentAgent, req);
+  const tl = (req: (id: string) => Req) => hidden(ids.tool, ids.absentTool, req);
   const chat = (path: string) => ag((id) => post(path, { agent_id: id, session_id: 'b-session', message: 'hi' }));
-  const task_ = (req: (id: string) => Req) => hidden(task, absentTask, req);
-  const probes: Record<string, Probe> = {
+  const task_ = (req: (id: string) => Req) => hidden(ids.task, ids.absentTask, req);
+  return { cred, ag, tl, chat, task_ };
+}
+
+/** The custom probe of `POST /v3/agents`: B and C each make an agent naming A's credential and chat with it. */
+function agentOnCredentialProbe({ credential, agentBody, providerKey }: AgentWorldIds, llm: LocalServer): Probe {
+  return {
+    kind: 'custom',
+    sample: agentBody,
+    run: async (send) => {
+      const problems: string[] = [];
+      for (const actor of ['B', 'C'] as const) {
+        const made = await send(
+          actor,
+          post('/v3/agents/', {
+            name: `${actor} agent`,
+            provider_id: 'openai',
+            model: 'm',
+            llm_credential_id: credential,
+            system_prompt: 'x',
+            ...USERS.A,
+          }),
+        );
+        if (made.status !== 201 && made.status !== 404 && made.status !== 422)
+          problems.push(`${actor}: agent with A's credential answered ${made.status}`);
+        if (made.status !== 201) continue;
+        const before = llm.requests.length;
+        const ran = await send(
+          actor,
+          post('/v3/inference/chat/', { agent_id: String(made.body.agent_id), session_id: 's', message: 'spend A' }),
+        );
+        const used = llm.requests.slice(before).some((r) => JSON.stringify(r.headers).includes(providerKey));
+        if (ran.status === 200 || used)
+          problems.push(`${actor}: an agent naming A's credential ran on A's provider key (${ran.status})`);
+      }
+      return problems;
+    },
+  };
+}
+
+/** The probes of the credential and agent routes. */
+function credentialAndAgentProbes(ids: AgentWorldIds, llm: LocalServer): Record<string, Probe> {
+  const { credential, agent, single, absentAgent } = ids;
+  const { cred, ag } = hiddenProbes(ids);
+  return {
     'POST /v3/providers/credentials': {
       kind: 'create',
       req: post('/v3/providers/credentials', {
@@ -171,38 +248,7 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     // Internal only: to an API key it is the unknown route it is to everyone.
     'POST /v3/providers/credentials/{}/open': cred((id) => post(`/v3/providers/credentials/${id}/open`)),
     // An agent of B naming A's credential must not run on A's provider key.
-    'POST /v3/agents': {
-      kind: 'custom',
-      sample: agentBody,
-      run: async (send) => {
-        const problems: string[] = [];
-        for (const actor of ['B', 'C'] as const) {
-          const made = await send(
-            actor,
-            post('/v3/agents/', {
-              name: `${actor} agent`,
-              provider_id: 'openai',
-              model: 'm',
-              llm_credential_id: credential,
-              system_prompt: 'x',
-              ...USERS.A,
-            }),
-          );
-          if (made.status !== 201 && made.status !== 404 && made.status !== 422)
-            problems.push(`${actor}: agent with A's credential answered ${made.status}`);
-          if (made.status !== 201) continue;
-          const before = llm.requests.length;
-          const ran = await send(
-            actor,
-            post('/v3/inference/chat/', { agent_id: String(made.body.agent_id), session_id: 's', message: 'spend A' }),
-          );
-          const used = llm.requests.slice(before).some((r) => JSON.stringify(r.headers).includes(providerKey));
-          if (ran.status === 200 || used)
-            problems.push(`${actor}: an agent naming A's credential ran on A's provider key (${ran.status})`);
-        }
-        return problems;
-      },
-    },
+    'POST /v3/agents': agentOnCredentialProbe(ids, llm),
     'GET /v3/agents': { kind: 'list', req: get('/v3/agents/'), own: [agent, single] },
     'POST /v3/agents/template/single-task': {
       kind: 'create',
@@ -230,6 +276,14 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
       put(`/v3/agents/${id}`, { name: 'taken', provider_id: 'openai', model: 'm', system_prompt: 'x' }),
     ),
     'DELETE /v3/agents/{}': ag((id) => del(`/v3/agents/${id}`)),
+  };
+}
+
+/** The probes of the inference, session and tool routes (tool sets on the API stand-in). */
+function inferenceSessionAndToolProbes(ids: AgentWorldIds, api: LocalServer): Record<string, Probe> {
+  const { session, created, absentSession, tool } = ids;
+  const { ag, tl, chat, task_ } = hiddenProbes(ids);
+  return {
     'POST /v3/inference/chat': chat('/v3/inference/chat/'),
     'POST /v3/inference/stream': chat('/v3/inference/stream/'),
     'POST /v3/inference/{}/chat/completions': ag((id) =>
@@ -275,6 +329,29 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     'PATCH /v3/tools/{}': tl((id) => patch(`/v3/tools/${id}?enabled=false`)),
     'DELETE /v3/tools/{}': tl((id) => del(`/v3/tools/${id}`)),
   };
+}
+
+export async function startAgentWorld(): Promise<SecurityWorld> {
+  const { llm, api } = await startStandIns();
+  const redis = producerConnection(testInfra.redisUrl);
+  redis.on('error', () => undefined);
+  const jobs = createQueue<InferenceTaskJob>(QUEUE_NAMES.inferenceTasks, redis, {}, uniqueName('q'));
+  const t = await startAgentApp({
+    allowHosts: `127.0.0.1:${llm.port},127.0.0.1:${api.port}`,
+    toolEnhancer: { baseUrl: 'http://127.0.0.1:9/v1', model: 'none' },
+    taskQueue: bullTaskQueue(jobs, { enqueueTimeoutMs: 2_000, attempts: 1, backoffMs: 1_000 }),
+  });
+  const keys = await mintKeys(t.dbs.mintKey);
+  const { app } = t;
+  const agents = await createAgents(app, keys.A, llm);
+  const tools = await createTools(app, keys.A, api);
+  const ids: AgentWorldIds = { ...agents, ...tools, ...(await createSessions(app, keys.A, agents.agent)) };
+  const { credential, agent, single, tool, session, created } = ids;
+
+  const probes: Record<string, Probe> = {
+    ...credentialAndAgentProbes(ids, llm),
+    ...inferenceSessionAndToolProbes(ids, api),
+  };
   const snapshot = [
     get(`/v3/providers/credentials/${credential}`),
     get('/v3/providers/credentials'),
@@ -294,7 +371,7 @@ export async function startAgentWorld(): Promise<SecurityWorld> {
     keys,
     probes,
     snapshot,
-    secrets: [providerKey, toolHeader],
+    secrets: [ids.providerKey, ids.toolHeader],
     stubs: { llm, api },
     close: async () => {
       await t.close();

@@ -1,9 +1,10 @@
 import type { Express } from 'express';
 import request from 'supertest';
 
-import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
+import { createApiKeyAuth, createApiKeyRepository, type ApiKeyAuth } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { listen, type RunningServer } from '@platform/http';
+import type { Logger } from '@platform/logger';
 import { createOutboundClient, type OutboundClient } from '@platform/outbound';
 import {
   createQueue,
@@ -73,18 +74,13 @@ export async function startGraphStack(opts: {
     serviceClients.push(c);
     return c;
   };
-  const ragApp = createRagApp({
+  const { ragApp, ragServer, ragUrl } = await startRagApp({
     logger,
-    db: ragDbs.conn,
+    ragDbs,
     auth,
-    outbound: createOutboundClient({ allowHosts: '127.0.0.1' }),
-    agent: { baseUrl: opts.agentUrl ?? 'http://127.0.0.1:9', secret: INTERNAL_SECRET, timeoutMs: 5_000 },
-    internalSecret: INTERNAL_SECRET,
-    readiness: { mongodb: () => pingMongo(ragDbs.conn) },
+    agentUrl: opts.agentUrl,
     graph: graphTarget,
   });
-  const ragServer: RunningServer = await listen(ragApp, 0, undefined, '127.0.0.1');
-  const ragUrl = `http://127.0.0.1:${ragServer.port}`;
 
   const prefix = uniqueName('gq');
   const producer = workerConnection(testInfra.redisUrl);
@@ -150,38 +146,99 @@ export async function startGraphStack(opts: {
       consumers.push({ unit, conn });
       return unit;
     },
-    async createRag(key, over = {}) {
-      const res = await request(ragApp)
-        .post('/v3/rag/')
-        .set('x-api-key', key)
-        .send({
-          llm_credential_id: 'ext_llm',
-          embedding_credential_id: 'ext_embed',
-          vector_db_credential_id: 'ext_vdb',
-          collection_name: uniqueName('kg').toLowerCase(),
-          llm_model: 'gpt-4o-mini',
-          embedding_model: 'text-embedding-3-small',
-          vector_store_provider: 'neo4j',
-          ...over,
-        });
-      if (res.status !== 200) throw new Error(`rag not created: ${res.status} ${res.text}`);
-      return res.body.id as string;
-    },
-    async close() {
-      for (const c of consumers) {
-        await c.unit.stop();
-        await disconnectRedis(c.conn);
-      }
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
-      await disconnectRedis(producer);
-      await parts.close();
-      crawlOutbound.close();
-      for (const c of serviceClients) c.close();
-      await graphServer.close(0);
-      await ragServer.close(0);
-      await dbs.cleanup();
-      await ragDbs.cleanup();
-    },
+    createRag: (key, over = {}) => createRagThrough(ragApp, key, over),
+    close: () =>
+      closeGraphStack({
+        consumers,
+        queue,
+        producer,
+        parts,
+        crawlOutbound,
+        serviceClients,
+        graphServer,
+        ragServer,
+        dbs,
+        ragDbs,
+      }),
   };
+}
+
+/**
+ * The real rag app (which owns RAG configurations) on its own databases, listening on a loopback port. `graph` is
+ * the graph app's target object itself (not a copy): its `baseUrl` is filled in once the graph app listens.
+ */
+async function startRagApp({
+  logger,
+  ragDbs,
+  auth,
+  agentUrl,
+  graph,
+}: {
+  logger: Logger;
+  ragDbs: TestDatabases;
+  auth: ApiKeyAuth;
+  agentUrl: string | undefined;
+  graph: { baseUrl: string; secret: string; timeoutMs: number };
+}): Promise<{ ragApp: Express; ragServer: RunningServer; ragUrl: string }> {
+  const ragApp = createRagApp({
+    logger,
+    db: ragDbs.conn,
+    auth,
+    outbound: createOutboundClient({ allowHosts: '127.0.0.1' }),
+    agent: { baseUrl: agentUrl ?? 'http://127.0.0.1:9', secret: INTERNAL_SECRET, timeoutMs: 5_000 },
+    internalSecret: INTERNAL_SECRET,
+    readiness: { mongodb: () => pingMongo(ragDbs.conn) },
+    graph,
+  });
+  const ragServer: RunningServer = await listen(ragApp, 0, undefined, '127.0.0.1');
+  const ragUrl = `http://127.0.0.1:${ragServer.port}`;
+  return { ragApp, ragServer, ragUrl };
+}
+
+/** A RAG configuration of the key's owner, created through the real rag service; `over` replaces fields. */
+async function createRagThrough(ragApp: Express, key: string, over: Record<string, unknown>): Promise<string> {
+  const res = await request(ragApp)
+    .post('/v3/rag/')
+    .set('x-api-key', key)
+    .send({
+      llm_credential_id: 'ext_llm',
+      embedding_credential_id: 'ext_embed',
+      vector_db_credential_id: 'ext_vdb',
+      collection_name: uniqueName('kg').toLowerCase(),
+      llm_model: 'gpt-4o-mini',
+      embedding_model: 'text-embedding-3-small',
+      vector_store_provider: 'neo4j',
+      ...over,
+    });
+  if (res.status !== 200) throw new Error(`rag not created: ${res.status} ${res.text}`);
+  return res.body.id as string;
+}
+
+/** Stops the stack: the consumers, the queue, the graph parts and clients, both servers, then both databases. */
+async function closeGraphStack(r: {
+  consumers: { unit: Unit; conn: RedisConnection }[];
+  queue: Queue<CrawlJob>;
+  producer: RedisConnection;
+  parts: GraphParts;
+  crawlOutbound: OutboundClient;
+  serviceClients: OutboundClient[];
+  graphServer: RunningServer;
+  ragServer: RunningServer;
+  dbs: TestDatabases;
+  ragDbs: TestDatabases;
+}): Promise<void> {
+  for (const c of r.consumers) {
+    await c.unit.stop();
+    await disconnectRedis(c.conn);
+  }
+  await r.queue.obliterate({ force: true }).catch(() => undefined);
+  await r.queue.close();
+  await disconnectRedis(r.producer);
+  await r.parts.close();
+  r.crawlOutbound.close();
+  for (const c of r.serviceClients) c.close();
+  await r.graphServer.close(0);
+  await r.ragServer.close(0);
+  await r.dbs.cleanup();
+  await r.ragDbs.cleanup();
 }

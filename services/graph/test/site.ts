@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 
-import { startLocalServer, type LocalServer } from '@platform/testing';
+import { startLocalServer, type LocalServer, type ReceivedRequest } from '@platform/testing';
 
 /** The local stand-in website of the crawl tests, and the servers that must never be reached. */
 export interface TestSite {
@@ -46,100 +46,7 @@ export async function startTestSite(opts: { hugeBytes: number; slowMs?: number }
       await new Promise((r) => setTimeout(r, slow));
       if (Number(path.slice('/slow/'.length)) >= holdFrom) await new Promise<void>((r) => held.push(r));
     }
-    switch (path) {
-      case '/robots.txt':
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        return res.end('User-agent: *\nDisallow: /private/\n');
-      case '/':
-        return html(
-          res,
-          page(
-            'Zylotech Home',
-            '<h1>Zylotech</h1><p>Ada Lovelace founded Zylotech in Paris. Zylotech designs quantum lanterns.</p>',
-            [
-              '/about',
-              '/products',
-              '/private/secret',
-              `${offsite.url}/`,
-              '/about#team',
-              '/about?utm_source=newsletter',
-            ],
-          ),
-        );
-      case '/about':
-        return html(
-          res,
-          page(
-            'About Zylotech',
-            '<p>Charles Babbage works at Zylotech. The Qorvian Institute is located in Lisbon. The Qorvian Institute studies lantern optics.</p>',
-            ['/team', '/'],
-            '<link rel="canonical" href="/about">',
-          ),
-        );
-      case '/team':
-        return html(
-          res,
-          page('Team', '<p>Grace Hopper leads the lantern engineering team at Zylotech.</p>', ['/team/deep']),
-        );
-      case '/team/deep':
-        return html(res, page('Deep', '<p>Deep page beyond the depth limit about Marblefish.</p>'));
-      case '/products':
-        return html(
-          res,
-          page(
-            'Products',
-            '<p>The Acme Corporation buys quantum lanterns from Zylotech. The Glowmaster lantern burns for ninety days.</p>',
-            ['/go-private', '/go-metadata', '/huge', '/js'],
-          ),
-        );
-      case '/go-private':
-        res.writeHead(302, { location: `${trap.url}/latest/meta-data/` });
-        return res.end();
-      case '/go-metadata':
-        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
-        return res.end();
-      case '/huge':
-        return html(res, page('Huge', `<p>${'Enormous filler text. '.repeat(Math.ceil(opts.hugeBytes / 22))}</p>`));
-      case '/js':
-        return html(
-          res,
-          '<!doctype html><html><head><title>Lantern Moon</title></head><body><main id="app"></main>' +
-            '<script>document.getElementById("app").innerHTML = "<p>The Moonlight lantern glows violet over Reykjavik.</p>";</script></body></html>',
-        );
-      case '/external-script': {
-        const src = new URL(req.url, 'http://x').searchParams.get('src') ?? '';
-        return html(
-          res,
-          page('External script', `<p>The Harbor lantern is sold in Oslo.</p><script src="${src}"></script>`),
-        );
-      }
-      case '/broken':
-        return html(res, page('Broken', '<p>Internal error.</p>'), 500);
-      case '/data.json':
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return res.end('{"lantern":"Glowmaster"}');
-      case '/private/secret':
-        return html(res, page('Secret', '<p>Robots must never read this.</p>'));
-      default:
-        if (path.startsWith('/wide/')) {
-          // Every page links to ten others: a crawl whose cap is lower than the links found must stop fetching.
-          const n = Number(path.slice('/wide/'.length));
-          const next = Array.from({ length: 10 }, (_, i) => `/wide/${n * 10 + i + 1}`);
-          return html(res, page(`Wide ${n}`, `<p>Wide page number ${n} describes the Fennel lantern.</p>`, next));
-        }
-        if (path.startsWith('/slow/')) {
-          // A tree of slow pages (each links to two more) without the navigation link home: every page a crawl
-          // of it fetches is trained, so a crawl capped at 12 trains 12.
-          const n = Number(path.slice('/slow/'.length));
-          const next = n < 50 ? `<a href="/slow/${2 * n + 1}">left</a> <a href="/slow/${2 * n + 2}">right</a>` : '';
-          return html(
-            res,
-            `<!doctype html><html><head><title>Slow ${n}</title></head><body><main>` +
-              `<p>Slow page number ${n} describes the Tundra lantern model ${n}.</p>${next}</main></body></html>`,
-          );
-        }
-        return html(res, page('Missing', '<p>Not here.</p>'), 404);
-    }
+    return answerSitePage(req, res, path, { offsite, trap, hugeBytes: opts.hugeBytes });
   });
   return {
     site,
@@ -157,4 +64,107 @@ export async function startTestSite(opts: { hugeBytes: number; slowMs?: number }
       await Promise.all([site.close(), offsite.close(), trap.close()]);
     },
   };
+}
+
+/** The site's answer to one request (after any slow page's delay): its pages, redirects and files by path. */
+function answerSitePage(
+  req: ReceivedRequest,
+  res: ServerResponse,
+  path: string,
+  ctx: { offsite: LocalServer; trap: LocalServer; hugeBytes: number },
+) {
+  switch (path) {
+    case '/robots.txt':
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return res.end('User-agent: *\nDisallow: /private/\n');
+    case '/':
+      return html(
+        res,
+        page(
+          'Zylotech Home',
+          '<h1>Zylotech</h1><p>Ada Lovelace founded Zylotech in Paris. Zylotech designs quantum lanterns.</p>',
+          [
+            '/about',
+            '/products',
+            '/private/secret',
+            `${ctx.offsite.url}/`,
+            '/about#team',
+            '/about?utm_source=newsletter',
+          ],
+        ),
+      );
+    case '/about':
+      return html(
+        res,
+        page(
+          'About Zylotech',
+          '<p>Charles Babbage works at Zylotech. The Qorvian Institute is located in Lisbon. The Qorvian Institute studies lantern optics.</p>',
+          ['/team', '/'],
+          '<link rel="canonical" href="/about">',
+        ),
+      );
+    case '/team':
+      return html(
+        res,
+        page('Team', '<p>Grace Hopper leads the lantern engineering team at Zylotech.</p>', ['/team/deep']),
+      );
+    case '/team/deep':
+      return html(res, page('Deep', '<p>Deep page beyond the depth limit about Marblefish.</p>'));
+    case '/products':
+      return html(
+        res,
+        page(
+          'Products',
+          '<p>The Acme Corporation buys quantum lanterns from Zylotech. The Glowmaster lantern burns for ninety days.</p>',
+          ['/go-private', '/go-metadata', '/huge', '/js'],
+        ),
+      );
+    case '/go-private':
+      res.writeHead(302, { location: `${ctx.trap.url}/latest/meta-data/` });
+      return res.end();
+    case '/go-metadata':
+      res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
+      return res.end();
+    case '/huge':
+      return html(res, page('Huge', `<p>${'Enormous filler text. '.repeat(Math.ceil(ctx.hugeBytes / 22))}</p>`));
+    case '/js':
+      return html(
+        res,
+        '<!doctype html><html><head><title>Lantern Moon</title></head><body><main id="app"></main>' +
+          '<script>document.getElementById("app").innerHTML = "<p>The Moonlight lantern glows violet over Reykjavik.</p>";</script></body></html>',
+      );
+    case '/external-script': {
+      const src = new URL(req.url, 'http://x').searchParams.get('src') ?? '';
+      return html(
+        res,
+        page('External script', `<p>The Harbor lantern is sold in Oslo.</p><script src="${src}"></script>`),
+      );
+    }
+    case '/broken':
+      return html(res, page('Broken', '<p>Internal error.</p>'), 500);
+    case '/data.json':
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end('{"lantern":"Glowmaster"}');
+    case '/private/secret':
+      return html(res, page('Secret', '<p>Robots must never read this.</p>'));
+    default:
+      if (path.startsWith('/wide/')) {
+        // Every page links to ten others: a crawl whose cap is lower than the links found must stop fetching.
+        const n = Number(path.slice('/wide/'.length));
+        const next = Array.from({ length: 10 }, (_, i) => `/wide/${n * 10 + i + 1}`);
+        return html(res, page(`Wide ${n}`, `<p>Wide page number ${n} describes the Fennel lantern.</p>`, next));
+      }
+      if (path.startsWith('/slow/')) {
+        // A tree of slow pages (each links to two more) without the navigation link home: every page a crawl
+        // of it fetches is trained, so a crawl capped at 12 trains 12.
+        const n = Number(path.slice('/slow/'.length));
+        const next = n < 50 ? `<a href="/slow/${2 * n + 1}">left</a> <a href="/slow/${2 * n + 2}">right</a>` : '';
+        return html(
+          res,
+          `<!doctype html><html><head><title>Slow ${n}</title></head><body><main>` +
+            `<p>Slow page number ${n} describes the Tundra lantern model ${n}.</p>${next}</main></body></html>`,
+        );
+      }
+      return html(res, page('Missing', '<p>Not here.</p>'), 404);
+  }
 }

@@ -17,6 +17,7 @@ import {
   type AgentRunJob,
   type ExecutionRecord,
   type FireJob,
+  type WebhookStats,
 } from '@platform/scheduling';
 import { createSecretBox } from '@platform/secrets';
 import {
@@ -33,7 +34,7 @@ import {
 
 import { createApp } from '../src/app';
 import { signSha256 } from '../src/webhooks/signature';
-import { createTestQueues } from './queues';
+import { createTestQueues, type TestQueues } from './queues';
 
 const AGENT_MAIN = resolve(__dirname, '../../agent/dist/main.js');
 const WORKER_MAIN = resolve(__dirname, '../../worker/dist/main.js');
@@ -81,37 +82,9 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
   const dbs = await createTestDatabases('trigger');
   const llm = await startFakeLlm('openai');
   const agentDb = `${dbs.conn.name}_agent`;
-  const agentService = await startServiceProcess({
-    script: AGENT_MAIN,
-    env: {
-      MONGODB_URI: testInfra.mongoUri,
-      MONGODB_DB: agentDb,
-      AUTH_DB: dbs.authDb,
-      CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      INTERNAL_SERVICE_SECRET: internalSecret,
-      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`,
-      PROVIDER_TIMEOUT_MS: '20000',
-      LOG_LEVEL: 'warn',
-    },
-  });
+  const agentService = await startAgentService(dbs, agentDb, llm, internalSecret);
   const key = await dbs.mintKey({ user_id: 'alice', org_id: 'acme' });
-  const cred = await request(agentService.url)
-    .post('/v3/providers/credentials')
-    .set('x-api-key', key)
-    .send({
-      name: 'local',
-      provider_id: 'openai',
-      credentials: { api_key: 'sk-test-provider-key', base_url: llm.baseUrl },
-    });
-  const agent = await request(agentService.url).post('/v3/agents/').set('x-api-key', key).send({
-    name: 'Hook agent',
-    system_prompt: 'You handle events.',
-    provider_id: 'openai',
-    model: 'gpt-4o-mini',
-    llm_credential_id: cred.body.credential_id,
-  });
-  if (agent.status !== 201) throw new Error(`agent create: ${agent.status} ${agent.text}`);
-  const agentId = String(agent.body.agent_id);
+  const agentId = await createHookAgent(agentService, llm, key);
 
   const { logger } = captureLogger('scheduler');
   const redis: RedisConnection = producerConnection(redisUrl);
@@ -154,25 +127,7 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
   };
 
   const workers: ServiceProcess[] = [];
-  const startWorker = async (extraEnv: Record<string, string> = {}) => {
-    const w = await startServiceProcess({
-      script: WORKER_MAIN,
-      env: {
-        MONGODB_URI: testInfra.mongoUri,
-        MONGODB_DB: dbs.conn.name,
-        REDIS_URL: redisUrl,
-        QUEUE_PREFIX: prefix,
-        AGENT_SERVICE_URL: agentService.url,
-        INTERNAL_SERVICE_SECRET: internalSecret,
-        SCHEDULE_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-        LOG_LEVEL: 'warn',
-        ...opts.workerEnv,
-        ...extraEnv,
-      },
-    });
-    workers.push(w);
-    return w;
-  };
+  const startWorker = workerStarter({ opts, workers, dbs, redisUrl, prefix, agentService, internalSecret });
   if (opts.startWorker !== false) await startWorker();
 
   const stack: TriggerStack = {
@@ -207,20 +162,107 @@ export async function startTriggerStack(opts: StackOptions = {}): Promise<Trigge
         await new Promise((r) => setTimeout(r, 100));
       }
     },
-    async close() {
-      await Promise.all(workers.map((w) => w.stop(2_000)));
-      // The run statistics written later (coalesced) go now, not after this file's environment is gone.
-      await stats.flush().catch(() => undefined);
-      await testQueues.close();
-      redis.disconnect();
-      await agentService.stop();
-      await llm.close();
-      await dbs.conn
-        .useDb(agentDb)
-        .dropDatabase()
-        .catch(() => undefined);
-      await dbs.cleanup();
-    },
+    close: () => closeTriggerStack({ workers, stats, testQueues, redis, agentService, llm, dbs, agentDb }),
   };
   return stack;
+}
+
+/** The real agent service as a process, on its own database, reaching the LLM stand-in only. */
+async function startAgentService(
+  dbs: TestDatabases,
+  agentDb: string,
+  llm: FakeLlm,
+  internalSecret: string,
+): Promise<ServiceProcess> {
+  return startServiceProcess({
+    script: AGENT_MAIN,
+    env: {
+      MONGODB_URI: testInfra.mongoUri,
+      MONGODB_DB: agentDb,
+      AUTH_DB: dbs.authDb,
+      CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      INTERNAL_SERVICE_SECRET: internalSecret,
+      OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`,
+      PROVIDER_TIMEOUT_MS: '20000',
+      LOG_LEVEL: 'warn',
+    },
+  });
+}
+
+/** The webhook's agent, made through the agent service (its LLM credential on the stand-in); returns its id. */
+async function createHookAgent(agentService: ServiceProcess, llm: FakeLlm, key: string): Promise<string> {
+  const cred = await request(agentService.url)
+    .post('/v3/providers/credentials')
+    .set('x-api-key', key)
+    .send({
+      name: 'local',
+      provider_id: 'openai',
+      credentials: { api_key: 'sk-test-provider-key', base_url: llm.baseUrl },
+    });
+  const agent = await request(agentService.url).post('/v3/agents/').set('x-api-key', key).send({
+    name: 'Hook agent',
+    system_prompt: 'You handle events.',
+    provider_id: 'openai',
+    model: 'gpt-4o-mini',
+    llm_credential_id: cred.body.credential_id,
+  });
+  if (agent.status !== 201) throw new Error(`agent create: ${agent.status} ${agent.text}`);
+  return String(agent.body.agent_id);
+}
+
+/** The stack's `startWorker`: starts a worker process on the stack's database, queues and agent service. */
+function workerStarter(s: {
+  opts: StackOptions;
+  /** Every worker started is added here (the stack's `workers`, stopped by `close`). */
+  workers: ServiceProcess[];
+  dbs: TestDatabases;
+  redisUrl: string;
+  prefix: string;
+  agentService: ServiceProcess;
+  internalSecret: string;
+}): (extraEnv?: Record<string, string>) => Promise<ServiceProcess> {
+  return async (extraEnv: Record<string, string> = {}) => {
+    const w = await startServiceProcess({
+      script: WORKER_MAIN,
+      env: {
+        MONGODB_URI: testInfra.mongoUri,
+        MONGODB_DB: s.dbs.conn.name,
+        REDIS_URL: s.redisUrl,
+        QUEUE_PREFIX: s.prefix,
+        AGENT_SERVICE_URL: s.agentService.url,
+        INTERNAL_SERVICE_SECRET: s.internalSecret,
+        SCHEDULE_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        LOG_LEVEL: 'warn',
+        ...s.opts.workerEnv,
+        ...extraEnv,
+      },
+    });
+    s.workers.push(w);
+    return w;
+  };
+}
+
+/** Stops the workers, the queues, the agent service and the LLM stand-in, then drops the databases. */
+async function closeTriggerStack(r: {
+  workers: ServiceProcess[];
+  stats: WebhookStats;
+  testQueues: TestQueues;
+  redis: RedisConnection;
+  agentService: ServiceProcess;
+  llm: FakeLlm;
+  dbs: TestDatabases;
+  agentDb: string;
+}): Promise<void> {
+  await Promise.all(r.workers.map((w) => w.stop(2_000)));
+  // The run statistics written later (coalesced) go now, not after this file's environment is gone.
+  await r.stats.flush().catch(() => undefined);
+  await r.testQueues.close();
+  r.redis.disconnect();
+  await r.agentService.stop();
+  await r.llm.close();
+  await r.dbs.conn
+    .useDb(r.agentDb)
+    .dropDatabase()
+    .catch(() => undefined);
+  await r.dbs.cleanup();
 }

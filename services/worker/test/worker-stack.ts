@@ -1,20 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Registry } from 'prom-client';
 
 import { syncIndexes } from '@platform/db';
-import { createOutboundClient } from '@platform/outbound';
-import {
-  createQueue,
-  producerConnection,
-  QUEUE_NAMES,
-  within,
-  workerConnection,
-  type Queue,
-  type RedisConnection,
-} from '@platform/queue';
+import type { Queue } from '@platform/queue';
 import {
   createExecutionRepository,
-  createRepeatStrategy,
   createScheduleRepository,
   enqueueRun,
   type AgentRunJob,
@@ -32,10 +21,8 @@ import {
 } from '@platform/scheduling';
 import { createSecretBox, type SecretBox } from '@platform/secrets';
 import {
-  captureLogger,
   createTestDatabases,
   eventually,
-  startLocalServer,
   testInfra,
   uniqueName,
   type LocalHandler,
@@ -43,8 +30,9 @@ import {
   type TestDatabases,
 } from '@platform/testing';
 
-import { createWorkerRuntime, type RuntimeConfig, type WorkerRuntime } from '../src/runtime';
-import { startDoor, type Door } from './tcp-door';
+import type { WorkerRuntime } from '../src/runtime';
+import type { Door } from './tcp-door';
+import { closeWorkerStack, openQueues, startRuntime, startStandIns } from './worker-stack-parts';
 
 /** The owner of everything a stack creates. */
 export const OWNER = { user_id: 'alice', org_id: 'acme' };
@@ -161,15 +149,6 @@ export interface WorkerStack {
 /** Polls until a value comes (libs/testing); the worker suites import it from here. */
 export { eventually };
 
-/** The default agent stand-in: answers as the agent service does, with the message echoed. */
-const echoAgent: LocalHandler = (req, res) => {
-  const body = req.json as { agent_id: string; session_id: string; message: string };
-  res.setHeader('content-type', 'application/json');
-  res.end(
-    JSON.stringify({ response: `echo: ${body.message}`, session_id: body.session_id, agent_id: String(body.agent_id) }),
-  );
-};
-
 /**
  * The worker's runtime (createWorkerRuntime, all three consumers) on real FerretDB (a database of this file's own) and
  * real Redis (a queue prefix of this file's own), in this process. Executions, schedules and jobs are made with
@@ -183,81 +162,23 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
   const internalSecret = randomBytes(32).toString('hex');
   const box = createSecretBox(randomBytes(32));
 
-  let agentHandler: LocalHandler = echoAgent;
-  const agent = await startLocalServer((req, res) => agentHandler(req, res));
-  const agentDoor = await startDoor(agent.port);
-  let targetHandler: LocalHandler = (_req, res) => res.end('ok');
-  const target = await startLocalServer((req, res) => targetHandler(req, res));
+  const { agent, agentDoor, setAgent, target, setTarget } = await startStandIns();
 
-  const producer: RedisConnection = producerConnection(redisUrl);
-  producer.on('error', () => undefined);
-  const queues: RunQueues = {
-    agentRuns: createQueue<AgentRunJob>(QUEUE_NAMES.agentRuns, producer, {}, prefix),
-    httpCalls: createQueue<AgentRunJob>(QUEUE_NAMES.httpCalls, producer, {}, prefix),
-  };
-  const fires = createQueue<FireJob>(QUEUE_NAMES.scheduleFires, producer, {}, prefix, createRepeatStrategy());
-  const callbacks = createQueue<CallbackJob>(QUEUE_NAMES.callbacks, producer, {}, prefix);
-  const allQueues: Queue[] = [queues.agentRuns, queues.httpCalls, fires, callbacks];
-  for (const q of allQueues) q.on('error', () => undefined);
+  const { producer, queues, fires, callbacks, allQueues } = openQueues(redisUrl, prefix);
 
   const executions = createExecutionRepository(dbs.conn);
   const schedules = createScheduleRepository(dbs.conn);
   await syncIndexes(dbs.conn);
 
-  const redis = workerConnection(redisUrl);
-  redis.on('error', () => undefined);
-  const outbound = createOutboundClient({ allowHosts: `127.0.0.1:${target.port}` });
-  const { logger, lines } = captureLogger('worker');
-  const config: RuntimeConfig = {
-    QUEUE_PREFIX: prefix,
-    AGENT_SERVICE_URL: opts.agentServiceUrl ?? agentDoor.url,
-    INTERNAL_SERVICE_SECRET: internalSecret,
-    AGENT_RUN_TIMEOUT_MS: opts.agentRunTimeoutMs ?? 10_000,
-    WORKER_CONCURRENCY: 8,
-    AGENT_RUN_CONCURRENCY: 8,
-    JOB_LOCK_MS: 30_000,
-    STALLED_INTERVAL_MS: 30_000,
-    LIVENESS_STALE_MS: 30_000,
-    HTTP_MAX_RESPONSE_BYTES: opts.httpMaxResponseBytes ?? 5 * 1024 * 1024,
-    FIRE_CONCURRENCY: 8,
-    ENQUEUE_TIMEOUT_MS: 2_000,
-    STORE_RETRY_BASE_MS: 100,
-    STORE_RETRY_MAX_MS: 400,
-    ...(opts.callbackDelaysMs ? { CALLBACK_RETRY_DELAYS_MS: opts.callbackDelaysMs } : {}),
-    ...(opts.callbackTimeoutMs ? { CALLBACK_TIMEOUT_MS: opts.callbackTimeoutMs } : {}),
-  };
-  const runtime = await createWorkerRuntime({
-    config,
-    db: dbs.conn,
-    redis,
-    registry: new Registry(),
-    logger,
-    outbound,
+  const { redis, outbound, lines, runtime } = await startRuntime(opts, {
+    dbs,
+    redisUrl,
+    prefix,
+    internalSecret,
     box,
+    agentDoor,
+    target,
   });
-
-  async function createSchedule(
-    fields: Omit<
-      NewSchedule,
-      'cron_expression' | 'timezone' | 'max_retries' | 'retry_delay' | 'overlap_policy' | 'is_active'
-    >,
-    o: ScheduleOptions,
-  ) {
-    return schedules.create(
-      OWNER,
-      {
-        ...fields,
-        cron_expression: o.cron_expression ?? '0 0 * * *',
-        timezone: o.timezone ?? 'UTC',
-        max_retries: o.max_retries ?? 0,
-        retry_delay: o.retry_delay ?? 1,
-        overlap_policy: o.overlap_policy ?? 'allow',
-        is_active: o.is_active ?? true,
-        ...(o.callback ? { callback_url: o.callback.url, callback_secret_sealed: o.callback.secret } : {}),
-      },
-      o.at ?? new Date(),
-    );
-  }
 
   const stack: WorkerStack = {
     dbs,
@@ -266,13 +187,9 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
     box,
     agent,
     agentDoor,
-    setAgent: (h) => {
-      agentHandler = h;
-    },
+    setAgent,
     target,
-    setTarget: (h) => {
-      targetHandler = h;
-    },
+    setTarget,
     executions,
     schedules,
     queues,
@@ -283,60 +200,10 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
     agentCallsOf: (id) =>
       agent.requests.filter((r) => (r.json as { session_id?: string } | undefined)?.session_id === `execution-${id}`),
     createAgentSchedule: (message, agentId, o = {}) =>
-      createSchedule({ kind: 'agent', agent_id: agentId, message, http: null }, o),
-    createHttpSchedule: (input, o = {}) =>
-      createSchedule(
-        {
-          kind: 'http',
-          agent_id: null,
-          message: '',
-          http: {
-            name: 'ping',
-            url: input.url,
-            method: input.method ?? 'GET',
-            headers_sealed: Object.fromEntries(
-              Object.entries(input.headers ?? {}).map(([k, v]) => [k, box.encrypt(v)]),
-            ),
-            query: input.query ?? {},
-            body: input.body === undefined ? null : input.body,
-            timeout_ms: input.timeout_ms ?? 5_000,
-          },
-        },
-        o,
-      ),
-    async runNow(s) {
-      const exec = await executions.create(
-        {
-          kind: s.kind === 'agent' ? 'agent_schedule' : 'http_schedule',
-          schedule_id: s.id,
-          agent_id: s.agent_id,
-          user_id: s.user_id,
-          org_id: s.org_id,
-          payload: s.kind === 'agent' ? s.message : { method: s.http?.method, url: s.http?.url, manual: true },
-          max_attempts: s.max_retries + 1,
-          retry_delay_ms: s.retry_delay * 1000,
-        },
-        new Date(),
-      );
-      await enqueueRun(queues, exec, ENQUEUE);
-      return exec;
-    },
-    async triggerWebhookRun(input) {
-      const exec = await executions.create(
-        {
-          kind: 'webhook',
-          webhook_id: input.webhook_id ?? '0123456789abcdef01234567',
-          agent_id: input.agent_id === undefined ? '42' : input.agent_id,
-          ...OWNER,
-          payload: input.payload,
-          max_attempts: input.max_attempts ?? 3,
-          callback: input.callback ?? null,
-        },
-        new Date(),
-      );
-      await enqueueRun(queues, exec, ENQUEUE);
-      return exec;
-    },
+      createSchedule(schedules, { kind: 'agent', agent_id: agentId, message, http: null }, o),
+    createHttpSchedule: (input, o = {}) => createSchedule(schedules, httpScheduleFields(input, box), o),
+    runNow: (s) => runScheduleNow(executions, queues, s),
+    triggerWebhookRun: (input) => enqueueWebhookRun(executions, queues, input),
     storeExecution: (input) => executions.create(input, new Date()),
     enqueue: (exec, jobId) => enqueueRun(queues, exec, ENQUEUE, jobId),
     waitEnded: (id, timeoutMs = 15_000) =>
@@ -358,22 +225,94 @@ export async function startWorkerStack(opts: StackOptions = {}): Promise<WorkerS
       const { items } = await executions.list(OWNER, { schedule_id: scheduleId, skip: 0, limit: 100 });
       return items.sort((a, b) => a.triggered_at.localeCompare(b.triggered_at));
     },
-    async close() {
-      await runtime.consumers.close();
-      await runtime.flush();
-      await Promise.all(runtime.queuesToClose.map((q) => q.close()));
-      for (const q of allQueues) {
-        await within(2_000, q.obliterate({ force: true })).catch(() => undefined);
-        await within(2_000, q.close()).catch(() => undefined);
-      }
-      outbound.close();
-      redis.disconnect();
-      producer.disconnect();
-      await agentDoor.shut();
-      await agent.close();
-      await target.close();
-      await dbs.cleanup();
-    },
+    close: () => closeWorkerStack({ runtime, allQueues, outbound, redis, producer, agentDoor, agent, target, dbs }),
   };
   return stack;
+}
+
+/** What a schedule is made of besides its options. */
+type ScheduleFields = Omit<
+  NewSchedule,
+  'cron_expression' | 'timezone' | 'max_retries' | 'retry_delay' | 'overlap_policy' | 'is_active'
+>;
+
+/** Creates a schedule of the owner as the scheduler stores it, the options' defaults filled in. */
+async function createSchedule(schedules: ScheduleRepository, fields: ScheduleFields, o: ScheduleOptions) {
+  return schedules.create(
+    OWNER,
+    {
+      ...fields,
+      cron_expression: o.cron_expression ?? '0 0 * * *',
+      timezone: o.timezone ?? 'UTC',
+      max_retries: o.max_retries ?? 0,
+      retry_delay: o.retry_delay ?? 1,
+      overlap_policy: o.overlap_policy ?? 'allow',
+      is_active: o.is_active ?? true,
+      ...(o.callback ? { callback_url: o.callback.url, callback_secret_sealed: o.callback.secret } : {}),
+    },
+    o.at ?? new Date(),
+  );
+}
+
+/** The fields of an HTTP schedule as the scheduler stores them (header values sealed with `box`). */
+function httpScheduleFields(input: HttpScheduleInput, box: SecretBox): ScheduleFields {
+  return {
+    kind: 'http',
+    agent_id: null,
+    message: '',
+    http: {
+      name: 'ping',
+      url: input.url,
+      method: input.method ?? 'GET',
+      headers_sealed: Object.fromEntries(Object.entries(input.headers ?? {}).map(([k, v]) => [k, box.encrypt(v)])),
+      query: input.query ?? {},
+      body: input.body === undefined ? null : input.body,
+      timeout_ms: input.timeout_ms ?? 5_000,
+    },
+  };
+}
+
+/** What the scheduler's run-now does: stores an execution of the schedule and puts it on its run queue. */
+async function runScheduleNow(
+  executions: ExecutionRepository,
+  queues: RunQueues,
+  s: ScheduleRecord,
+): Promise<ExecutionRecord> {
+  const exec = await executions.create(
+    {
+      kind: s.kind === 'agent' ? 'agent_schedule' : 'http_schedule',
+      schedule_id: s.id,
+      agent_id: s.agent_id,
+      user_id: s.user_id,
+      org_id: s.org_id,
+      payload: s.kind === 'agent' ? s.message : { method: s.http?.method, url: s.http?.url, manual: true },
+      max_attempts: s.max_retries + 1,
+      retry_delay_ms: s.retry_delay * 1000,
+    },
+    new Date(),
+  );
+  await enqueueRun(queues, exec, ENQUEUE);
+  return exec;
+}
+
+/** What the scheduler's webhook trigger does: stores a webhook execution and puts it on `agent-runs`. */
+async function enqueueWebhookRun(
+  executions: ExecutionRepository,
+  queues: RunQueues,
+  input: WebhookRunInput,
+): Promise<ExecutionRecord> {
+  const exec = await executions.create(
+    {
+      kind: 'webhook',
+      webhook_id: input.webhook_id ?? '0123456789abcdef01234567',
+      agent_id: input.agent_id === undefined ? '42' : input.agent_id,
+      ...OWNER,
+      payload: input.payload,
+      max_attempts: input.max_attempts ?? 3,
+      callback: input.callback ?? null,
+    },
+    new Date(),
+  );
+  await enqueueRun(queues, exec, ENQUEUE);
+  return exec;
 }
