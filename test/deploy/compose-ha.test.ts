@@ -10,85 +10,73 @@ import { composeApps, dependsOn, envProblems, ROOT, STORE_IMAGES, toMap, type Co
 
 const appServices = composeApps();
 
-/**
- * docker-compose.ha.yml, laid over docker-compose.yml (`docker compose -f docker-compose.yml -f docker-compose.ha.yml`):
- * a 3-member MongoDB replica set and a 6-node Redis Cluster, each made by a one-shot init service, every app service
- * pointed at both and run twice where it can be. The files are merged here as Compose merges them.
- */
-describe('docker-compose.ha.yml (HA topology over docker-compose.yml)', () => {
-  type Tagged = { composeTag: '!reset' | '!override'; value: unknown };
-  type Node = Record<string, unknown>;
-  const tag = (name: string) => ({
-    tag: name,
-    collection: 'seq' as const,
-    resolve: (seq: YAMLSeq) => {
-      const m = new YAMLMap();
-      m.set('composeTag', name);
-      m.set('value', seq);
-      return m;
-    },
-  });
-  const haFile = parse(readFileSync(join(ROOT, 'docker-compose.ha.yml'), 'utf8'), {
-    merge: true,
-    customTags: [tag('!reset'), tag('!override')],
-  }) as { services: Record<string, Node>; volumes?: Record<string, unknown> };
-  const baseFile = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-    services: Record<string, Node>;
-  };
+type Tagged = { composeTag: '!reset' | '!override'; value: unknown };
+type Node = Record<string, unknown>;
+const tag = (name: string) => ({
+  tag: name,
+  collection: 'seq' as const,
+  resolve: (seq: YAMLSeq) => {
+    const m = new YAMLMap();
+    m.set('composeTag', name);
+    m.set('value', seq);
+    return m;
+  },
+});
+const haFile = parse(readFileSync(join(ROOT, 'docker-compose.ha.yml'), 'utf8'), {
+  merge: true,
+  customTags: [tag('!reset'), tag('!override')],
+}) as { services: Record<string, Node>; volumes?: Record<string, unknown> };
+const baseFile = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Node>;
+};
 
-  const isTagged = (v: unknown): v is Tagged =>
-    typeof v === 'object' && v !== null && 'composeTag' in v && 'value' in v;
-  const isMap = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
-  /** Compose's merge of an override file: maps merge, ports add up, volumes replace by target, the rest replaces. */
-  function merge(base: Node, over: Node): Node {
-    const out: Node = { ...base };
-    for (const [key, value] of Object.entries(over)) {
-      const before = out[key];
-      if (isTagged(value)) {
-        if (value.composeTag === '!reset') delete out[key];
-        else out[key] = value.value;
-      } else if (isMap(before) && isMap(value)) {
-        out[key] = merge(before, value);
-      } else if (key === 'ports' && Array.isArray(before) && Array.isArray(value)) {
-        out[key] = [...new Set([...(before as unknown[]), ...value])];
-      } else if (key === 'volumes' && Array.isArray(before) && Array.isArray(value)) {
-        const target = (v: unknown) => String(v).split(':')[1];
-        const kept = (before as unknown[]).filter((b) => !value.some((v) => target(v) === target(b)));
-        out[key] = [...kept, ...value];
-      } else {
-        out[key] = value;
-      }
+const isTagged = (v: unknown): v is Tagged => typeof v === 'object' && v !== null && 'composeTag' in v && 'value' in v;
+const isMap = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Compose's merge of an override file: maps merge, ports add up, volumes replace by target, the rest replaces. */
+function merge(base: Node, over: Node): Node {
+  const out: Node = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const before = out[key];
+    if (isTagged(value)) {
+      if (value.composeTag === '!reset') delete out[key];
+      else out[key] = value.value;
+    } else if (isMap(before) && isMap(value)) {
+      out[key] = merge(before, value);
+    } else if (key === 'ports' && Array.isArray(before) && Array.isArray(value)) {
+      out[key] = [...new Set([...(before as unknown[]), ...value])];
+    } else if (key === 'volumes' && Array.isArray(before) && Array.isArray(value)) {
+      const target = (v: unknown) => String(v).split(':')[1];
+      const kept = (before as unknown[]).filter((b) => !value.some((v) => target(v) === target(b)));
+      out[key] = [...kept, ...value];
+    } else {
+      out[key] = value;
     }
-    return out;
   }
-  const merged: Record<
-    string,
-    ComposeService & { deploy?: { replicas?: number }; restart?: string; volumes?: string[] }
-  > = Object.fromEntries(
-    [...new Set([...Object.keys(baseFile.services), ...Object.keys(haFile.services)])].map((n) => [
-      n,
-      merge(baseFile.services[n] ?? {}, haFile.services[n] ?? {}),
-    ]),
-  );
-  const commandText = (s: ComposeService): string => {
-    const env = toMap(s.environment);
-    return [s.command ?? []]
-      .flat()
-      .join(' ')
-      .replace(/\$\$([A-Z_]+)/g, (_m, v: string) => env[v] ?? '');
-  };
+  return out;
+}
+const merged: Record<
+  string,
+  ComposeService & { deploy?: { replicas?: number }; restart?: string; volumes?: string[] }
+> = Object.fromEntries(
+  [...new Set([...Object.keys(baseFile.services), ...Object.keys(haFile.services)])].map((n) => [
+    n,
+    merge(baseFile.services[n] ?? {}, haFile.services[n] ?? {}),
+  ]),
+);
+const commandText = (s: ComposeService): string => {
+  const env = toMap(s.environment);
+  return [s.command ?? []]
+    .flat()
+    .join(' ')
+    .replace(/\$\$([A-Z_]+)/g, (_m, v: string) => env[v] ?? '');
+};
 
-  const MONGO_MEMBERS = ['mongo', 'mongo-1', 'mongo-2'];
-  const redisNodes = Object.keys(merged).filter((n) => /--cluster-enabled yes/.test(commandText(merged[n]!)));
-  const appNames = appServices.map(([n]) => n);
+const MONGO_MEMBERS = ['mongo', 'mongo-1', 'mongo-2'];
+const redisNodes = Object.keys(merged).filter((n) => /--cluster-enabled yes/.test(commandText(merged[n]!)));
+const appNames = appServices.map(([n]) => n);
 
-  it('defines in full every service it adds, and overrides every app service of the base', () => {
-    expect(Object.keys(haFile.services)).toEqual(expect.arrayContaining(appNames));
-    for (const [name, s] of Object.entries(merged)) {
-      expect({ name, defined: s.image !== undefined || s.build !== undefined }).toEqual({ name, defined: true });
-    }
-  });
-
+/** The replica set: three members on volumes of their own, made by a one-shot init service. */
+function runsMongoReplicaSet(): void {
   it('runs a 3-member MongoDB replica set rs0, each member health-checked, on volumes of its own', () => {
     const members = Object.keys(merged).filter((n) => /^mongo(:|$)/.test(merged[n]!.image ?? '') || n === 'mongo');
     expect(members.filter((n) => n !== 'mongo-init').sort()).toEqual(MONGO_MEMBERS);
@@ -122,7 +110,10 @@ describe('docker-compose.ha.yml (HA topology over docker-compose.yml)', () => {
     expect(script).toMatch(/NotYetInitialized/);
     expect(script).toMatch(/db\.hello\(\)\.primary/);
   });
+}
 
+/** The Redis Cluster: six nodes on volumes of their own, made by a one-shot init service. */
+function runsRedisCluster(): void {
   it('runs a Redis Cluster of 6 nodes with AOF, noeviction and stable announced names', () => {
     expect([...redisNodes].sort()).toEqual(['redis', 'redis-1', 'redis-2', 'redis-3', 'redis-4', 'redis-5']);
     const volumes = new Set<string>();
@@ -155,6 +146,24 @@ describe('docker-compose.ha.yml (HA topology over docker-compose.yml)', () => {
     expect(script).toMatch(/cluster_slots_assigned:0/);
     expect(script).toMatch(/cluster_state:ok/);
   });
+}
+
+/**
+ * docker-compose.ha.yml, laid over docker-compose.yml (`docker compose -f docker-compose.yml -f docker-compose.ha.yml`):
+ * a 3-member MongoDB replica set and a 6-node Redis Cluster, each made by a one-shot init service, every app service
+ * pointed at both and run twice where it can be. The files are merged here as Compose merges them.
+ */
+describe('docker-compose.ha.yml (HA topology over docker-compose.yml)', () => {
+  it('defines in full every service it adds, and overrides every app service of the base', () => {
+    expect(Object.keys(haFile.services)).toEqual(expect.arrayContaining(appNames));
+    for (const [name, s] of Object.entries(merged)) {
+      expect({ name, defined: s.image !== undefined || s.build !== undefined }).toEqual({ name, defined: true });
+    }
+  });
+
+  runsMongoReplicaSet();
+
+  runsRedisCluster();
 
   describe.each(appNames)('service %s', (name) => {
     const s = merged[name]!;

@@ -23,39 +23,29 @@ import {
   secretValues,
 } from './k8s-objects';
 
-/**
- * The ha overlay runs the stores in the namespace: MongoDB as a 3-member replica set and a 6-node Redis Cluster, each a
- * StatefulSet behind a headless Service, made by a one-shot Job, kept by a PodDisruptionBudget and fenced by network
- * policies; every service is pointed at both, and the trigger path's autoscaling follows docs/capacity.md.
- */
-describe('overlay ha: the stores in the cluster', () => {
-  const k = objectsOf(render('ha'));
-  const sets = k.ofKind(StatefulSet);
-  const jobs = k.ofKind(Job);
-  const set = (name: string): StatefulSet => {
-    const s = sets.find((x) => nameOf(x) === name);
-    if (!s) throw new Error(`no StatefulSet ${name}`);
-    return s;
-  };
-  const job = (name: string): Job => {
-    const j = jobs.find((x) => nameOf(x) === name);
-    if (!j) throw new Error(`no Job ${name}`);
-    return j;
-  };
-  const args = (c: IContainer): string => [...(c.command ?? []), ...(c.args ?? [])].join(' ');
-  /** Stable pod names of a StatefulSet through its headless Service: <set>-<i>.<service>:<port>. */
-  const podHosts = (s: StatefulSet, port: number): string[] =>
-    Array.from({ length: s.spec?.replicas ?? 1 }, (_, i) => `${nameOf(s)}-${i}.${s.spec?.serviceName}:${port}`);
-  const mongo = set('mongo');
-  const redis = set('redis-cluster');
-  const storeUsers = k.deployments.map(nameOf).filter((n) => n !== 'gateway');
+const k = objectsOf(render('ha'));
+const sets = k.ofKind(StatefulSet);
+const jobs = k.ofKind(Job);
+const set = (name: string): StatefulSet => {
+  const s = sets.find((x) => nameOf(x) === name);
+  if (!s) throw new Error(`no StatefulSet ${name}`);
+  return s;
+};
+const job = (name: string): Job => {
+  const j = jobs.find((x) => nameOf(x) === name);
+  if (!j) throw new Error(`no Job ${name}`);
+  return j;
+};
+const args = (c: IContainer): string => [...(c.command ?? []), ...(c.args ?? [])].join(' ');
+/** Stable pod names of a StatefulSet through its headless Service: <set>-<i>.<service>:<port>. */
+const podHosts = (s: StatefulSet, port: number): string[] =>
+  Array.from({ length: s.spec?.replicas ?? 1 }, (_, i) => `${nameOf(s)}-${i}.${s.spec?.serviceName}:${port}`);
+const mongo = set('mongo');
+const redis = set('redis-cluster');
+const storeUsers = k.deployments.map(nameOf).filter((n) => n !== 'gateway');
 
-  it('is an overlay of its own', () => {
-    expect(OVERLAYS).toContain('ha');
-    expect(sets.map(nameOf).sort()).toEqual(['mongo', 'redis-cluster']);
-    expect(jobs.map(nameOf).sort()).toEqual(['mongo-init', 'redis-cluster-init']);
-  });
-
+/** The two StatefulSets: pods, headless Service, volumes, spread, probes and disruption budget, and how each runs. */
+function runsTheStores(): void {
   it.each([
     ['mongo', 3, [27017]],
     ['redis-cluster', 6, [6379, 16379]],
@@ -102,6 +92,46 @@ describe('overlay ha: the stores in the cluster', () => {
       expect(r).toContain(flag);
     }
   });
+}
+
+/** The one-shot Jobs that make the replica set and the cluster. */
+function initiatesTheStores(): void {
+  it('initiates the replica set from a Job, once, with every member', () => {
+    const j = job('mongo-init');
+    expect(j.spec?.backoffLimit).toBeGreaterThan(0);
+    const script = args(j.spec!.template.spec!.containers[0]!);
+    expect([...script.matchAll(/host: '([^']+)'/g)].map((x) => x[1])).toEqual(podHosts(mongo, 27017));
+    expect(script).toMatch(/rs\.initiate\(\{ _id: 'rs0'/);
+    expect(script).toMatch(/try \{ rs\.status\(\)/);
+    expect(script).toMatch(/NotYetInitialized/);
+    expect(script).toMatch(/db\.hello\(\)\.primary/);
+  });
+
+  it('creates the Redis Cluster from a Job (3 masters, a replica each), only while every node is empty', () => {
+    const c = job('redis-cluster-init').spec!.template.spec!.containers[0]!;
+    const nodes = c.env?.find((e) => e.name === 'CLUSTER_NODES')?.value?.split(/\s+/);
+    expect(nodes).toEqual(podHosts(redis, 6379));
+    const script = args(c);
+    expect(script).toContain('redis-cli --cluster create $CLUSTER_NODES --cluster-replicas 1 --cluster-yes');
+    expect(script).toMatch(/cluster_known_nodes:1/);
+    expect(script).toMatch(/cluster_slots_assigned:0/);
+    expect(script).toMatch(/cluster_state:ok/);
+  });
+}
+
+/**
+ * The ha overlay runs the stores in the namespace: MongoDB as a 3-member replica set and a 6-node Redis Cluster, each a
+ * StatefulSet behind a headless Service, made by a one-shot Job, kept by a PodDisruptionBudget and fenced by network
+ * policies; every service is pointed at both, and the trigger path's autoscaling follows docs/capacity.md.
+ */
+describe('overlay ha: the stores in the cluster', () => {
+  it('is an overlay of its own', () => {
+    expect(OVERLAYS).toContain('ha');
+    expect(sets.map(nameOf).sort()).toEqual(['mongo', 'redis-cluster']);
+    expect(jobs.map(nameOf).sort()).toEqual(['mongo-init', 'redis-cluster-init']);
+  });
+
+  runsTheStores();
 
   it.each([
     ['StatefulSet mongo', () => mongo.spec!.template.spec!],
@@ -126,27 +156,7 @@ describe('overlay ha: the stores in the cluster', () => {
     }
   });
 
-  it('initiates the replica set from a Job, once, with every member', () => {
-    const j = job('mongo-init');
-    expect(j.spec?.backoffLimit).toBeGreaterThan(0);
-    const script = args(j.spec!.template.spec!.containers[0]!);
-    expect([...script.matchAll(/host: '([^']+)'/g)].map((x) => x[1])).toEqual(podHosts(mongo, 27017));
-    expect(script).toMatch(/rs\.initiate\(\{ _id: 'rs0'/);
-    expect(script).toMatch(/try \{ rs\.status\(\)/);
-    expect(script).toMatch(/NotYetInitialized/);
-    expect(script).toMatch(/db\.hello\(\)\.primary/);
-  });
-
-  it('creates the Redis Cluster from a Job (3 masters, a replica each), only while every node is empty', () => {
-    const c = job('redis-cluster-init').spec!.template.spec!.containers[0]!;
-    const nodes = c.env?.find((e) => e.name === 'CLUSTER_NODES')?.value?.split(/\s+/);
-    expect(nodes).toEqual(podHosts(redis, 6379));
-    const script = args(c);
-    expect(script).toContain('redis-cli --cluster create $CLUSTER_NODES --cluster-replicas 1 --cluster-yes');
-    expect(script).toMatch(/cluster_known_nodes:1/);
-    expect(script).toMatch(/cluster_slots_assigned:0/);
-    expect(script).toMatch(/cluster_state:ok/);
-  });
+  initiatesTheStores();
 
   it.each(storeUsers)('points %s at the replica set and the cluster, overriding its Secret', (name) => {
     const d = k.deployments.find((x) => nameOf(x) === name)!;

@@ -8,6 +8,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { type Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { type NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
@@ -91,115 +92,84 @@ describe('k8s/base/kustomization.yaml', () => {
   });
 });
 
-describe.each(OVERLAYS)('overlay %s', (overlay) => {
-  const docs = render(overlay);
-  const k = objectsOf(docs);
-  const declared = parse(readFileSync(join(K8S, 'overlays', overlay, 'kustomization.yaml'), 'utf8')) as {
-    namespace?: string;
-  };
+type Objects = ReturnType<typeof objectsOf>;
 
-  it('renders only kinds with a model, each valid against the Kubernetes schema', () => {
-    expect(k.deployments.length).toBeGreaterThan(0);
-    for (const o of k.objects) {
-      expect(() => o.validate()).not.toThrow();
-      expect(nameOf(o)).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
-    }
-    expect(() => toModel({ source: 'x', data: { apiVersion: 'v1', kind: 'Bogus' } })).toThrow(/unknown/);
+/** One Deployment of an overlay: its pods, its container, the env it gets and its shutdown. */
+function deploymentChecks(k: Objects, name: string, d: Deployment): void {
+  const pod = d.spec?.template;
+  const podSpec = pod?.spec;
+  const containers = containersOf(d);
+
+  it('selects its own pods, runs its own image and spreads them over nodes and zones', () => {
+    expect(isSubset(d.spec?.selector.matchLabels, pod?.metadata?.labels)).toBe(true);
+    expect(pod?.metadata?.labels?.[NAME_LABEL]).toBe(name);
+    expect(containers).toHaveLength(1);
+    expect(containers[0]!.image).toMatch(new RegExp(`(^|/)agent-platform/${name}-service(:|@)`));
+    const spread = podSpec?.topologySpreadConstraints ?? [];
+    expect(spread.map((t) => t.topologyKey)).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+    for (const t of spread) expect(isSubset(t.labelSelector?.matchLabels, pod?.metadata?.labels)).toBe(true);
+    expect(pod?.metadata?.annotations?.['prometheus.io/path']).toBe('/metrics');
+    expect(Number(pod?.metadata?.annotations?.['prometheus.io/port'])).toBe(CONTRACT_PORTS[name]);
   });
 
-  it('deploys one Deployment per contract process, and puts everything in its Namespace', () => {
-    expect(k.deployments.map(nameOf).sort()).toEqual(Object.keys(CONTRACT_PORTS).sort());
-    expect(k.ofKind(Namespace).map(nameOf)).toEqual([declared.namespace]);
-    expect(k.ofKind(Namespace)[0]!.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
-    for (const o of k.objects.filter((x) => !(x instanceof Namespace))) expect(nsOf(o)).toBe(declared.namespace);
-  });
-
-  describe.each(k.deployments.map((d) => [nameOf(d), d] as const))('Deployment %s', (name, d) => {
-    const pod = d.spec?.template;
-    const podSpec = pod?.spec;
-    const containers = containersOf(d);
-
-    it('selects its own pods, runs its own image and spreads them over nodes and zones', () => {
-      expect(isSubset(d.spec?.selector.matchLabels, pod?.metadata?.labels)).toBe(true);
-      expect(pod?.metadata?.labels?.[NAME_LABEL]).toBe(name);
-      expect(containers).toHaveLength(1);
-      expect(containers[0]!.image).toMatch(new RegExp(`(^|/)agent-platform/${name}-service(:|@)`));
-      const spread = podSpec?.topologySpreadConstraints ?? [];
-      expect(spread.map((t) => t.topologyKey)).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
-      for (const t of spread) expect(isSubset(t.labelSelector?.matchLabels, pod?.metadata?.labels)).toBe(true);
-      expect(pod?.metadata?.annotations?.['prometheus.io/path']).toBe('/metrics');
-      expect(Number(pod?.metadata?.annotations?.['prometheus.io/port'])).toBe(CONTRACT_PORTS[name]);
-    });
-
-    it.each(containers.map((c) => [c.name, c] as const))(
-      'container %s has probes, resources and a locked-down security context',
-      (_n, c) => {
-        expect(c.startupProbe?.httpGet?.path).toBe('/healthz');
-        expect(c.livenessProbe?.httpGet?.path).toBe('/healthz');
-        expect(c.readinessProbe?.httpGet?.path).toBe('/readyz');
-        for (const probe of [c.startupProbe, c.livenessProbe, c.readinessProbe]) {
-          expect(resolvePort(c, probe?.httpGet?.port)).toBe(CONTRACT_PORTS[name]);
-        }
-        for (const kind of ['requests', 'limits'] as const) {
-          expect(c.resources?.[kind]?.cpu).toBeDefined();
-          expect(c.resources?.[kind]?.memory).toBeDefined();
-        }
-        const podSec = podSpec?.securityContext;
-        const sec = c.securityContext;
-        expect(sec?.runAsNonRoot ?? podSec?.runAsNonRoot).toBe(true);
-        // A numeric user lets the kubelet verify runAsNonRoot for an image whose USER is a name ("node").
-        expect(sec?.runAsUser ?? podSec?.runAsUser).toBeGreaterThan(0);
-        expect((sec?.seccompProfile ?? podSec?.seccompProfile)?.type).toBe('RuntimeDefault');
-        expect(sec?.readOnlyRootFilesystem).toBe(true);
-        expect(sec?.allowPrivilegeEscalation).toBe(false);
-        expect(sec?.privileged ?? false).toBe(false);
-        expect(sec?.capabilities?.drop).toEqual(['ALL']);
-        expect(sec?.capabilities?.add ?? []).toEqual([]);
-        expect(podSpec?.automountServiceAccountToken).toBe(false);
-      },
-    );
-
-    it('mounts a size-limited emptyDir on /tmp (the root filesystem is read-only)', () => {
-      const mount = containers[0]!.volumeMounts?.find((m) => m.mountPath === '/tmp');
-      const volume = podSpec?.volumes?.find((v) => v.name === mount?.name);
-      expect(volume?.emptyDir?.sizeLimit).toBeDefined();
-      if (TEMP_WRITERS.includes(name)) expect(String(volume?.emptyDir?.sizeLimit)).toMatch(/^[0-9]+(Mi|Gi)$/);
-    });
-
-    it('gets env that exists and fits its config schema, on its contract port', async () => {
-      const c = containers[0]!;
-      const env = k.containerEnv(c, nsOf(d));
-      expect(c.envFrom?.some((f) => f.configMapRef)).toBe(true);
-      expect(c.envFrom?.some((f) => f.secretRef)).toBe(true);
-      for (const from of c.envFrom ?? [])
-        expect(from.configMapRef?.optional ?? from.secretRef?.optional ?? false).toBe(false);
-      expect(Number(env.PORT)).toBe(CONTRACT_PORTS[name]);
-      expect(c.ports?.map((p) => p.containerPort)).toEqual([CONTRACT_PORTS[name]]);
-      expect(await envProblems(name, env)).toEqual({ missing: [], unread: [], weakKeys: [] });
-    });
-
-    it('lets the shutdown finish before SIGKILL: preStop + grace for units + grace for requests + closing', () => {
-      const c = containers[0]!;
-      const graceMs = Number(k.containerEnv(c, nsOf(d)).SHUTDOWN_GRACE_MS ?? 10000);
-      // libs/service runService: units stop within graceMs, then the server drains within graceMs, then the stores close.
-      const neededMs = preStopSeconds(c) * 1000 + 2 * graceMs + 2000;
-      expect((podSpec?.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(neededMs);
-    });
-  });
-
-  it('exposes every Deployment by one ClusterIP Service on its contract port', () => {
-    for (const d of k.deployments) {
-      const exposing = k.services.filter((s) => isSubset(s.spec?.selector, d.spec?.template.metadata?.labels));
-      expect(exposing.map(nameOf)).toEqual([nameOf(d)]);
-      const s = exposing[0]!;
-      expect(s.spec?.type ?? 'ClusterIP').toBe('ClusterIP');
-      for (const p of s.spec?.ports ?? []) {
-        expect(p.port).toBe(CONTRACT_PORTS[nameOf(d)]);
-        expect(resolvePort(containersOf(d)[0]!, p.targetPort ?? p.port)).toBe(CONTRACT_PORTS[nameOf(d)]);
+  it.each(containers.map((c) => [c.name, c] as const))(
+    'container %s has probes, resources and a locked-down security context',
+    (_n, c) => {
+      expect(c.startupProbe?.httpGet?.path).toBe('/healthz');
+      expect(c.livenessProbe?.httpGet?.path).toBe('/healthz');
+      expect(c.readinessProbe?.httpGet?.path).toBe('/readyz');
+      for (const probe of [c.startupProbe, c.livenessProbe, c.readinessProbe]) {
+        expect(resolvePort(c, probe?.httpGet?.port)).toBe(CONTRACT_PORTS[name]);
       }
-    }
+      for (const kind of ['requests', 'limits'] as const) {
+        expect(c.resources?.[kind]?.cpu).toBeDefined();
+        expect(c.resources?.[kind]?.memory).toBeDefined();
+      }
+      const podSec = podSpec?.securityContext;
+      const sec = c.securityContext;
+      expect(sec?.runAsNonRoot ?? podSec?.runAsNonRoot).toBe(true);
+      // A numeric user lets the kubelet verify runAsNonRoot for an image whose USER is a name ("node").
+      expect(sec?.runAsUser ?? podSec?.runAsUser).toBeGreaterThan(0);
+      expect((sec?.seccompProfile ?? podSec?.seccompProfile)?.type).toBe('RuntimeDefault');
+      expect(sec?.readOnlyRootFilesystem).toBe(true);
+      expect(sec?.allowPrivilegeEscalation).toBe(false);
+      expect(sec?.privileged ?? false).toBe(false);
+      expect(sec?.capabilities?.drop).toEqual(['ALL']);
+      expect(sec?.capabilities?.add ?? []).toEqual([]);
+      expect(podSpec?.automountServiceAccountToken).toBe(false);
+    },
+  );
+
+  it('mounts a size-limited emptyDir on /tmp (the root filesystem is read-only)', () => {
+    const mount = containers[0]!.volumeMounts?.find((m) => m.mountPath === '/tmp');
+    const volume = podSpec?.volumes?.find((v) => v.name === mount?.name);
+    expect(volume?.emptyDir?.sizeLimit).toBeDefined();
+    if (TEMP_WRITERS.includes(name)) expect(String(volume?.emptyDir?.sizeLimit)).toMatch(/^[0-9]+(Mi|Gi)$/);
   });
 
+  it('gets env that exists and fits its config schema, on its contract port', async () => {
+    const c = containers[0]!;
+    const env = k.containerEnv(c, nsOf(d));
+    expect(c.envFrom?.some((f) => f.configMapRef)).toBe(true);
+    expect(c.envFrom?.some((f) => f.secretRef)).toBe(true);
+    for (const from of c.envFrom ?? [])
+      expect(from.configMapRef?.optional ?? from.secretRef?.optional ?? false).toBe(false);
+    expect(Number(env.PORT)).toBe(CONTRACT_PORTS[name]);
+    expect(c.ports?.map((p) => p.containerPort)).toEqual([CONTRACT_PORTS[name]]);
+    expect(await envProblems(name, env)).toEqual({ missing: [], unread: [], weakKeys: [] });
+  });
+
+  it('lets the shutdown finish before SIGKILL: preStop + grace for units + grace for requests + closing', () => {
+    const c = containers[0]!;
+    const graceMs = Number(k.containerEnv(c, nsOf(d)).SHUTDOWN_GRACE_MS ?? 10000);
+    // libs/service runService: units stop within graceMs, then the server drains within graceMs, then the stores close.
+    const neededMs = preStopSeconds(c) * 1000 + 2 * graceMs + 2000;
+    expect((podSpec?.terminationGracePeriodSeconds ?? 30) * 1000).toBeGreaterThan(neededMs);
+  });
+}
+
+/** An overlay's autoscaling and disruption budgets. */
+function scalingChecks(k: Objects, overlay: string): void {
   it('autoscales every Deployment, keeps some pods through drains without blocking them', () => {
     for (const d of k.deployments) {
       const hpa = k.hpas.find(
@@ -231,93 +201,139 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     expect(external?.external?.metric.selector?.matchLabels).toEqual({ queue: 'agent-runs', state: 'waiting' });
     expect(external?.external?.target.type).toBe('AverageValue');
   });
+}
 
-  describe('network policies', () => {
-    const selects = (p: NetworkPolicy, name: string): boolean => {
-      const sel = p.spec?.podSelector;
-      if (!sel?.matchLabels && !sel?.matchExpressions) return true; // {}: every pod
-      if (sel.matchLabels && sel.matchLabels[NAME_LABEL] !== undefined) return sel.matchLabels[NAME_LABEL] === name;
-      return (sel.matchExpressions ?? []).every(
-        (e) => e.key === NAME_LABEL && e.operator === 'In' && (e.values ?? []).includes(name),
-      );
-    };
-    const egressOf = (name: string) =>
-      k.policies
-        .filter((p) => selects(p, name) && p.spec?.policyTypes?.includes('Egress'))
-        .flatMap((p) => p.spec?.egress ?? []);
-    const ingressOf = (name: string) =>
-      k.policies
-        .filter((p) => selects(p, name) && p.spec?.policyTypes?.includes('Ingress'))
-        .flatMap((p) => p.spec?.ingress ?? []);
-    const ports = (rules: { ports?: { port?: number | string }[] }[]): number[] =>
-      rules.flatMap((r) => (r.ports ?? []).map((p) => Number(p.port)));
-    const fromNames = (rules: ReturnType<typeof ingressOf>): string[] =>
-      rules.flatMap((r) =>
-        (r.from ?? []).map(
-          (f) =>
-            f.podSelector?.matchLabels?.[NAME_LABEL] ??
-            `namespace:${f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']}`,
-        ),
-      );
+/** An overlay's network policies, as they apply to each service's pods. */
+function networkPolicyChecks(k: Objects): void {
+  const selects = (p: NetworkPolicy, name: string): boolean => {
+    const sel = p.spec?.podSelector;
+    if (!sel?.matchLabels && !sel?.matchExpressions) return true; // {}: every pod
+    if (sel.matchLabels && sel.matchLabels[NAME_LABEL] !== undefined) return sel.matchLabels[NAME_LABEL] === name;
+    return (sel.matchExpressions ?? []).every(
+      (e) => e.key === NAME_LABEL && e.operator === 'In' && (e.values ?? []).includes(name),
+    );
+  };
+  const egressOf = (name: string) =>
+    k.policies
+      .filter((p) => selects(p, name) && p.spec?.policyTypes?.includes('Egress'))
+      .flatMap((p) => p.spec?.egress ?? []);
+  const ingressOf = (name: string) =>
+    k.policies
+      .filter((p) => selects(p, name) && p.spec?.policyTypes?.includes('Ingress'))
+      .flatMap((p) => p.spec?.ingress ?? []);
+  const ports = (rules: { ports?: { port?: number | string }[] }[]): number[] =>
+    rules.flatMap((r) => (r.ports ?? []).map((p) => Number(p.port)));
+  const fromNames = (rules: ReturnType<typeof ingressOf>): string[] =>
+    rules.flatMap((r) =>
+      (r.from ?? []).map(
+        (f) =>
+          f.podSelector?.matchLabels?.[NAME_LABEL] ??
+          `namespace:${f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']}`,
+      ),
+    );
 
-    it('deny everything by default, both ways', () => {
-      const deny = k.policies.find(
-        (p) => Object.keys(p.spec?.podSelector ?? {}).length === 0 && !p.spec?.ingress && !p.spec?.egress,
-      );
-      expect(deny?.spec?.policyTypes).toEqual(expect.arrayContaining(['Ingress', 'Egress']));
-    });
-
-    it('let each service be reached on its port only by the ingress controller, the gateway and named callers', () => {
-      for (const d of k.deployments.filter((x) => nameOf(x) !== 'worker')) {
-        const name = nameOf(d);
-        const rules = ingressOf(name).filter(
-          (r) =>
-            !(r.from ?? []).some(
-              (f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring',
-            ),
-        );
-        expect(rules.length).toBeGreaterThan(0);
-        expect([...new Set(ports(rules))]).toEqual([CONTRACT_PORTS[name]]);
-        const from = fromNames(rules);
-        expect(from).toContain('namespace:ingress-nginx');
-        if (name !== 'gateway') expect(from).toContain('gateway');
-        for (const f of from)
-          expect(f === 'namespace:ingress-nginx' || Object.keys(CONTRACT_PORTS).includes(f)).toBe(true);
-      }
-      expect(fromNames(ingressOf('rag'))).toContain('graph');
-      expect(
-        ingressOf('worker')
-          .flatMap((r) => r.from ?? [])
-          .map((f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']),
-      ).toEqual(['monitoring']);
-    });
-
-    it('let only services reach MongoDB and Redis, and only the callers of public addresses reach the internet', () => {
-      for (const d of k.deployments) {
-        const name = nameOf(d);
-        const out = egressOf(name);
-        const storePorts = ports(out.filter((r) => !r.to)).filter((p) => p === 27017 || p === 6379);
-        expect({ name, stores: storePorts.sort((a, b) => a - b) }).toEqual({
-          name,
-          stores: name === 'gateway' ? [] : [6379, 27017],
-        });
-        const internet = out.filter((r) => (r.to ?? []).some((t) => t.ipBlock?.cidr === '0.0.0.0/0'));
-        expect({ name, internet: internet.length > 0 }).toEqual({ name, internet: INTERNET_CALLERS.includes(name) });
-        for (const r of internet) {
-          expect(r.to?.[0]?.ipBlock?.except).toEqual(
-            expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']),
-          );
-          expect(ports([r]).sort((a, b) => a - b)).toEqual([80, 443]);
-        }
-        // Nothing may leave without a port, which would open every port.
-        for (const r of out) expect(r.ports?.length).toBeGreaterThan(0);
-      }
-      const gatewayTargets = egressOf('gateway')
-        .flatMap((r) => r.to ?? [])
-        .map((t) => t.podSelector?.matchLabels?.[NAME_LABEL]);
-      expect(gatewayTargets.sort()).toEqual(ROUTE_TABLE.map((r) => r.service).sort());
-    });
+  it('deny everything by default, both ways', () => {
+    const deny = k.policies.find(
+      (p) => Object.keys(p.spec?.podSelector ?? {}).length === 0 && !p.spec?.ingress && !p.spec?.egress,
+    );
+    expect(deny?.spec?.policyTypes).toEqual(expect.arrayContaining(['Ingress', 'Egress']));
   });
+
+  it('let each service be reached on its port only by the ingress controller, the gateway and named callers', () => {
+    for (const d of k.deployments.filter((x) => nameOf(x) !== 'worker')) {
+      const name = nameOf(d);
+      const rules = ingressOf(name).filter(
+        (r) =>
+          !(r.from ?? []).some(
+            (f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'monitoring',
+          ),
+      );
+      expect(rules.length).toBeGreaterThan(0);
+      expect([...new Set(ports(rules))]).toEqual([CONTRACT_PORTS[name]]);
+      const from = fromNames(rules);
+      expect(from).toContain('namespace:ingress-nginx');
+      if (name !== 'gateway') expect(from).toContain('gateway');
+      for (const f of from)
+        expect(f === 'namespace:ingress-nginx' || Object.keys(CONTRACT_PORTS).includes(f)).toBe(true);
+    }
+    expect(fromNames(ingressOf('rag'))).toContain('graph');
+    expect(
+      ingressOf('worker')
+        .flatMap((r) => r.from ?? [])
+        .map((f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']),
+    ).toEqual(['monitoring']);
+  });
+
+  it('let only services reach MongoDB and Redis, and only the callers of public addresses reach the internet', () => {
+    for (const d of k.deployments) {
+      const name = nameOf(d);
+      const out = egressOf(name);
+      const storePorts = ports(out.filter((r) => !r.to)).filter((p) => p === 27017 || p === 6379);
+      expect({ name, stores: storePorts.sort((a, b) => a - b) }).toEqual({
+        name,
+        stores: name === 'gateway' ? [] : [6379, 27017],
+      });
+      const internet = out.filter((r) => (r.to ?? []).some((t) => t.ipBlock?.cidr === '0.0.0.0/0'));
+      expect({ name, internet: internet.length > 0 }).toEqual({ name, internet: INTERNET_CALLERS.includes(name) });
+      for (const r of internet) {
+        expect(r.to?.[0]?.ipBlock?.except).toEqual(
+          expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']),
+        );
+        expect(ports([r]).sort((a, b) => a - b)).toEqual([80, 443]);
+      }
+      // Nothing may leave without a port, which would open every port.
+      for (const r of out) expect(r.ports?.length).toBeGreaterThan(0);
+    }
+    const gatewayTargets = egressOf('gateway')
+      .flatMap((r) => r.to ?? [])
+      .map((t) => t.podSelector?.matchLabels?.[NAME_LABEL]);
+    expect(gatewayTargets.sort()).toEqual(ROUTE_TABLE.map((r) => r.service).sort());
+  });
+}
+
+describe.each(OVERLAYS)('overlay %s', (overlay) => {
+  const docs = render(overlay);
+  const k = objectsOf(docs);
+  const declared = parse(readFileSync(join(K8S, 'overlays', overlay, 'kustomization.yaml'), 'utf8')) as {
+    namespace?: string;
+  };
+
+  it('renders only kinds with a model, each valid against the Kubernetes schema', () => {
+    expect(k.deployments.length).toBeGreaterThan(0);
+    for (const o of k.objects) {
+      expect(() => o.validate()).not.toThrow();
+      expect(nameOf(o)).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+    }
+    expect(() => toModel({ source: 'x', data: { apiVersion: 'v1', kind: 'Bogus' } })).toThrow(/unknown/);
+  });
+
+  it('deploys one Deployment per contract process, and puts everything in its Namespace', () => {
+    expect(k.deployments.map(nameOf).sort()).toEqual(Object.keys(CONTRACT_PORTS).sort());
+    expect(k.ofKind(Namespace).map(nameOf)).toEqual([declared.namespace]);
+    expect(k.ofKind(Namespace)[0]!.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    for (const o of k.objects.filter((x) => !(x instanceof Namespace))) expect(nsOf(o)).toBe(declared.namespace);
+  });
+
+  describe.each(k.deployments.map((d) => [nameOf(d), d] as const))('Deployment %s', (name, d) =>
+    deploymentChecks(k, name, d),
+  );
+
+  it('exposes every Deployment by one ClusterIP Service on its contract port', () => {
+    for (const d of k.deployments) {
+      const exposing = k.services.filter((s) => isSubset(s.spec?.selector, d.spec?.template.metadata?.labels));
+      expect(exposing.map(nameOf)).toEqual([nameOf(d)]);
+      const s = exposing[0]!;
+      expect(s.spec?.type ?? 'ClusterIP').toBe('ClusterIP');
+      for (const p of s.spec?.ports ?? []) {
+        expect(p.port).toBe(CONTRACT_PORTS[nameOf(d)]);
+        expect(resolvePort(containersOf(d)[0]!, p.targetPort ?? p.port)).toBe(CONTRACT_PORTS[nameOf(d)]);
+      }
+    }
+  });
+
+  scalingChecks(k, overlay);
+
+  describe('network policies', () => networkPolicyChecks(k));
 
   it("routes the Ingress by the gateway's path prefixes straight to each Service, everything else to the gateway", () => {
     expect(k.ingresses).toHaveLength(1);

@@ -59,22 +59,13 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown>, requestId };
 }
 
-describe("the compose stack, started from the images' entry points without Docker", () => {
-  it('lists every contract process, each started and healthy behind its compose healthcheck', async () => {
-    expect(apps.map(([n]) => n).sort()).toEqual(Object.keys(CONTRACT_PORTS).sort());
-    expect(INFRA.sort()).toEqual(['mongo', 'redis']);
-    for (const [name, s] of apps) {
-      expect(existsSync(entryPoint(s))).toBe(true);
-      const res = await fetch(`${procs[name]!.url}${composeHealthPath(s)}`);
-      expect({ name, status: res.status }).toEqual({ name, status: 200 });
-    }
-    // The gateway started last: it depends on every service it routes to.
-    expect(startLevels().at(-1)).toEqual(['gateway']);
-  });
+/** Ids one test makes and the later ones use. */
+let credentialId: string;
+let agentId: string;
+let ragId: string;
 
-  let credentialId: string;
-  let agentId: string;
-
+/** An agent answered through the provider stand-in, then run by the worker from a webhook. */
+function agentAndWebhook(): void {
   it('agent: a credential, an agent and a chat answered by the provider stand-in', async () => {
     const cred = await call('POST', '/v3/providers/credentials', {
       name: 'local',
@@ -130,9 +121,10 @@ describe("the compose stack, started from the images' entry points without Docke
     expect(status).toBe('succeeded');
     expect(llm.requests.length).toBeGreaterThanOrEqual(2);
   }, 90_000);
+}
 
-  let ragId: string;
-
+/** A RAG configuration, its knowledge base (one document read by the OCR service) and its knowledge graph. */
+function ragAndGraph(): void {
   it('rag: a RAG configuration whose credentials the rag service checks with the agent service', async () => {
     const rag = await call('POST', '/v3/rag/', localRagConfig(credentialId, 'stack_docs'));
     expect(rag.status).toBe(200);
@@ -238,6 +230,24 @@ describe("the compose stack, started from the images' entry points without Docke
     const other = await call('GET', '/v4/knowledge_graph/graph/?rag_id=0123456789abcdef01234567&limit=10');
     expect(other.status).toBe(404);
   });
+}
+
+describe("the compose stack, started from the images' entry points without Docker", () => {
+  it('lists every contract process, each started and healthy behind its compose healthcheck', async () => {
+    expect(apps.map(([n]) => n).sort()).toEqual(Object.keys(CONTRACT_PORTS).sort());
+    expect(INFRA.sort()).toEqual(['mongo', 'redis']);
+    for (const [name, s] of apps) {
+      expect(existsSync(entryPoint(s))).toBe(true);
+      const res = await fetch(`${procs[name]!.url}${composeHealthPath(s)}`);
+      expect({ name, status: res.status }).toEqual({ name, status: 200 });
+    }
+    // The gateway started last: it depends on every service it routes to.
+    expect(startLevels().at(-1)).toEqual(['gateway']);
+  });
+
+  agentAndWebhook();
+
+  ragAndGraph();
 
   it('rai: a policy stored and listed', async () => {
     const made = await call('POST', '/v1/rai/policies', { name: 'stack policy' });

@@ -46,7 +46,6 @@ const realPath = (t: Target, op: Operation) =>
   );
 const call = (t: Target, op: Operation, path = realPath(t, op)) =>
   request(t.app)[op.method](path).set('x-api-key', t.ctx.apiKey);
-/** A body for `op` whose first string field (or first item) is `bad`. */
 /**
  * The contract's part of an error answer: its `detail` (an OpenAI-protocol route adds OpenAI's `error` object beside
  * it, services/agent completion.errors.ts); any other answer as it is.
@@ -60,6 +59,7 @@ function contractPart(text: string): string {
   }
 }
 
+/** A body for `op` whose first string field (or first item) is `bad`. */
 function bodyWith(op: Operation, bad: string): { body: unknown; loc: (string | number)[] } {
   if (op.body?.type === 'array') return { body: ['ok', bad], loc: ['body', 1] };
   const props = Object.entries(op.body?.properties ?? {});
@@ -136,6 +136,11 @@ describe.each(SERVICES)('%s', (service) => {
     }
   });
 
+  refusesBadCharactersAndDepth(service);
+});
+
+/** U+0000 and lone surrogates in body strings, object keys, query and path; JSON nested too deep. */
+function refusesBadCharactersAndDepth(service: keyof typeof MIN_OPERATIONS): void {
   test.each([
     ['U+0000', 'a\u0000b', 'string_nul'],
     ['a lone high surrogate', 'a\ud800', 'string_unicode'],
@@ -201,7 +206,7 @@ describe.each(SERVICES)('%s', (service) => {
       expect([opName(op), res.status, res.body.detail?.[0]?.type]).toEqual([opName(op), 422, 'json_too_deep']);
     }
   });
-});
+}
 
 describe('the cases the probe found', () => {
   test.each([

@@ -117,7 +117,8 @@ afterAll(async () => {
   await jaeger?.stop();
 }, 120_000);
 
-describe('tracing across the processes, in Jaeger', () => {
+/** A signed webhook trigger, from the caller's traceparent through the worker to the provider call. */
+function tracesASignedWebhookTrigger(): void {
   it("a signed trigger with a traceparent: one trace from the gateway to the provider call, the execution's trace_id", async () => {
     const hook = await call('POST', '/agent-webhooks/', { agent_id: agentId });
     expect(hook.status).toBe(201);
@@ -178,6 +179,10 @@ describe('tracing across the processes, in Jaeger', () => {
       span_id: expect.stringMatching(/^[0-9a-f]{16}$/),
     });
   }, 120_000);
+}
+
+describe('tracing across the processes, in Jaeger', () => {
+  tracesASignedWebhookTrigger();
 
   /** Queues a fire of the schedule by hand (as the catch-up of a lost fire does), at its next cron time. */
   async function fireNow(scheduleId: string): Promise<void> {
@@ -261,6 +266,11 @@ describe('tracing across the processes, in Jaeger', () => {
     expect(isBelow(spans, agentRun, one(spans, 'gateway', 'POST'))).toBe(true);
   }, 60_000);
 
+  tracesTheKnowledgeBaseAndRai();
+});
+
+/** The PDF training of a knowledge base (rag and OCR), then a chat that checks RAI and retrieves from that base. */
+function tracesTheKnowledgeBaseAndRai(): void {
   let ragId: string;
 
   it('a knowledge-base PDF training: the rag service, and the OCR service reading the PDF, in one trace', async () => {
@@ -335,4 +345,4 @@ describe('tracing across the processes, in Jaeger', () => {
     expect(retrieval.tags['rag.config_id']).toBe(ragId);
     expect(spans.some((s) => s.service === 'rag' && s.tags['http.route'] && isBelow(spans, s, retrieval))).toBe(true);
   }, 60_000);
-});
+}

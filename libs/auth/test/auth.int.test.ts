@@ -56,7 +56,8 @@ function appWith(auth: ReturnType<typeof createApiKeyAuth>): Express {
   return createHttpApp({ service: 'auth-test', logger: captureLogger('auth-test').logger, routes }).app;
 }
 
-describe('api keys', () => {
+/** The issued key: its shape, prefix and hash, and the check that accepts only that shape. */
+function issuesWellFormedKeys(): void {
   test('generateApiKey: sk_ + 40 base62, prefix and SHA-256 hash', () => {
     const { key, prefix, hash } = generateApiKey();
     expect(key).toMatch(KEY_FORMAT);
@@ -82,7 +83,10 @@ describe('api keys', () => {
       expect(isWellFormedApiKey(bad)).toBe(false);
     }
   });
+}
 
+/** What the repository keeps of a key (the hash and the prefix, unique) and what it resolves to. */
+function storesOnlyHashAndPrefix(): void {
   test('a minted key resolves to {user_id, org_id}', async () => {
     const key = await dbs.mintKey({ user_id: 'u-mint', org_id: 'o-mint' });
     expect(key).toMatch(KEY_FORMAT);
@@ -161,7 +165,10 @@ describe('api keys', () => {
       }),
     ).rejects.toMatchObject({ code: 11000 });
   });
+}
 
+/** A revoked key and one never issued resolve to nothing. */
+function revokedAndUnknownKeysDoNotResolve(): void {
   test('revoke by prefix: the key stops resolving; a second revoke reports false', async () => {
     const key = await dbs.mintKey({ user_id: 'u-rev', org_id: 'o-rev' });
     const prefix = key.slice(0, PREFIX_LENGTH);
@@ -176,6 +183,12 @@ describe('api keys', () => {
   test('an unknown well-formed key does not resolve', async () => {
     expect(await repo.findActiveByHash(hashApiKey(generateApiKey().key))).toBeNull();
   });
+}
+
+describe('api keys', () => {
+  issuesWellFormedKeys();
+  storesOnlyHashAndPrefix();
+  revokedAndUnknownKeysDoNotResolve();
 });
 
 describe('auth middleware', () => {

@@ -57,6 +57,17 @@ const WRITERS = 32;
 /** The server the tests run on (test/setup/global-setup.ts asks it). */
 const FERRETDB = process.env.STORE_SERVER === 'ferretdb';
 
+/** One store under contract, as the cases registered on it see it. */
+interface Store {
+  adapter: 'auto' | 'pass-through';
+  /** The connection (made in beforeAll: read it in the test, not when registering). */
+  conn: () => Connection;
+  Thing: () => ReturnType<typeof modelFor<typeof schema>>;
+  Unique: () => ReturnType<typeof modelFor<typeof uniqueSchema>>;
+  /** Registers a case that needs what FerretDB 1.24 lacks, or records it as left out of this run. */
+  needs: (limit: keyof typeof FERRETDB_LIMITS, name: string, fn: () => Promise<void>, timeout?: number) => void;
+}
+
 describe.each([
   ['through the adapter', 'auto'],
   ['pass-through', 'pass-through'],
@@ -90,6 +101,44 @@ describe.each([
     await conn.close();
   });
 
+  const store: Store = { adapter, conn: () => conn, Thing, Unique, needs };
+  concurrentWritesHaveOneOutcome(store);
+
+  needs(
+    'ttl',
+    'a TTL-declared document goes away, and one not yet due stays',
+    async () => {
+      const now = Date.now();
+      const [due, later] = await Thing().insertMany([
+        { key: 'ttl', expires_at: new Date(now - 1000) },
+        { key: 'ttl', expires_at: new Date(now + 3_600_000) },
+      ]);
+      // MongoDB's TTL monitor runs once a minute; the adapter's sweep is asked to run now.
+      await eventually(
+        'the expired document to go',
+        async () => {
+          await expireNow(conn);
+          return (await Thing().findById(due!._id).lean()) === null ? true : undefined;
+        },
+        130_000,
+      );
+      expect(await Thing().findById(later!._id).lean()).not.toBeNull();
+    },
+    150_000,
+  );
+
+  if (exempt)
+    test('each case left out of the pass-through run on FerretDB names the limit that needs the adapter', () => {
+      expect(exempted.map((e) => e.name)).toHaveLength(6);
+      for (const e of exempted) expect(Object.values(FERRETDB_LIMITS)).toContain(e.limit);
+    });
+
+  pagesAndResentClaimsCountOnce(store);
+});
+
+/** Concurrent writers of one store: one winner per conditional update, exact counters, one insert per unique key. */
+function concurrentWritesHaveOneOutcome(store: Store): void {
+  const { Thing, Unique, conn, needs } = store;
   const atomic = (name: string, fn: () => Promise<void>) => needs('atomic', name, fn);
 
   atomic(`a conditional update under ${WRITERS} concurrent writers has exactly one winner`, async () => {
@@ -129,7 +178,7 @@ describe.each([
   });
 
   atomic('an upserted counter ($inc with upsert) hands out every value once', async () => {
-    const next = createSequence(conn, 'contract');
+    const next = createSequence(conn(), 'contract');
     const values = await Promise.all(Array.from({ length: WRITERS }, () => next()));
     expect(new Set(values).size).toBe(WRITERS);
     expect(Math.max(...values)).toBe(WRITERS);
@@ -155,36 +204,11 @@ describe.each([
     expect(refused.every((r) => isDuplicateKeyError(r.reason))).toBe(true);
     expect(await Unique().countDocuments({ name: 'race' })).toBe(1);
   });
+}
 
-  needs(
-    'ttl',
-    'a TTL-declared document goes away, and one not yet due stays',
-    async () => {
-      const now = Date.now();
-      const [due, later] = await Thing().insertMany([
-        { key: 'ttl', expires_at: new Date(now - 1000) },
-        { key: 'ttl', expires_at: new Date(now + 3_600_000) },
-      ]);
-      // MongoDB's TTL monitor runs once a minute; the adapter's sweep is asked to run now.
-      await eventually(
-        'the expired document to go',
-        async () => {
-          await expireNow(conn);
-          return (await Thing().findById(due!._id).lean()) === null ? true : undefined;
-        },
-        130_000,
-      );
-      expect(await Thing().findById(later!._id).lean()).not.toBeNull();
-    },
-    150_000,
-  );
-
-  if (exempt)
-    test('each case left out of the pass-through run on FerretDB names the limit that needs the adapter', () => {
-      expect(exempted.map((e) => e.name)).toHaveLength(6);
-      for (const e of exempted) expect(Object.values(FERRETDB_LIMITS)).toContain(e.limit);
-    });
-
+/** Reading in pages while the collection changes, and a claim sent again after a lost reply, each count once. */
+function pagesAndResentClaimsCountOnce(store: Store): void {
+  const { Thing, conn, adapter } = store;
   test('keyset pages over a changing collection return every document once, in order', async () => {
     const sort: SortKeys = [
       ['t', -1],
@@ -221,7 +245,7 @@ describe.each([
     // the claimant sending it again after a store outage.
     const viaProxy = await connectMongo({
       uri: `mongodb://127.0.0.1:${proxy.port}/?directConnection=true`,
-      dbName: conn.name,
+      dbName: conn().name,
       adapter,
       retryWrites: false,
     });
@@ -248,4 +272,4 @@ describe.each([
       await proxy.close();
     }
   });
-});
+}

@@ -158,6 +158,11 @@ describe('createHttpApp: ops endpoints', () => {
     expect(res.text).toContain('process_cpu_user_seconds_total');
   });
 
+  servesApiDocs();
+});
+
+/** The API description: /openapi.json (given or default) and the Swagger UI at /docs. */
+function servesApiDocs(): void {
   test('/openapi.json returns the given document', async () => {
     const doc = {
       openapi: '3.0.3',
@@ -203,4 +208,4 @@ describe('createHttpApp: ops endpoints', () => {
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.text).toContain('<title>http-test API</title>');
   });
-});
+}

@@ -65,6 +65,62 @@ function build() {
 const post = (app: Express, path = '/echo') => request(app).post(path).set('x-api-key', 'good');
 const nest = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
+/**
+ * Routing answers before the media type: an unknown path or method is a 404 whatever the body, a route that exists
+ * (mounted, trailing slash or not) still refuses one it cannot read, and a mounted route reads its JSON. `get` gives
+ * the running test's app and the handler calls it saw.
+ */
+function routingAnswersBeforeTheMediaType(get: () => ReturnType<typeof build>): void {
+  const MULTIPART = [
+    'multipart/form-data; boundary=zz',
+    '--zz\r\nContent-Disposition: form-data; name="f"\r\n\r\nx\r\n--zz--\r\n',
+  ] as const;
+
+  test.each([
+    ['an unknown path', 'post', '/nothing/here'],
+    ['an unknown path beside a route', 'post', '/things/1/extra'],
+    ['an unknown path under a mounted router', 'post', '/v3/agents/7/unknown'],
+    ['an unknown path beside a mounted router', 'post', '/v3/agentsx/7/items'],
+    ['a method the route does not have', 'patch', '/things/1'],
+  ] as const)('routing answers first: %s with a multipart body → 404, not 415', async (_what, method, path) => {
+    const { app, calls } = get();
+    const res = await request(app)
+      [method](path)
+      .set('x-api-key', 'good')
+      .set('content-type', MULTIPART[0])
+      .send(MULTIPART[1]);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: 'Not Found' });
+    expect(calls).toEqual([]);
+  });
+
+  test.each(['/v3/agents/7/items', '/v3/agents/7/items/', '/things/', '/things'])(
+    'a route that exists (%s, trailing slash or not, under a mounted router) still answers 415',
+    async (path) => {
+      const { app, calls } = get();
+      const res = await post(app, path).set('content-type', MULTIPART[0]).send(MULTIPART[1]);
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual({ detail: UNSUPPORTED_MEDIA_TYPE });
+      expect(calls).toEqual([]);
+    },
+  );
+
+  test('a router whose layers are not shaped as router 2 makes them: every path counts as routed (415 as before)', () => {
+    expect(hasRoute({ stack: [{} as never] }, 'POST', '/anything')).toBe(true);
+    const oddRoute = { match: () => ({ path: '/x' }), route: {} };
+    expect(hasRoute({ stack: [oddRoute as never] }, 'POST', '/x')).toBe(true);
+    expect(hasRoute(express.Router() as never, 'POST', '/x')).toBe(false);
+  });
+
+  test('the mounted route reads its JSON body', async () => {
+    const { app, calls } = get();
+    const res = await post(app, '/v3/agents/7/items').send({ a: 1 });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ a: 1 });
+    expect(calls).toEqual(['item 7']);
+  });
+}
+
 describe('Content-Type of JSON routes', () => {
   let app: Express;
   let calls: string[];
@@ -131,51 +187,7 @@ describe('Content-Type of JSON routes', () => {
     expect(res.body.detail).toEqual([{ loc: ['body', 'name'], msg: expect.any(String), type: 'missing' }]);
   });
 
-  const MULTIPART = [
-    'multipart/form-data; boundary=zz',
-    '--zz\r\nContent-Disposition: form-data; name="f"\r\n\r\nx\r\n--zz--\r\n',
-  ] as const;
-
-  test.each([
-    ['an unknown path', 'post', '/nothing/here'],
-    ['an unknown path beside a route', 'post', '/things/1/extra'],
-    ['an unknown path under a mounted router', 'post', '/v3/agents/7/unknown'],
-    ['an unknown path beside a mounted router', 'post', '/v3/agentsx/7/items'],
-    ['a method the route does not have', 'patch', '/things/1'],
-  ] as const)('routing answers first: %s with a multipart body → 404, not 415', async (_what, method, path) => {
-    const res = await request(app)
-      [method](path)
-      .set('x-api-key', 'good')
-      .set('content-type', MULTIPART[0])
-      .send(MULTIPART[1]);
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ detail: 'Not Found' });
-    expect(calls).toEqual([]);
-  });
-
-  test.each(['/v3/agents/7/items', '/v3/agents/7/items/', '/things/', '/things'])(
-    'a route that exists (%s, trailing slash or not, under a mounted router) still answers 415',
-    async (path) => {
-      const res = await post(app, path).set('content-type', MULTIPART[0]).send(MULTIPART[1]);
-      expect(res.status).toBe(415);
-      expect(res.body).toEqual({ detail: UNSUPPORTED_MEDIA_TYPE });
-      expect(calls).toEqual([]);
-    },
-  );
-
-  test('a router whose layers are not shaped as router 2 makes them: every path counts as routed (415 as before)', () => {
-    expect(hasRoute({ stack: [{} as never] }, 'POST', '/anything')).toBe(true);
-    const oddRoute = { match: () => ({ path: '/x' }), route: {} };
-    expect(hasRoute({ stack: [oddRoute as never] }, 'POST', '/x')).toBe(true);
-    expect(hasRoute(express.Router() as never, 'POST', '/x')).toBe(false);
-  });
-
-  test('the mounted route reads its JSON body', async () => {
-    const res = await post(app, '/v3/agents/7/items').send({ a: 1 });
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({ a: 1 });
-    expect(calls).toEqual(['item 7']);
-  });
+  routingAnswersBeforeTheMediaType(() => ({ app, calls }));
 
   test('authentication still answers first: no key and a text body → 403', async () => {
     const res = await request(app).post('/things').set('content-type', 'text/plain').send('x');

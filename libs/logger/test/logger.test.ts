@@ -98,6 +98,15 @@ describe('createLogger', () => {
     expect(raw).toEqual([]);
   });
 
+  redactsSecrets();
+  keepsOrdinaryValues();
+  carriesRequestContext();
+  writesLinesJsonCannot();
+  childLoggersKeepTheirFields();
+});
+
+/** Secret fields by name, at any depth, and key-shaped values in any string, Error messages and stacks. */
+function redactsSecrets(): void {
   test.each([
     'api_key',
     'secret_key',
@@ -182,7 +191,10 @@ describe('createLogger', () => {
     expect(line.message).toBe('boom with [REDACTED]');
     expect(String(line.stack)).toContain('boom with [REDACTED]');
   });
+}
 
+/** Numbers and ordinary strings and ids, even with a secret-sounding name, are written as they are. */
+function keepsOrdinaryValues(): void {
   test('numeric fields such as prompt_tokens are kept, even when their name mentions a secret word', async () => {
     const { logger, lines } = capture();
     logger.info('usage', {
@@ -222,7 +234,10 @@ describe('createLogger', () => {
       risky: 'ask_me',
     });
   });
+}
 
+/** withLogContext: the request id on every line of its request, through awaits, nested and concurrent. */
+function carriesRequestContext(): void {
   test('withLogContext puts requestId on every line, through awaits, and nests', async () => {
     const { logger, lines } = capture();
     expect(currentRequestId()).toBeUndefined();
@@ -262,7 +277,10 @@ describe('createLogger', () => {
     for (const l of lines()) expect(l.requestId).toBe(`r${String(l.message).slice(1)}`);
     expect(lines()).toHaveLength(5);
   });
+}
 
+/** A value JSON.stringify refuses does not lose the line. */
+function writesLinesJsonCannot(): void {
   test('a line JSON cannot write (a cycle, a BigInt) is still written, once, with its other fields', async () => {
     const { logger, lines } = capture();
     const cyclic: Record<string, unknown> = { name: 'loop' };
@@ -278,7 +296,10 @@ describe('createLogger', () => {
     expect(got.find((l) => l.message === 'cyclic')).toMatchObject({ n: 1, service: 'logger-test' });
     expect(String(got.find((l) => l.message === 'big')?.big)).toBe('100000000000000000000');
   });
+}
 
+/** Child loggers: their fields on every line (the parent service too), and still redacted. */
+function childLoggersKeepTheirFields(): void {
   test('child loggers keep their module field (and the parent service) on every line', async () => {
     const { logger, lines } = capture();
     const child = logger.child({ module: 'scheduler' });
@@ -308,7 +329,7 @@ describe('createLogger', () => {
     await flush();
     expect(raw.join('')).not.toContain('child-secret-value');
   });
-});
+}
 
 describe('redact()', () => {
   test('leaves numbers, booleans and null alone and does not mutate its input', () => {

@@ -49,6 +49,12 @@ describe('fuseRankings (reciprocal rank fusion)', () => {
     expect(fused[4]!.score).toBeCloseTo(rrf(3), 12);
   });
 
+  breaksTiesStably();
+  appliesOptionsAndSkipsBadEntries();
+});
+
+/** Equal scores: a shared rank within a list; equal fused scores by the better single rank, then the id. */
+function breaksTiesStably(): void {
   it('equal scores in a list share a rank, so the order a store returned them in changes nothing', () => {
     const tied = [
       { id: 'q', score: 0.5 },
@@ -94,7 +100,10 @@ describe('fuseRankings (reciprocal rank fusion)', () => {
     ]);
     expect(byId.map((f) => f.id)).toEqual(['o', 'p', 'y', 'z']);
   });
+}
 
+/** Weights, k and limit; repeated ids and non-finite scores in a list; empty input. */
+function appliesOptionsAndSkipsBadEntries(): void {
   it('weights, k, limit; an id twice in one list counts once with its best score; non-finite scores are skipped', () => {
     const lists = [
       [
@@ -125,7 +134,7 @@ describe('fuseRankings (reciprocal rank fusion)', () => {
     expect(fuseRankings([])).toEqual([]);
     expect(fuseRankings([[], []])).toEqual([]);
   });
-});
+}
 
 it('lexicalRelevance maps BM25 scores into 0–1, in the same order, 0.5 at LEXICAL_RELEVANCE_HALF', () => {
   const scores = [0, 0.2, 0.67, LEXICAL_RELEVANCE_HALF, 3, 12, 80];

@@ -116,6 +116,12 @@ describe('LanceDB vector store', () => {
     ]);
   });
 
+  refusesBadInput();
+  keepsEveryWriteUnderLoad();
+});
+
+/** Dimensions that do not match, unknown rag ids, and ids or vectors that could reach a filter. */
+function refusesBadInput(): void {
   it('an upsert of another dimension is a VectorDimensionError (422); a query of another dimension finds nothing', async () => {
     const store = stores.forProvider('lancedb');
     const rag = newRag();
@@ -158,7 +164,10 @@ describe('LanceDB vector store', () => {
     expect(await store.search(rag, [1, 0], 0)).toEqual([]);
     expect(await store.search(rag, [1, 0], MAX_VECTOR_SEARCH_K * 10)).toHaveLength(1);
   });
+}
 
+/** Many small writes, concurrent writes and a second replica on the same directory lose nothing. */
+function keepsEveryWriteUnderLoad(): void {
   it('many small writes (compacted every COMPACT_EVERY_WRITES) keep every row and every delete', async () => {
     const store = stores.forProvider('lancedb');
     const rag = newRag();
@@ -210,7 +219,7 @@ describe('LanceDB vector store', () => {
       await second.close();
     }
   });
-});
+}
 
 describe('createVectorStores.forProvider', () => {
   it('LanceDB by any spelling; no name → the default silently; an unknown name → the default, logged once', async () => {

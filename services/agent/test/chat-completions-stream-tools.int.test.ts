@@ -102,20 +102,21 @@ describe('the agent’s own tools', () => {
   });
 });
 
+const weather = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'The weather of a city',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  },
+};
+const askedCall = {
+  id: 'call_w',
+  type: 'function' as const,
+  function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+};
+
 describe('the caller’s own tools', () => {
-  const weather = {
-    type: 'function' as const,
-    function: {
-      name: 'get_weather',
-      description: 'The weather of a city',
-      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-    },
-  };
-  const askedCall = {
-    id: 'call_w',
-    type: 'function' as const,
-    function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
-  };
   const offeredNames = () => (lastSent().tools as { function: { name: string } }[]).map((f) => f.function.name);
 
   it('are offered beside the agent’s tools; a call of one comes back as tool_calls, and the conversation continues with its result', async () => {
@@ -201,6 +202,10 @@ describe('the caller’s own tools', () => {
     expect(lastSent().tool_choice).toEqual(named);
   });
 
+  refusesBadToolConversations();
+});
+
+function refusesBadToolConversations(): void {
   it('refuses what cannot be a tool conversation, with the place it is wrong (422) and without calling the model', async () => {
     const agentId = await agent({ tools: ['openapi-pets-getPet'], features: [] });
     const before = llm.requests.length;
@@ -247,4 +252,4 @@ describe('the caller’s own tools', () => {
     }
     expect(llm.requests.length).toBe(before);
   });
-});
+}

@@ -119,6 +119,10 @@ describe('MEMORY', () => {
     ]);
   });
 
+  keepsCompleteTurnsInOrder();
+});
+
+function keepsCompleteTurnsInOrder(): void {
   it('turns that start in the same millisecond keep their order', async () => {
     const frozen = await startInferenceFixture({ clock: () => new Date('2030-01-01T00:00:00.000Z') });
     try {
@@ -152,7 +156,7 @@ describe('MEMORY', () => {
     expect((await f.chat(alice, { agent_id: agentId, session_id: 'failed', message: 'lost' })).status).toBe(502);
     expect(await say(alice, agentId, 'failed', 'kept')).toEqual([{ role: 'user', content: 'kept' }]);
   });
-});
+}
 
 describe('GET /v3/inference/sessions/{session_id}/messages', () => {
   it('lists the owner’s messages newest first with token usage, paged, filterable by agent', async () => {

@@ -164,6 +164,10 @@ describe('general agent without system_prompt: the system message is built from 
     });
   });
 
+  agentsWithoutFieldsAndSingleTaskAgents();
+});
+
+function agentsWithoutFieldsAndSingleTaskAgents(): void {
   it('an agent with none of the fields gets no system message at all (none is invented)', async () => {
     const none = {
       agent_role: null,
@@ -216,7 +220,7 @@ describe('general agent without system_prompt: the system message is built from 
       'Role:\nYou summarize legal texts.\n\nGoal:\nShort summaries.\n\nInstructions:\nBe brief.\n\nExamples:\nIn: long\nOut: short',
     );
   });
-});
+}
 
 describe('system_prompt_variables validation', () => {
   const cases: [string, unknown, string, string][] = [

@@ -199,6 +199,23 @@ describe('KNOWLEDGE_BASE feature', () => {
     expect(res.body.response).toContain(`According to [1] ${s.site.url}/about`);
   });
 
+  mergesSeveralRagIds();
+  refusesUnusableRagIdsOnSave();
+
+  it('formats facts with their sources', () => {
+    const text = knowledgeSection({
+      results: [{ text: 'A  b\nc', url: 'https://x/a', title: 't', score: 1 }],
+      facts: [{ source: 'Ada', relation: 'FOUNDED', target: 'Zylotech', urls: ['https://x/a'] }],
+    });
+    expect(text.split('\n').slice(1)).toEqual([
+      '[1] A b c (source: https://x/a)',
+      'Facts:',
+      '- Ada founded Zylotech (source: https://x/a)',
+    ]);
+  });
+});
+
+function mergesSeveralRagIds(): void {
   describe('several rag ids (lyzr_rag, agentic_rag[], oneshot_rag[])', () => {
     const question = 'Qorvian Institute Lisbon, and Grace Hopper lantern engineering team';
     /** What the rag service retrieves for the question from one configuration: [page URL, score] of each chunk. */
@@ -250,7 +267,9 @@ describe('KNOWLEDGE_BASE feature', () => {
       expect(lastSystemPrompt()).toBe('You answer questions about Zylotech.');
     });
   });
+}
 
+function refusesUnusableRagIdsOnSave(): void {
   describe('saving an agent: every route that takes features refuses a rag id that cannot be used', () => {
     const config0 = ['body', 'features', 0, 'config'];
     const save = (key: string, method: 'post' | 'put', path: string, body: object) =>
@@ -347,16 +366,4 @@ describe('KNOWLEDGE_BASE feature', () => {
       expect((await request(closed).get('/v3/agents/').set('x-api-key', key)).body.total).toBe(0);
     });
   });
-
-  it('formats facts with their sources', () => {
-    const text = knowledgeSection({
-      results: [{ text: 'A  b\nc', url: 'https://x/a', title: 't', score: 1 }],
-      facts: [{ source: 'Ada', relation: 'FOUNDED', target: 'Zylotech', urls: ['https://x/a'] }],
-    });
-    expect(text.split('\n').slice(1)).toEqual([
-      '[1] A b c (source: https://x/a)',
-      'Facts:',
-      '- Ada founded Zylotech (source: https://x/a)',
-    ]);
-  });
-});
+}

@@ -174,36 +174,38 @@ it('keeps the key in the session only, loads nothing from elsewhere, and forgets
   expect(await page.evaluate('sessionStorage.length')).toBe(0);
 });
 
+// What the stand-in scheduler of the trace ids tests answers: its webhook and the runs' trace ids.
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const HOSTILE = '"><img src=x onerror="window.__injected=1"><b>x</b>';
+const TRACED_HOOK = {
+  id: 'hook-1',
+  agent_id: '7',
+  description: 'Traced hook',
+  is_active: true,
+  last_triggered_at: null,
+  last_trigger_success: null,
+  trigger_count: 3,
+};
+const run = (id: string, trace_id: string | null) => ({
+  id,
+  kind: 'webhook',
+  status: 'succeeded',
+  attempt: 1,
+  max_attempts: 3,
+  triggered_at: new Date().toISOString(),
+  started_at: null,
+  finished_at: null,
+  scheduled_for: null,
+  duration_ms: 12,
+  response_status: 200,
+  response_output: 'ok',
+  error_message: null,
+  replay_of: null,
+  payload: { n: id },
+  trace_id,
+});
+
 describe('trace ids', () => {
-  const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
-  const HOSTILE = '"><img src=x onerror="window.__injected=1"><b>x</b>';
-  const hook = {
-    id: 'hook-1',
-    agent_id: '7',
-    description: 'Traced hook',
-    is_active: true,
-    last_triggered_at: null,
-    last_trigger_success: null,
-    trigger_count: 3,
-  };
-  const run = (id: string, trace_id: string | null) => ({
-    id,
-    kind: 'webhook',
-    status: 'succeeded',
-    attempt: 1,
-    max_attempts: 3,
-    triggered_at: new Date().toISOString(),
-    started_at: null,
-    finished_at: null,
-    scheduled_for: null,
-    duration_ms: 12,
-    response_status: 200,
-    response_output: 'ok',
-    error_message: null,
-    replay_of: null,
-    payload: { n: id },
-    trace_id,
-  });
   let upstream: LocalServer;
   const gateways: RunningServer[] = [];
   let tracePage: Page;
@@ -214,9 +216,9 @@ describe('trace ids', () => {
       const path = req.url.split('?')[0]!;
       const body =
         path === '/agent-webhooks/'
-          ? { webhooks: [hook], total: 1 }
+          ? { webhooks: [TRACED_HOOK], total: 1 }
           : path === '/agent-webhooks/hook-1'
-            ? hook
+            ? TRACED_HOOK
             : path === '/agent-webhooks/hook-1/executions'
               ? {
                   executions: [run('run-traced', TRACE), run('run-untraced', null), run('run-hostile', HOSTILE)],
@@ -259,32 +261,7 @@ describe('trace ids', () => {
     return (id: string) => tracePage.locator(`#runs tr[data-id="${id}"] td:nth-child(7)`);
   }
 
-  it('validates TRACE_UI_URL: empty (the default) or an http(s) URL containing {trace_id}', () => {
-    const value = (v?: string) => loadConfig(configSchema, v === undefined ? {} : { TRACE_UI_URL: v }).TRACE_UI_URL;
-    expect(value()).toBe('');
-    expect(value('')).toBe('');
-    expect(value('http://localhost:16686/trace/{trace_id}')).toBe('http://localhost:16686/trace/{trace_id}');
-    expect(value('https://traces.example.com/t?id={trace_id}')).toBe('https://traces.example.com/t?id={trace_id}');
-    for (const bad of [
-      'http://localhost:16686/trace/',
-      'javascript:alert(1)//{trace_id}',
-      'ftp://traces.example.com/{trace_id}',
-      '/trace/{trace_id}',
-      'not a url {trace_id}',
-    ])
-      expect(() => value(bad)).toThrow('TRACE_UI_URL: must be an http(s) URL containing {trace_id}');
-  });
-
-  it('answers the settings the page reads: the trace UI, or null', async () => {
-    const app = (traceUiUrl?: string) =>
-      createApp({ logger: captureLogger('gateway').logger, upstreams: {}, timeoutMs: 10_000, traceUiUrl });
-    const unset = await request(app()).get('/console/settings');
-    expect(unset.status).toBe(200);
-    expect(unset.body).toEqual({ trace_ui_url: null });
-    const set = await request(app('http://localhost:16686/trace/{trace_id}')).get('/console/settings');
-    expect(set.body).toEqual({ trace_ui_url: 'http://localhost:16686/trace/{trace_id}' });
-    expect(set.headers['cache-control']).toBe('no-store');
-  });
+  validatesTraceUiSettings();
 
   it('links each trace id to the trace UI, in the list and in the run, and writes every id as text', async () => {
     const at = await gatewayWith('http://traces.example.test:16686/trace/{trace_id}?from=console');
@@ -330,3 +307,32 @@ describe('trace ids', () => {
     }
   });
 });
+
+function validatesTraceUiSettings(): void {
+  it('validates TRACE_UI_URL: empty (the default) or an http(s) URL containing {trace_id}', () => {
+    const value = (v?: string) => loadConfig(configSchema, v === undefined ? {} : { TRACE_UI_URL: v }).TRACE_UI_URL;
+    expect(value()).toBe('');
+    expect(value('')).toBe('');
+    expect(value('http://localhost:16686/trace/{trace_id}')).toBe('http://localhost:16686/trace/{trace_id}');
+    expect(value('https://traces.example.com/t?id={trace_id}')).toBe('https://traces.example.com/t?id={trace_id}');
+    for (const bad of [
+      'http://localhost:16686/trace/',
+      'javascript:alert(1)//{trace_id}',
+      'ftp://traces.example.com/{trace_id}',
+      '/trace/{trace_id}',
+      'not a url {trace_id}',
+    ])
+      expect(() => value(bad)).toThrow('TRACE_UI_URL: must be an http(s) URL containing {trace_id}');
+  });
+
+  it('answers the settings the page reads: the trace UI, or null', async () => {
+    const app = (traceUiUrl?: string) =>
+      createApp({ logger: captureLogger('gateway').logger, upstreams: {}, timeoutMs: 10_000, traceUiUrl });
+    const unset = await request(app()).get('/console/settings');
+    expect(unset.status).toBe(200);
+    expect(unset.body).toEqual({ trace_ui_url: null });
+    const set = await request(app('http://localhost:16686/trace/{trace_id}')).get('/console/settings');
+    expect(set.body).toEqual({ trace_ui_url: 'http://localhost:16686/trace/{trace_id}' });
+    expect(set.headers['cache-control']).toBe('no-store');
+  });
+}

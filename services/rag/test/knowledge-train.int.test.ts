@@ -186,6 +186,10 @@ describe('POST /v3/train/txt/, /docx/, /pdf/', () => {
     expect(res.status).toBe(413);
   });
 
+  trainsDocxAndPdfFiles();
+});
+
+function trainsDocxAndPdfFiles(): void {
   it('trains a DOCX (mammoth) and refuses what is not one', async () => {
     const ragId = await k.createRag(k.alice);
     const docx = docxOf(['Annual report of the Velmora guild.', 'The guild treasurer is Ines Parraga.']);
@@ -241,4 +245,4 @@ describe('POST /v3/train/txt/, /docx/, /pdf/', () => {
     expect(cut.body.detail[0].type).toBe('pdf_truncated');
     expect((await list(k.alice, ragId)).body.total).toBe(1);
   }, 60_000);
-});
+}

@@ -100,6 +100,10 @@ describe('POST /v1/rai/policies', () => {
     expect(read.body).toEqual(res.body);
   });
 
+  validatesPolicyBodies();
+});
+
+function validatesPolicyBodies(): void {
   it('answers 422 per invalid field: ranges, enums, missing name', async () => {
     const res = await create(alice, {
       toxicity_check: { enabled: true, threshold: 1.01 },
@@ -156,7 +160,7 @@ describe('POST /v1/rai/policies', () => {
     expect(broken.status).toBe(422);
     expect(broken.body.detail[0].type).toBe('json_invalid');
   });
-});
+}
 
 describe('GET, PUT, DELETE /v1/rai/policies/{id}', () => {
   it('updates the sections given, keeps the others, then deletes', async () => {

@@ -140,6 +140,11 @@ describe('bulk replay of a webhook', () => {
     await s.waitEnded(res.body.replayed[0].execution_id);
   }, 30_000);
 
+  refusesWhatItMayNotReplay();
+});
+
+/** A bad body (422 on its field), a webhook the caller cannot see (404), no key (403), a paused webhook (409). */
+function refusesWhatItMayNotReplay(): void {
   it.each([
     [{ limit: 1001 }, 'limit', 'number.max'],
     [{ limit: 0 }, 'limit', 'number.min'],
@@ -191,7 +196,7 @@ describe('bulk replay of a webhook', () => {
     await request(s.app).delete(`/agent-webhooks/${id}`).set('x-api-key', s.key);
     expect((await post(`/agent-webhooks/${id}/executions/replay`, {})).status).toBe(404);
   });
-});
+}
 
 describe('single replay', () => {
   it('202 with a new queued execution; again within 24 h → 200 with the same one', async () => {

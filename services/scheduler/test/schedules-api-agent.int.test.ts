@@ -31,7 +31,8 @@ const newAgentSchedule = async (body: Record<string, unknown> = {}) => {
   return res.body;
 };
 
-describe('agent schedules', () => {
+/** Creation: the defaults and the contract fields, and each bad body or agent refused. */
+function createsAndRefusesBadInput(): void {
   it('creates with the defaults, exactly the contract fields, next_run_time in the zone', async () => {
     const res = await api().post('/schedules/', {
       agent_id: agentId,
@@ -108,7 +109,10 @@ describe('agent schedules', () => {
       404,
     );
   });
+}
 
+/** A schedule read, changed, paused, resumed, deleted, listed and run now, as its owner and as another. */
+function readsChangesListsAndTriggers(): void {
   it('reads, changes, pauses, resumes and deletes; another owner sees 404 everywhere', async () => {
     const s = await newAgentSchedule({ message: 'daily report' });
     const path = `/schedules/${s.id}`;
@@ -205,6 +209,11 @@ describe('agent schedules', () => {
     expect((await api().get('/schedules/executions/recent?hours=721')).status).toBe(422);
     expect((await as(otherKey).get('/schedules/executions/recent')).body.total).toBe(0);
   });
+}
+
+describe('agent schedules', () => {
+  createsAndRefusesBadInput();
+  readsChangesListsAndTriggers();
 
   it('bulk pause counts every entry once, in order', async () => {
     const [a, b, c] = [await newAgentSchedule(), await newAgentSchedule(), await newAgentSchedule()];

@@ -58,7 +58,8 @@ const delivered = (id: string, attempts: number, timeoutMs = 15_000) =>
     timeoutMs,
   );
 
-describe('a run with a callback_url', () => {
+/** An ended run, succeeded or failed, is POSTed once to its callback_url, signed, and the delivery recorded. */
+function callsBackSucceededAndFailedRuns(): void {
   it('POSTs the ended execution once, signed per Standard Webhooks, and records the delivery', async () => {
     s.setTarget((_req, res) => res.end('thanks'));
     const { secret, callback } = targetFor('/cb/ok');
@@ -134,6 +135,10 @@ describe('a run with a callback_url', () => {
       });
     }
   });
+}
+
+describe('a run with a callback_url', () => {
+  callsBackSucceededAndFailedRuns();
 
   it('5xx and 429 answers are tried again after the configured waits, with the same webhook-id, until a 2xx', async () => {
     const answers = [503, 429, 200];
