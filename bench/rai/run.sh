@@ -10,8 +10,9 @@ cd "$(dirname "$0")/../.."
 pnpm --silent --filter @platform/rai-service exec tsc -p tsconfig.bench.json
 dist=services/rai/dist/bench/bench
 if [ -n "${RAI_DATASETS_DIR:-}" ]; then
-  # cross2 is deduplicated against the other prompt-injection splits, so it is prepared after them.
-  for script in prompt_injection prompt_injection_cross2 toxicity secrets pii; do
+  # cross2 is deduplicated against the other prompt-injection splits, and the PurpleLlama splits against all of them,
+  # so each is prepared after those.
+  for script in prompt_injection prompt_injection_cross2 prompt_injection_purplellama toxicity secrets pii; do
     node "$dist/datasets/$script.js" >&2
   done
 fi

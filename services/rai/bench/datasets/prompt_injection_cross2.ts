@@ -18,13 +18,21 @@
  *   `RAI_DATASETS_DIR=<folder of snapshots> npx ts-node --transpile-only bench/datasets/prompt_injection_cross2.ts`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parse as parseYaml } from 'yaml';
 
 import { dedupe, dropNearDuplicates, normalise } from './near_duplicates';
-import { datasetsDir, evalDir, inTestShare, parseCsv, readSource, writeSplit, type LabelledExample } from './source';
+import {
+  datasetsDir,
+  inTestShare,
+  parseCsv,
+  readPrepared,
+  readSource,
+  writeSplit,
+  type LabelledExample,
+} from './source';
 
 export const SOURCES = {
   promptmap: { repo: 'utkusen/promptmap', commit: 'd305132e38f28b4cdca5c5b4586f11904ed1836d' },
@@ -205,18 +213,8 @@ function hhHarmless(): LabelledExample[] {
   return out;
 }
 
-function existingSplits(): LabelledExample[] {
-  const out: LabelledExample[] = [];
-  for (const split of ['train', 'heldout', 'cross']) {
-    const file = join(evalDir(), 'prompt_injection', `${split}.jsonl`);
-    if (!existsSync(file)) throw new Error(`${file} is missing: run prompt_injection.ts first`);
-    for (const l of readFileSync(file, 'utf8').split('\n')) if (l.trim()) out.push(JSON.parse(l) as LabelledExample);
-  }
-  return out;
-}
-
 export function prepareCross2(): LabelledExample[] {
-  const existing = existingSplits();
+  const existing = readPrepared('prompt_injection', ['train', 'heldout', 'cross'], 'prompt_injection.ts');
   const seen = new Set(existing.map((e) => normalise(e.text)));
   const fresh = dedupe(
     [

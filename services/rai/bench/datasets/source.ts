@@ -5,7 +5,7 @@
  * at the commit pinned in SOURCES.md, so the same commit always gives the same sets.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 /** One labelled example of a prepared set. PII examples name the entities they hold (type and exact text). */
@@ -62,12 +62,27 @@ export function readSource(repo: string, commit: string, path: string): string {
 }
 
 /** Writes a prepared split as JSON lines: `<evalDir>/<family>/<split>.jsonl`. */
-export function writeSplit(family: Family, split: Split | 'cross2', examples: LabelledExample[]): string {
+export function writeSplit(
+  family: Family,
+  split: Split | 'cross2' | 'cross-purplellama' | 'cross-multilingual',
+  examples: LabelledExample[],
+): string {
   const dir = join(evalDir(), family);
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${split}.jsonl`);
   writeFileSync(file, examples.map((e) => JSON.stringify(e)).join('\n') + '\n');
   return file;
+}
+
+/** Prepared splits read back (for a later split to deduplicate against them); a missing one names what to run first. */
+export function readPrepared(family: Family, splits: string[], runFirst: string): LabelledExample[] {
+  const out: LabelledExample[] = [];
+  for (const split of splits) {
+    const file = join(evalDir(), family, `${split}.jsonl`);
+    if (!existsSync(file)) throw new Error(`${file} is missing: run ${runFirst} first`);
+    for (const l of readFileSync(file, 'utf8').split('\n')) if (l.trim()) out.push(JSON.parse(l) as LabelledExample);
+  }
+  return out;
 }
 
 /** A deterministic split by a hash of the text: the same example always lands on the same side. */
