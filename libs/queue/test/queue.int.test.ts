@@ -34,6 +34,8 @@ test('a job added by a producer is processed once by a worker, and retention is 
     { concurrency: 2 },
   );
   const done = new Promise<void>((resolve) => worker.on('completed', () => seen.length === 3 && resolve()));
+  // The adds' deadline is for the add, not for the first connection (slow on a loaded machine).
+  await queue.waitUntilReady();
   const ids = await Promise.all([1, 2, 3].map((n) => addWithin(queue, 2_000, 'run', { n }, { jobId: `job-${n}` })));
   expect(ids).toEqual(['job-1', 'job-2', 'job-3']);
   await addWithin(queue, 2_000, 'run', { n: 1 }, { jobId: 'job-1' }); // same id: deduplicated by BullMQ
