@@ -1,5 +1,4 @@
 import type { Express } from 'express';
-import request from 'supertest';
 
 import { createApiKeyAuth, createApiKeyRepository, type ApiKeyAuth } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
@@ -19,6 +18,7 @@ import type { Unit } from '@platform/service';
 import { captureLogger, createTestDatabases, testInfra, uniqueName, type TestDatabases } from '@platform/testing';
 
 import { createApp as createRagApp } from '../../rag/src/app';
+import { createRagConfig } from '../../rag/test/helpers';
 import { createApp, createGraphParts, type AppDeps, type GraphParts } from '../src/app';
 import { CRAWL_QUEUE, startCrawlConsumer } from '../src/tasks/crawl-consumer.unit';
 import type { CrawlJob } from '../src/tasks/task.types';
@@ -196,23 +196,12 @@ async function startRagApp({
 }
 
 /** A RAG configuration of the key's owner, created through the real rag service; `over` replaces fields. */
-async function createRagThrough(ragApp: Express, key: string, over: Record<string, unknown>): Promise<string> {
-  const res = await request(ragApp)
-    .post('/v3/rag/')
-    .set('x-api-key', key)
-    .send({
-      llm_credential_id: 'ext_llm',
-      embedding_credential_id: 'ext_embed',
-      vector_db_credential_id: 'ext_vdb',
-      collection_name: uniqueName('kg').toLowerCase(),
-      llm_model: 'gpt-4o-mini',
-      embedding_model: 'text-embedding-3-small',
-      vector_store_provider: 'neo4j',
-      ...over,
-    });
-  if (res.status !== 200) throw new Error(`rag not created: ${res.status} ${res.text}`);
-  return res.body.id as string;
-}
+const createRagThrough = (ragApp: Express, key: string, over: Record<string, unknown>): Promise<string> =>
+  createRagConfig(ragApp, key, {
+    collection_name: uniqueName('kg').toLowerCase(),
+    vector_store_provider: 'neo4j',
+    ...over,
+  });
 
 /** Stops the stack: the consumers, the queue, the graph parts and clients, both servers, then both databases. */
 async function closeGraphStack(r: {

@@ -5,12 +5,31 @@ import { createApiKeyAuth, createApiKeyRepository } from '@platform/auth';
 import { pingMongo, syncIndexes } from '@platform/db';
 import { listen, type RunningServer } from '@platform/http';
 import { createOutboundClient } from '@platform/outbound';
-import { captureLogger, createTestDatabases, type TestDatabases } from '@platform/testing';
+import { captureLogger, createTestDatabases, uniqueName, type TestDatabases } from '@platform/testing';
 
 import { startAgentApp, type AgentTestApp } from '../../agent/test/helpers';
 import { createApp } from '../src/app';
 
 export const INTERNAL_SECRET = 'rag-test-internal-secret-0123456789abcdef';
+
+/** A RAG configuration of the key's owner, created through a real rag app (`POST /v3/rag/`); `over` replaces fields. */
+export async function createRagConfig(app: Express, key: string, over: Record<string, unknown> = {}): Promise<string> {
+  const res = await request(app)
+    .post('/v3/rag/')
+    .set('x-api-key', key)
+    .send({
+      llm_credential_id: 'ext_llm',
+      embedding_credential_id: 'ext_embed',
+      vector_db_credential_id: 'ext_vdb',
+      collection_name: uniqueName('rag').toLowerCase(),
+      llm_model: 'gpt-4o-mini',
+      embedding_model: 'text-embedding-3-small',
+      vector_store_provider: 'lancedb',
+      ...over,
+    });
+  if (res.status !== 200) throw new Error(`rag not created: ${res.status} ${res.text}`);
+  return res.body.id as string;
+}
 
 export interface RagTestApp {
   app: Express;

@@ -16,7 +16,7 @@ import { captureLogger, createTestDatabases, uniqueName, type TestDatabases } fr
 import { startAgentApp, type AgentTestApp } from '../../agent/test/helpers';
 import { startOcrApp, type OcrTestApp } from '../../ocr/test/support/helpers';
 import { createApp } from '../src/app';
-import { INTERNAL_SECRET } from './helpers';
+import { createRagConfig, INTERNAL_SECRET } from './helpers';
 
 export const ALICE = { user_id: 'kb-alice', org_id: 'kb-acme' };
 export const BOB = { user_id: 'kb-bob', org_id: 'kb-globex' };
@@ -86,23 +86,8 @@ export async function startKnowledgeApp(opts: KnowledgeTestOptions = {}): Promis
     vectors,
     alice: await dbs.mintKey(ALICE),
     bob: await dbs.mintKey(BOB),
-    async createRag(key, over = {}) {
-      const res = await request(app)
-        .post('/v3/rag/')
-        .set('x-api-key', key)
-        .send({
-          llm_credential_id: 'ext_llm',
-          embedding_credential_id: 'ext_embed',
-          vector_db_credential_id: 'ext_vdb',
-          collection_name: uniqueName('kb').toLowerCase(),
-          llm_model: 'gpt-4o-mini',
-          embedding_model: 'text-embedding-3-small',
-          vector_store_provider: 'lancedb',
-          ...over,
-        });
-      if (res.status !== 200) throw new Error(`rag not created: ${res.status} ${res.text}`);
-      return res.body.id as string;
-    },
+    createRag: (key, over = {}) =>
+      createRagConfig(app, key, { collection_name: uniqueName('kb').toLowerCase(), ...over }),
     async credential(owner, baseUrl) {
       const key = agentKeys.get(owner.user_id) ?? (await agent.dbs.mintKey(owner));
       agentKeys.set(owner.user_id, key);
