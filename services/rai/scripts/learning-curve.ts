@@ -49,31 +49,22 @@ const FAMILIES = {
 } as const;
 type Family = keyof typeof FAMILIES;
 
-/** The best F1 over every threshold. */
-export function bestF1(scored: Scored[]): number {
-  const sorted = [...scored].sort((a, b) => b.p - a.p);
+/** Every cut of the ranking (highest scores first): how many fired, how many of them are positive, of how many. */
+function cuts(scored: Scored[]): { fired: number; tp: number; positives: number }[] {
   const positives = scored.filter((s) => s.label).length;
   let tp = 0;
-  let best = 0;
-  sorted.forEach((s, i) => {
-    if (s.label) tp++;
-    best = Math.max(best, (2 * tp) / (i + 1 + positives));
-  });
-  return best;
+  return [...scored]
+    .sort((a, b) => b.p - a.p)
+    .map((s, i) => ({ fired: i + 1, tp: (tp += s.label ? 1 : 0), positives }));
 }
 
+/** The best F1 over every threshold. */
+export const bestF1 = (scored: Scored[]): number =>
+  Math.max(0, ...cuts(scored).map((c) => (2 * c.tp) / (c.fired + c.positives)));
+
 /** The highest recall at which precision is still at least `target` (scores above a threshold fire). */
-export function recallAtPrecision(scored: Scored[], target: number): number {
-  const sorted = [...scored].sort((a, b) => b.p - a.p);
-  const positives = scored.filter((s) => s.label).length;
-  let tp = 0;
-  let best = 0;
-  sorted.forEach((s, i) => {
-    if (s.label) tp++;
-    if (tp / (i + 1) >= target) best = Math.max(best, tp / positives);
-  });
-  return best;
-}
+export const recallAtPrecision = (scored: Scored[], target: number): number =>
+  Math.max(0, ...cuts(scored).map((c) => (c.tp / c.fired >= target ? c.tp / c.positives : 0)));
 
 /** ROC AUC: the chance a random positive scores above a random negative (ties count half). */
 export function rocAuc(scored: Scored[]): number {
