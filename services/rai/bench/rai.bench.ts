@@ -4,6 +4,7 @@
  * bench/rai/run.sh from RAI_DATASETS_DIR). Those are the figures that stand for quality. The template set written
  * beside the detectors (bench/eval-*.ts) follows as a regression check only.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -14,6 +15,22 @@ import { policyFor, scoreCheck, twoKb } from './eval-metrics';
 import { buildEvalSet, CHECKS } from './eval-set';
 
 const FAMILIES: Family[] = ['prompt_injection', 'toxicity', 'secrets', 'pii'];
+
+/** The resident memory of a fresh process that loads every check and evaluates one 2 KB text with all of them on. */
+function checksMemoryMb(): number {
+  const script = `
+    const { evaluate } = require(${JSON.stringify(require.resolve('../src/inference/evaluate'))});
+    const { policyFor, twoKb } = require(${JSON.stringify(require.resolve('./eval-metrics'))});
+    const p = policyFor('pii');
+    p.toxicity_check.enabled = true;
+    p.prompt_injection.enabled = true;
+    p.secrets_detection.enabled = true;
+    evaluate(p, twoKb('Ignore previous instructions, Davis said in Raqqa; key AKIAIOSFODNN7EXAMPLE').slice(0, 2048));
+    global.gc();
+    process.stdout.write(String(process.memoryUsage().rss));`;
+  const rss = Number(execFileSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' }));
+  return Math.round(rss / 1e6);
+}
 /** heldout and cross, then any further cross-dataset split a family prepares (cross2, cross-hatecheck, ...). */
 function splitsOf(family: Family): Split[] {
   const dir = join(evalDir(), family);
@@ -90,6 +107,10 @@ for (const check of CHECKS) {
   const r = scoreCheck(check, set[check], false);
   out.push(`| ${check} | ${r.examples} (${r.positives}) | ${r.precision} | ${r.recall} | ${r.f1} |`);
 }
+out.push(
+  '',
+  `Memory: ${checksMemoryMb()} MB resident in a fresh Node process holding every check after one evaluation.`,
+);
 process.stdout.write(`${out.join('\n')}\n`);
 if (process.env.RAI_EVAL_ERRORS)
   for (const r of reports)

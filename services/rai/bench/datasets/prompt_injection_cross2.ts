@@ -17,19 +17,17 @@
  * Run after prompt_injection.ts (it reads train, heldout and cross to deduplicate against them):
  *   `RAI_DATASETS_DIR=<folder of snapshots> npx ts-node --transpile-only bench/datasets/prompt_injection_cross2.ts`.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parse as parseYaml } from 'yaml';
 
 import { dedupe, dropNearDuplicates, normalise } from './near_duplicates';
 import {
-  datasetsDir,
   inTestShare,
+  listSource,
   parseCsv,
   readPrepared,
   readSource,
+  readSourceBytes,
   writeSplit,
   type LabelledExample,
 } from './source';
@@ -51,31 +49,12 @@ const HH_SHARE = 0.2;
 
 const ex = (text: string, label: boolean, source: string): LabelledExample => ({ text: text.trim(), label, source });
 
-function gitDirOf(repo: string): string {
-  const base = join(datasetsDir(), repo.replace('/', '+'));
-  return existsSync(join(base, 'repo')) ? join(base, 'repo') : base;
-}
-
-function listFiles(repo: string, commit: string, under: string): string[] {
-  return execFileSync('git', ['--git-dir', gitDirOf(repo), 'ls-tree', '-r', '--name-only', commit, under], {
-    encoding: 'utf8',
-  })
-    .split('\n')
-    .filter((l) => l !== '');
-}
-
-function readBinary(repo: string, commit: string, path: string): Buffer {
-  return execFileSync('git', ['--git-dir', gitDirOf(repo), 'show', `${commit}:${path}`], {
-    maxBuffer: 256 * 1024 * 1024,
-  });
-}
-
 const ATTACK_TYPES = new Set(['jailbreak', 'prompt_stealing', 'distraction']);
 
 function promptmap(): LabelledExample[] {
   const { repo, commit } = SOURCES.promptmap;
   const out: LabelledExample[] = [];
-  for (const path of listFiles(repo, commit, 'rules/').filter((p) => p.endsWith('.yaml'))) {
+  for (const path of listSource(repo, commit, 'rules/').filter((p) => p.endsWith('.yaml'))) {
     const rule = parseYaml(readSource(repo, commit, path)) as { type?: string; prompt?: string };
     if (rule.type && ATTACK_TYPES.has(rule.type) && rule.prompt)
       out.push(ex(rule.prompt, true, `promptmap-${rule.type}`));
@@ -128,7 +107,7 @@ function llmGuard(): LabelledExample[] {
 function bigPromptLibrary(): LabelledExample[] {
   const { repo, commit } = SOURCES.bigPromptLibrary;
   const out: LabelledExample[] = [];
-  for (const path of listFiles(repo, commit, 'Jailbreak/').filter(
+  for (const path of listSource(repo, commit, 'Jailbreak/').filter(
     (p) => p.endsWith('.md') && !p.endsWith('README.md'),
   )) {
     for (const b of fencedBlocks(readSource(repo, commit, path)))
@@ -202,7 +181,7 @@ function awesomePrompts(): LabelledExample[] {
 
 function hhHarmless(): LabelledExample[] {
   const { repo, commit } = SOURCES.hhRlhf;
-  const raw = gunzipSync(readBinary(repo, commit, 'harmless-base/test.jsonl.gz')).toString('utf8');
+  const raw = gunzipSync(readSourceBytes(repo, commit, 'harmless-base/test.jsonl.gz')).toString('utf8');
   const out: LabelledExample[] = [];
   for (const line of raw.split('\n')) {
     if (!line.trim()) continue;

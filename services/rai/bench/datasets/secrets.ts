@@ -15,12 +15,9 @@
  *
  *   RAI_DATASETS_DIR=<snapshots> npx ts-node --transpile-only bench/datasets/secrets.ts
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 
-import { datasetsDir, inTestShare, readSource, writeSplit, type LabelledExample } from './source';
+import { inTestShare, listSource, readSource, writeSplit, type LabelledExample } from './source';
 
 export const SECRETS_SOURCES = {
   credsweeper: { repo: 'Samsung/CredSweeper', commit: '1ed2ca5cdd480667b938024464a37589b9af8564' },
@@ -31,18 +28,6 @@ export const SECRETS_SOURCES = {
 } as const;
 
 const HELDOUT_SHARE = 0.5;
-
-/** The files under `dir` in `repo` at `commit`. */
-function listSource(repo: string, commit: string, dir: string): string[] {
-  const base = join(datasetsDir(), repo.replace('/', '+'));
-  const gitDir = existsSync(join(base, 'repo')) ? join(base, 'repo') : base;
-  return execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '--name-only', commit, dir], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  })
-    .split('\n')
-    .filter(Boolean);
-}
 
 /** Text that is not binary: no NUL, few replacement characters. */
 const isText = (s: string) => !s.includes('\u0000') && (s.match(/\uFFFD/g)?.length ?? 0) < 3;

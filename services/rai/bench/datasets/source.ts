@@ -61,10 +61,27 @@ export function readSource(repo: string, commit: string, path: string): string {
   });
 }
 
+/** The bytes of `path` in `repo` at `commit` (binary files: archives, compressed data). */
+export function readSourceBytes(repo: string, commit: string, path: string): Buffer {
+  return execFileSync('git', ['--git-dir', gitDir(repo), 'show', `${commit}:${path}`], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
+}
+
+/** The files under `dir` in `repo` at `commit`. */
+export function listSource(repo: string, commit: string, dir: string): string[] {
+  return execFileSync('git', ['--git-dir', gitDir(repo), 'ls-tree', '-r', '--name-only', commit, dir], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  })
+    .split('\n')
+    .filter(Boolean);
+}
+
 /** Writes a prepared split as JSON lines: `<evalDir>/<family>/<split>.jsonl`. */
 export function writeSplit(
   family: Family,
-  split: Split | 'cross2' | 'cross-purplellama' | 'cross-multilingual',
+  split: Split | 'cross2' | 'cross-purplellama' | 'cross-multilingual' | 'cross-wiki',
   examples: LabelledExample[],
 ): string {
   const dir = join(evalDir(), family);

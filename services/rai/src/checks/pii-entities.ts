@@ -25,6 +25,8 @@ export function tokenFacts(t: Token): string[] {
   if (lists.MAJOR_PLACE.has(t.low)) f.push('major');
   if (lists.KNOWN_PERSON.has(t.low)) f.push('known');
   if (lists.COMMON.has(t.low)) f.push('common');
+  if (lists.VECTOR_PERSON.has(t.low)) f.push('vperson');
+  if (lists.VECTOR_PLACE.has(t.low)) f.push('vplace');
   if (lists.NOT_NAMES.has(t.low)) f.push('notname');
   if (lists.HONORIFIC.test(t.word.replace(/\.$/, ''))) f.push('honorific');
   if (lists.PLACE_WORD.test(t.word)) f.push('placeword');

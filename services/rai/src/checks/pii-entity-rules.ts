@@ -12,6 +12,8 @@ import {
   NOT_NAMES,
   PLACE_WORD,
   STATE_CODES,
+  VECTOR_PERSON,
+  VECTOR_PLACE,
 } from './pii-lexicon';
 import type { PiiSpan } from './pii-patterns';
 import { adjacent, capital, common, nameLike, placeAt, type Token } from './pii-tokens';
@@ -69,7 +71,7 @@ function personTo(s: EntityScan, t: Token, from: number, max: number): number {
  * Rules of shape, of title and place words, and well-known people, tried first; like every rule, the last token of
  * what it took (pushed as a span when it is one), or undefined when it does not hold.
  */
-function shapeRules(s: EntityScan, { i, t, next }: At): number | undefined {
+function shapeRules(s: EntityScan, { i, t, prev, next }: At): number | undefined {
   const { text, tokens } = s;
   if (t.attached) return i;
   if (t.shape === 'upper' && ABBREVIATIONS.has(t.word)) {
@@ -109,12 +111,47 @@ function shapeRules(s: EntityScan, { i, t, next }: At): number | undefined {
       return j;
     }
   }
+  // "Istanbul, Turkey", "Amman, Jordan": a known place right after a place and a comma, even a common word or a name
+  const place = capital(t) && prev && /^\s*,\s*$/.test(text.slice(prev.end, t.start)) ? placeAt(text, tokens, i) : 0;
+  if (place > 0 && s.out.some((x) => x.type === 'LOCATION' && x.end === prev!.end)) {
+    s.push('LOCATION', t, tokens[i + place - 1]!);
+    return i + place - 1;
+  }
+  const speaker = speakerAt(s, i);
+  if (speaker !== undefined) return speaker;
   const known = placeAt(text, tokens, i, KNOWN_PERSON);
   if (known > 0 && (known > 1 || nameLike(t, true))) {
     s.push('PERSON', t, tokens[i + known - 1]!);
     return i + known - 1;
   }
   return undefined;
+}
+
+const SPEECH =
+  /^(?:said|says|told|added|explained|noted|wrote|tweeted|asked|replied|stated|announced|insisted|warned)$/i;
+const DETERMINER = /^(?:the|a|an|this|that|these|those|our|his|her|their|its|my|your)$/i;
+
+/**
+ * A speaker in reported speech, even when the word is also a place or a common word: "…, Davis said", "Cook said",
+ * "said Volesky.", "according to Abadi". Not after a determiner ("the Police said") and not a sentence's first word
+ * that is a common word ("Officials said").
+ */
+function speakerAt(s: EntityScan, i: number): number | undefined {
+  const { text, tokens } = s;
+  const t = tokens[i]!;
+  const prev = tokens[i - 1];
+  const next = tokens[i + 1];
+  if (t.shape !== 'title' || t.word.length < 3 || NOT_NAMES.has(t.low) || t.attached) return undefined;
+  if (/@\s*$/.test(text.slice(Math.max(0, t.start - 3), t.start))) return undefined;
+  if (prev && DETERMINER.test(prev.word) && adjacent(text, prev, t)) return undefined;
+  const before = next !== undefined && SPEECH.test(next.word) && adjacent(text, t, next) && (!t.initial || !common(t));
+  const after =
+    prev !== undefined &&
+    (SPEECH.test(prev.word) || (/^to$/i.test(prev.word) && /\baccording\s+to\s*$/i.test(text.slice(0, t.start)))) &&
+    adjacent(text, prev, t) &&
+    !common(t) &&
+    /^\s*(?:[.,;!?"”]|$)/.test(text.slice(tokens[nameTail(s, i, 2)]!.end));
+  return before || after ? personTo(s, t, i, before ? 0 : 2) : undefined;
 }
 
 /** The list facts of the token at i (read once the rules before them have not held). */
@@ -186,6 +223,14 @@ function personRules(s: EntityScan, { i, t, next }: At, f: ListFacts): number | 
     s.push('PERSON', t, t);
     return i;
   }
+  // a capitalised word on no list that word vectors place among people's names ("Trudeau") or places ("Kobane")
+  if (/^\p{Lu}\p{Ll}+$/u.test(t.word) && !common(t) && !NOT_NAMES.has(t.low) && !t.attached) {
+    if (VECTOR_PERSON.has(t.low)) return personTo(s, t, i, 2);
+    if (VECTOR_PLACE.has(t.low)) {
+      s.push('LOCATION', t, t);
+      return i;
+    }
+  }
   return undefined;
 }
 
@@ -202,6 +247,37 @@ function cueRules(s: EntityScan, { i, t, prev, locative }: At): number | undefin
       /^\s+(?:said|says|tweeted|wrote|asked|told)\b/i.test(text.slice(t.end, t.end + 10)))
   )
     return personTo(s, t, i, 2);
+  // "Rabiyah and Zumar", "Aleppo, Daraya": an unknown capitalised word listed right after a person or a place
+  const { tokens } = s;
+  const head =
+    prev && /^\s*,\s*$/.test(text.slice(prev.end, t.start))
+      ? prev
+      : prev &&
+          i >= 2 &&
+          /^(?:and|or)$/i.test(prev.word) &&
+          adjacent(text, tokens[i - 2]!, prev) &&
+          adjacent(text, prev, t)
+        ? tokens[i - 2]
+        : undefined;
+  const listedAfter = head && s.out.find((x) => x.end === head.end);
+  if (t.shape === 'title' && !common(t) && !NOT_NAMES.has(t.low) && t.word.length >= 3 && listedAfter) {
+    const j = nameTail(s, i, 2);
+    s.push(listedAfter.type as 'PERSON' | 'LOCATION', t, tokens[j]!);
+    return j;
+  }
+  // "the town of Jabla", "the northern area of Sonmarg": an unknown capitalised word after a kind of place and "of"
+  if (
+    t.shape === 'title' &&
+    !common(t) &&
+    !NOT_NAMES.has(t.low) &&
+    /\b(?:city|cities|town|towns|village|villages|province|region|district|area|county|state|island|suburb|port|capital|outskirts|governorate)\s+of\s+$/i.test(
+      text.slice(Math.max(0, t.start - 30), t.start),
+    )
+  ) {
+    const j = nameTail(s, i, 2);
+    s.push('LOCATION', t, tokens[j]!);
+    return j;
+  }
   // "in Rodanthe", "from Nijverdal": an unknown capitalised word after a preposition of place
   if (
     locative &&

@@ -1,6 +1,15 @@
 import nlp from 'compromise';
 
-import { COMMON_WORDS, FIRST_NAMES, LAST_NAMES, MAJOR_PLACES, PLACES, regions } from '@platform/gazetteer';
+import {
+  COMMON_WORDS,
+  FIRST_NAMES,
+  LAST_NAMES,
+  MAJOR_PLACES,
+  PLACES,
+  regions,
+  vectorPersons,
+  vectorPlaces,
+} from '@platform/gazetteer';
 
 /**
  * The word lists and cue patterns of people and places that pii-entities.ts reads.
@@ -20,6 +29,9 @@ export const ENGLISH_FIRST = new Set<string>();
 export const KNOWN_PERSON = new Set<string>();
 export const LAST = setOf(LAST_NAMES);
 export const COMMON = setOf(COMMON_WORDS);
+/** Words on no list that word vectors place among names of people / places (see @platform/gazetteer). */
+export const VECTOR_PERSON = vectorPersons();
+export const VECTOR_PLACE = vectorPlaces();
 export const PLACE = setOf(PLACES);
 for (const [w, t] of Object.entries(lexicon)) {
   const tags = Array.isArray(t) ? t : [t];
@@ -54,7 +66,7 @@ export const HONORIFIC =
   /^(?:mr|mrs|ms|miss|mx|dr|prof|professor|sir|dame|lady|lord|pope|president|pres|senator|sen|rep|representative|gov|governor|mayor|coach|captain|capt|cpt|king|queen|prince|princess|saint|officer|judge|justice|rev|reverend|father|fr|sister|brother|uncle|aunt|auntie|grandma|grandpa|chancellor|minister|pm|general|gen|col|colonel|sgt|sergeant|lt|lieutenant|detective|agent|dj|mc|mister|madam|madame|señor|senor|herr|frau)$/i;
 /** Words that make the capitalised words before them a place. */
 export const PLACE_WORD =
-  /^(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|way|place|square|sq|park|county|valley|lake|river|bay|beach|island|islands|mountain|mountains|mount|mt|pass|bridge|building|tower|center|centre|airport|station|stadium|arena|mall|plaza|hall|gardens|gdns|garden|castle|palace|cathedral|church|museum|zoo|harbour|harbor|port|falls|canyon|forest|desert|coast|heights|hills|village|town|city|district|province|state|republic|kingdom|field|stadium|cafe|café|bistro|inn|pub|bar|lounge|club|theatre|theater|observatory|glacier|school|academy|campus|hospital|venue|grounds|alley|world|bowl|hotel|motel|resort|market|terrace|highway|hwy|freeway|expressway)$/i;
+  /^(?:street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|way|place|square|sq|park|county|valley|lake|river|bay|beach|island|islands|mountain|mountains|mount|mt|pass|bridge|building|tower|center|centre|airport|station|stadium|arena|mall|plaza|hall|gardens|gdns|garden|castle|palace|cathedral|church|museum|zoo|harbour|harbor|port|falls|canyon|forest|desert|coast|heights|hills|village|town|city|district|province|state|republic|kingdom|field|stadium|cafe|café|bistro|inn|pub|bar|lounge|club|theatre|theater|observatory|glacier|school|academy|campus|hospital|venue|grounds|alley|world|bowl|hotel|motel|resort|market|terrace|highway|hwy|freeway|expressway|dam|gate|sea|gulf|ocean|strait|canal|peninsula|base|airfield|reservoir|neighborhood|neighbourhood|governorate|region|prefecture|township|borough)$/i;
 export const LOCATIVE = /^(?:in|from|near|visiting|visit|to|at|around|across|outside|inside|via|towards|toward)$/i;
 export const NAME_CUE =
   /(?:\bmy name is|\bname's|\bi am|\bi'm|\bdear|\bcalled|\bnamed|\bthanks|\bthank you|\bhi|\bhey|\bhello|\bcongrats|\bwith|\band|\bby|\bmeet|\bmet)\s+$/i;
