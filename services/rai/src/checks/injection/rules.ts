@@ -2,8 +2,10 @@
  * Prompt-injection rules over the de-obfuscated, folded view of a text (see views.ts), each weighted by how rarely it
  * occurs in honest requests: overriding earlier instructions, extracting the hidden prompt, switching the model's
  * role or safety mode, and forged conversation markup; the override and extraction phrasings in English, Spanish,
- * French, German, Portuguese and Italian.
+ * French, German, Portuguese and Italian, and in twelve more languages (multilingual.ts).
  */
+import { EXTRACT_MULTILINGUAL, OVERRIDE_MULTILINGUAL } from './multilingual';
+
 export interface Signal {
   name: string;
   weight: number;
@@ -65,6 +67,8 @@ export const SIGNALS: Signal[] = [
     pattern:
       /\b(?:olvida|olvide|ignora|oublie[sz]?|ignore[sz]?|vergiss|ignoriere|esqueca|esquece|dimentica|ignorate)\b[^.!?\n]{0,25}\b(?:todo lo que|tout ce qu|alles was|alles,? was|tudo o que|tutto quello che|tutto cio che)\b/,
   },
+  { name: 'override-multilingual', weight: 0.8, pattern: OVERRIDE_MULTILINGUAL },
+  { name: 'extract-multilingual', weight: 0.7, pattern: EXTRACT_MULTILINGUAL },
   {
     name: 'extract',
     weight: 0.7,
