@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { escapeRegExp } from '../../src/checks/terms';
 import { evaluate } from '../../src/inference/evaluate';
 import { policyFor, twoKb } from '../eval-metrics';
 import { evalDir, type Family, type LabelledExample, type Split } from './source';
@@ -64,8 +65,7 @@ export const evenSample = <T>(xs: T[], n: number): T[] =>
  * gone although "Syrian" holds its letters.
  */
 export function containsWord(text: string, phrase: string): boolean {
-  const escaped = phrase.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'u').test(text);
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(phrase)}(?![\\p{L}\\p{N}])`, 'u').test(text);
 }
 
 export function scoreSplit(family: Family, split: Split, examples: LabelledExample[], timing = true): SplitReport {

@@ -236,19 +236,17 @@ function personRules(s: EntityScan, { i, t, next }: At, f: ListFacts): number | 
 
 /** Unknown capitalised words read from their context: a name cue before them, a preposition of place. */
 function cueRules(s: EntityScan, { i, t, prev, locative }: At): number | undefined {
-  const { text } = s;
+  const { text, tokens } = s;
+  // every rule here reads an unknown capitalised word
+  if (t.shape !== 'title' || common(t) || NOT_NAMES.has(t.low)) return undefined;
   // an unknown capitalised word after a name cue ("thanks Keeva", "my name is Yoav") or before "said"/"says"
   if (
-    t.shape === 'title' &&
-    !common(t) &&
-    !NOT_NAMES.has(t.low) &&
     t.word.length >= 3 &&
     (NAME_CUE_STRICT.test(text.slice(Math.max(0, t.start - 20), t.start)) ||
       /^\s+(?:said|says|tweeted|wrote|asked|told)\b/i.test(text.slice(t.end, t.end + 10)))
   )
     return personTo(s, t, i, 2);
   // "Rabiyah and Zumar", "Aleppo, Daraya": an unknown capitalised word listed right after a person or a place
-  const { tokens } = s;
   const head =
     prev && /^\s*,\s*$/.test(text.slice(prev.end, t.start))
       ? prev
@@ -260,16 +258,13 @@ function cueRules(s: EntityScan, { i, t, prev, locative }: At): number | undefin
         ? tokens[i - 2]
         : undefined;
   const listedAfter = head && s.out.find((x) => x.end === head.end);
-  if (t.shape === 'title' && !common(t) && !NOT_NAMES.has(t.low) && t.word.length >= 3 && listedAfter) {
+  if (t.word.length >= 3 && listedAfter) {
     const j = nameTail(s, i, 2);
     s.push(listedAfter.type as 'PERSON' | 'LOCATION', t, tokens[j]!);
     return j;
   }
   // "the town of Jabla", "the northern area of Sonmarg": an unknown capitalised word after a kind of place and "of"
   if (
-    t.shape === 'title' &&
-    !common(t) &&
-    !NOT_NAMES.has(t.low) &&
     /\b(?:city|cities|town|towns|village|villages|province|region|district|area|county|state|island|suburb|port|capital|outskirts|governorate)\s+of\s+$/i.test(
       text.slice(Math.max(0, t.start - 30), t.start),
     )
@@ -279,15 +274,9 @@ function cueRules(s: EntityScan, { i, t, prev, locative }: At): number | undefin
     return j;
   }
   // "in Rodanthe", "from Nijverdal": an unknown capitalised word after a preposition of place
-  if (
-    locative &&
-    /^(?:in|from|near|visiting)$/i.test(prev!.word) &&
-    t.shape === 'title' &&
-    !common(t) &&
-    !NOT_NAMES.has(t.low)
-  ) {
+  if (locative && /^(?:in|from|near|visiting)$/i.test(prev!.word)) {
     const j = nameTail(s, i, 1);
-    s.push('LOCATION', t, s.tokens[j]!);
+    s.push('LOCATION', t, tokens[j]!);
     return j;
   }
   return undefined;

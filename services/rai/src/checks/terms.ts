@@ -1,7 +1,8 @@
 import type { Finding, Span, TermRule } from './check.types';
 import { fold, foldTerm, type Folded } from './fold';
 
-const escape = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A literal string as a regular-expression source (its special characters escaped). */
+export const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** What may stand between the letters of an obfuscated word: `b.a.d`, `b-a-d`, `b*d`. */
 const SEPARATOR = "[.\\-_*~|'`]?";
 
@@ -12,7 +13,7 @@ const SEPARATOR = "[.\\-_*~|'`]?";
 export function termPattern(term: string): RegExp | null {
   const folded = foldTerm(term);
   if (!folded) return null;
-  const words = folded.split(' ').map((w) => [...w].map((c) => `${escape(c)}+`).join(SEPARATOR));
+  const words = folded.split(' ').map((w) => [...w].map((c) => `${escapeRegExp(c)}+`).join(SEPARATOR));
   return new RegExp(`(?<![\\p{L}\\p{N}])${words.join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'gu');
 }
 

@@ -1,8 +1,7 @@
 import type { Finding } from './check.types';
 import { foldTerm, plainFold } from './fold';
+import { escapeRegExp } from './terms';
 import { TOPIC_TERMS } from './topic-lexicon';
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A topic's own words, each also in the plural, when the lexicon does not know it. */
 const ownTerms = (topic: string) =>
@@ -17,7 +16,7 @@ function topicPattern(topic: string): RegExp | null {
   if (!name) return null;
   const terms = [name, ...(TOPIC_TERMS[name] ?? ownTerms(name))];
   const alternatives = terms.map((t) =>
-    (t.endsWith('*') ? `${escape(t.slice(0, -1))}\\p{L}*` : escape(t)).replace(/ /g, '\\s+'),
+    (t.endsWith('*') ? `${escapeRegExp(t.slice(0, -1))}\\p{L}*` : escapeRegExp(t)).replace(/ /g, '\\s+'),
   );
   return new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'u');
 }

@@ -10,6 +10,7 @@
  * and Arabic (whose articles and conjunctions attach to the word) are matched anywhere.
  */
 import { plainFold } from '../fold';
+import { escapeRegExp } from '../terms';
 
 interface Language {
   drop: string[];
@@ -134,9 +135,8 @@ const LANGUAGES: Record<string, Language> = {
 /** Languages written with spaces between words, whose words must start a word ("istem", not "sistem"'s tail). */
 const SPACED = new Set(['ru', 'tr', 'id', 'vi', 'tl', 'hi', 'bn', 'ko']);
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const alternatives = (words: string[], spaced: boolean) =>
-  `${spaced ? '(?<![\\p{L}\\p{M}])' : ''}(?:${words.map((w) => escape(plainFold(w))).join('|')})`;
+  `${spaced ? '(?<![\\p{L}\\p{M}])' : ''}(?:${words.map((w) => escapeRegExp(plainFold(w))).join('|')})`;
 
 /** Verb and object of one language within 40 characters, in either order, for every language: one pattern. */
 function pairs(verbs: (l: Language) => string[], objects: (l: Language) => string[]): RegExp {
