@@ -1,4 +1,4 @@
-import { bestF1, recallAtPrecision, rocAuc } from '../scripts/learning-curve';
+import { bestF1, foldOf, recallAtPrecision, rocAuc } from '../scripts/learning-curve';
 
 // The learning curves' figures on small hand-checked score lists.
 const s = (p: number, label: boolean) => ({ p, label });
@@ -23,5 +23,21 @@ describe('learning-curve figures', () => {
     expect(recallAtPrecision(ranked, 1)).toBeCloseTo(2 / 3, 10);
     expect(recallAtPrecision(ranked, 0.75)).toBe(1);
     expect(recallAtPrecision([s(0.9, false), s(0.1, true)], 0.9)).toBe(0);
+  });
+
+  it('folds: every key in one of K groups, the same one each time; one fold is the 15 % dev part', () => {
+    const keys = Array.from({ length: 2000 }, (_, i) => `credsweeper:tests/samples/file-${i}`);
+    const five = keys.map((k) => foldOf(k, 5));
+    expect(keys.map((k) => foldOf(k, 5))).toEqual(five);
+    for (let f = 0; f < 5; f++) {
+      const share = five.filter((x) => x === f).length / keys.length;
+      expect(share).toBeGreaterThan(0.15);
+      expect(share).toBeLessThan(0.25);
+    }
+    const one = keys.map((k) => foldOf(k, 1));
+    expect(new Set(one)).toEqual(new Set([0, -1]));
+    const dev = one.filter((x) => x === 0).length / keys.length;
+    expect(dev).toBeGreaterThan(0.11);
+    expect(dev).toBeLessThan(0.19);
   });
 });
