@@ -122,10 +122,13 @@ it('a provider failing once is retried by the worker and the task still complete
     .send({ agent_id: agentId, session_id: 'bg2', message: 'again' });
   const done = await ended(res.body.task_id as string);
   expect(done).toMatchObject({ status: 'completed', result: { response: 'echo: again' } });
-  const job = await eventually('the job to complete', async () => {
-    const j = await queue.getJob(res.body.task_id as string);
-    return j && (await j.getState()) === 'completed' ? j : undefined;
-  });
+  // The state first, then the job: a job read before its state turned completed can hold the attempt count of the
+  // attempt still running.
+  const job = await eventually('the job to complete', async () =>
+    (await queue.getJobState(res.body.task_id as string)) === 'completed'
+      ? queue.getJob(res.body.task_id as string)
+      : undefined,
+  );
   // The worker asked the agent service twice: the first time met the three failures (the provider client's own
   // retries included) and answered an error, the second succeeded. Stated together so that a failure shows which way
   // it went: provider calls made meanwhile by something else, a job that stalled, or a third call. BullMQ counts the
