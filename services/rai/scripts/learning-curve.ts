@@ -22,7 +22,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { evalDir, inTestShare } from '../bench/datasets/source';
+import { evalDir, inTestShare, textHash } from '../bench/datasets/source';
 import { seeded } from '../bench/eval-kit';
 import { loadModel, probability, type LinearModel } from '../src/checks/linear-model';
 import { modelInput } from '../src/checks/toxicity/expletives';
@@ -147,9 +147,7 @@ function shown(family: Family, fs: Figures[]): string {
 /** Which of `folds` groups a row falls in (a hash of its dev key); with one fold, whether it is in the dev part. */
 export function foldOf(key: string, folds: number): number {
   if (folds === 1) return inTestShare(`dev:${key}`, DEV_SHARE) ? 0 : -1;
-  let h = 2166136261;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619);
-  return (h >>> 0) % folds;
+  return textHash(key) % folds;
 }
 
 const option = (name: string): string | undefined => {

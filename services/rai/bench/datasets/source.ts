@@ -102,12 +102,15 @@ export function readPrepared(family: Family, splits: string[], runFirst: string)
   return out;
 }
 
-/** A deterministic split by a hash of the text: the same example always lands on the same side. */
-export function inTestShare(text: string, share: number): boolean {
+/** 32-bit FNV-1a of the text's UTF-16 code units: what the deterministic splits are drawn by. */
+export function textHash(text: string): number {
   let h = 2166136261;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  return (h >>> 0) / 4294967296 < share;
+  return h >>> 0;
 }
+
+/** A deterministic split by a hash of the text: the same example always lands on the same side. */
+export const inTestShare = (text: string, share: number): boolean => textHash(text) / 4294967296 < share;
 
 /** Minimal RFC 4180 CSV reader (quoted fields, doubled quotes, newlines inside quotes). */
 export function parseCsv(text: string): string[][] {
