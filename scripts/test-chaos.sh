@@ -18,39 +18,37 @@ export FERRETDB_POSTGRESQL_URL="$PG_URL" # where libs/db's FerretDB adapter take
 export JEST_CHAOS=1
 
 rm -f "$RUN_DIR"/jest-chaos*.json
-LIMIT="${TEST_TIME_LIMIT_S:-1800}"
-if [ "$#" -gt 0 ]; then
-  set +e
-  timeout --kill-after=30 "$LIMIT" npx jest --runInBand --json --outputFile="$RUN_DIR/jest-chaos.json" test/chaos "$@"
-  status=$?
-  set -e
-  node scripts/jest-summary.js "$RUN_DIR/jest-chaos.json" || exit 1
-  exit $status
-fi
-
-BUSY='/(replicas|cron-replicas|cron-replicas\.broken|cluster)\.chaos\.test\.ts$'
-busy=() waiting=()
-for f in test/chaos/*.chaos.test.ts; do
-  if [[ "/$f" =~ $BUSY ]]; then busy+=("$f"); else waiting+=("$f"); fi
-done
-# lane <name> <files...>: one jest, one file at a time, its results in jest-chaos-<name>.json and its output in .log.
+# lane <name> <jest arguments...>: one jest, one file at a time; results in jest-chaos-<name>.json, output in .log.
 lane() {
   local name="$1"
   shift
-  timeout --kill-after=30 "$LIMIT" npx jest --runInBand --json --outputFile="$RUN_DIR/jest-chaos-$name.json" \
-    --runTestsByPath "$@" >"$RUN_DIR/jest-chaos-$name.log" 2>&1
+  timeout --kill-after=30 "${TEST_TIME_LIMIT_S:-1800}" npx jest --runInBand --json \
+    --outputFile="$RUN_DIR/jest-chaos-$name.json" "$@" >"$RUN_DIR/jest-chaos-$name.log" 2>&1
 }
 set +e
-lane busy "${busy[@]}" &
-busy_pid=$!
-lane waiting "${waiting[@]}"
-status=$?
-wait "$busy_pid" || status=1
+if [ "$#" -gt 0 ]; then
+  lanes=(named)
+  lane named test/chaos "$@"
+  status=$?
+else
+  lanes=(busy waiting)
+  BUSY='/(replicas|cron-replicas|cron-replicas\.broken|cluster)\.chaos\.test\.ts$'
+  busy=() waiting=()
+  for f in test/chaos/*.chaos.test.ts; do
+    if [[ "/$f" =~ $BUSY ]]; then busy+=("$f"); else waiting+=("$f"); fi
+  done
+  lane busy --runTestsByPath "${busy[@]}" &
+  busy_pid=$!
+  lane waiting --runTestsByPath "${waiting[@]}"
+  status=$?
+  wait "$busy_pid" || status=1
+fi
 set -e
-# Each lane's jest output, one after the other.
-for name in busy waiting; do
+results=()
+for name in "${lanes[@]}"; do
   echo "--- chaos lane: $name" >&2
   cat "$RUN_DIR/jest-chaos-$name.log" >&2
+  results+=("$RUN_DIR/jest-chaos-$name.json")
 done
-node scripts/jest-summary.js "$RUN_DIR"/jest-chaos-busy.json "$RUN_DIR"/jest-chaos-waiting.json || exit 1
+node scripts/jest-summary.js "${results[@]}" || exit 1
 exit $status
