@@ -68,7 +68,7 @@ stop_pid() {
 
 # Starts FerretDB on 127.0.0.1:$FERRETDB_PORT, storing in $PG_URL, in a session of its own (it outlives the script
 # that started it), and records its pid in $RUN_DIR/ferretdb.pid; returns 1 when its port does not open within 15 s.
-# infra.sh starts it this way, and the FerretDB watch of up.sh (ferretdb-watch.sh) when it restarts it.
+# infra.sh starts it this way, and the FerretDB watch of up.sh (ferretdb-watch.js) when it restarts it.
 start_ferretdb() {
   log "starting FerretDB on 127.0.0.1:$FERRETDB_PORT"
   mkdir -p "$RUN_DIR/ferretdb"

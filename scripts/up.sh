@@ -85,7 +85,7 @@ trap stop EXIT
 trap 'log "stopping"; exit 0' INT TERM
 
 # Restarts the FerretDB that infra.sh started when it stops answering pings (FERRETDB_WATCH_* in the README).
-bash scripts/ferretdb-watch.sh &
+node scripts/ferretdb-watch.js &
 WATCH_PID=$!
 
 for entry in "${SERVICES[@]}"; do

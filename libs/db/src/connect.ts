@@ -114,10 +114,7 @@ export function modelFor<S extends mongoose.Schema>(
   if (existing) return existing;
   const model = conn.model(name, schema, collection) as unknown as Model<T>;
   const ctx = adapters.get(conn);
-  if (ctx) {
-    ctx.describe(collection, schema);
-    adaptCollection(model.collection, ctx);
-  }
+  if (ctx) adaptCollection(model.collection, schema, ctx);
   logModel(model as mongoose.Model<unknown>);
   return model;
 }
@@ -148,8 +145,8 @@ export async function refreshStatistics(conn: Connection): Promise<void> {
 
 /** The lookup indexes of a collection made outside a model (benchmarks' raw collections); nothing on MongoDB. */
 export async function prepareLookups(conn: Connection, collection: string, fields: string[]): Promise<void> {
-  await adapters.get(conn)?.afterIndex(collection, { [fields[0] ?? '_id']: 1 });
-  for (const f of fields.slice(1)) await adapters.get(conn)?.afterIndex(collection, { [f]: 1 });
+  const ctx = adapters.get(conn);
+  if (ctx) await Promise.all(fields.map((f) => ctx.afterIndex(collection, { [f]: 1 })));
 }
 
 /** Pings the server; resolves false on any failure within `timeoutMs`. For readiness checks. */

@@ -129,27 +129,15 @@ export function watchServedQueries(watch: (q: ServedQuery) => void): () => void 
   return () => servedWatchers.delete(watch);
 }
 
-/** Tells the watchers of `watchServedQueries` that the adapter answered a query itself. */
-export function queryServed(q: ServedQuery): void {
-  for (const watch of servedWatchers) watch(q);
-}
-
 /**
- * Records a query served without a command to the server (the development server's adapter reads some from its
- * PostgreSQL), as the command monitoring records the others.
+ * A query the adapter answered itself: its watchers (`watchServedQueries`) are told, and the query log records it as
+ * the command monitoring records the others.
  */
-export function logQuery(db: string, collection: string, command: string, filter: unknown, sort?: unknown): void {
+export function queryServed(q: ServedQuery & { filter: unknown; sort?: unknown }): void {
+  for (const watch of servedWatchers) watch(q);
   const dir = process.env[QUERY_LOG_ENV];
-  if (!dir) return;
-  writerFor(dir)({
-    kind: 'query',
-    db,
-    collection,
-    command,
-    filter: shapeOf(filter),
-    ...sortField(sort),
-    caller: caller.getStore() ?? 'unknown',
-  });
+  const [filter, sort] = [shapeOf(q.filter), sortField(q.sort)];
+  if (dir) writerFor(dir)({ kind: 'query', ...q, filter, ...sort, caller: caller.getStore() ?? 'unknown' });
 }
 
 /** Starts the log on a connection when the variable is set (before any model is compiled on it). */

@@ -13,6 +13,8 @@ export interface AdapterContext {
   dbName: string;
   locks: DocLocks;
   reads(collection: string): Reads;
+  /** Makes a model's fields known to the reads of its collection. */
+  describe(collection: string, schema: mongoose.Schema): void;
   /** An index about to be created (TTL indexes): the options to create it with. */
   onIndex(collection: string, keys: Record<string, unknown>, options: Record<string, unknown>): Record<string, unknown>;
   afterIndex(collection: string, keys: Record<string, unknown>): Promise<void>;
@@ -36,8 +38,6 @@ const oneIdOf = (f: Filter): unknown =>
   isId(f._id) ? f._id : isOps(f._id) && Object.keys(f._id).length === 1 && isId(f._id.$eq) ? f._id.$eq : undefined;
 const hasEquality = (f: Filter) => Object.entries(f).some(([k, v]) => k !== '_id' && !k.startsWith('$') && !isOps(v));
 const onlyId = (f: Filter) => Object.keys(f).length === 1 && oneIdOf(f) !== undefined;
-const idText = (id: unknown) =>
-  typeof id === 'string' ? `s:${id}` : typeof id === 'number' ? `n:${id}` : `o:${String(id)}`;
 /** An upsert's lock while no document matches: its filter, whatever the order of its fields. */
 const upsertKeyOf = (f: Filter) => JSON.stringify(Object.entries(f).sort(([a], [b]) => (a < b ? -1 : 1)));
 
@@ -50,39 +50,24 @@ const NO_UPDATE: Counts = { acknowledged: true, matchedCount: 0, modifiedCount: 
 const NO_DELETE: Counts = { acknowledged: true, deletedCount: 0 };
 const changed = (r: Counts) => (r.matchedCount ?? 0) + (r.upsertedCount ?? 0) + (r.deletedCount ?? 0) > 0;
 
-/** Installs the FerretDB behaviour on a mongoose collection (once: the models of one collection share it). */
-export function adaptCollection(coll: mongoose.Collection, ctx: AdapterContext): void {
+/**
+ * Installs the FerretDB behaviour on a mongoose collection (once: the models of one collection share it), and makes
+ * each model's fields known to its reads.
+ */
+export function adaptCollection(coll: mongoose.Collection, schema: mongoose.Schema, ctx: AdapterContext): void {
+  ctx.describe(coll.name, schema);
   const target = coll as unknown as Record<string | symbol, unknown>;
   if (target[ADAPTED]) return;
   target[ADAPTED] = true;
   const proto = Object.getPrototypeOf(coll) as Record<string, Method>;
   const call = <R = Counts>(name: string, ...args: unknown[]) => proto[name]!.apply(coll, args) as Promise<R>;
-  const keyOf = (id: unknown) => `${ctx.dbName}\u0000${coll.name}\u0000${idText(id)}`;
+  const keyOf = (id: unknown) => `${ctx.dbName}\u0000${coll.name}\u0000${typeof id}:${String(id)}`;
   const reads = ctx.reads(coll.name);
   const findAll = async (filter: Filter, o: ReadOptions) =>
     (await reads.find(filter, o)) ??
     (proto.find!.call(coll, filter, o) as { toArray(): Promise<Record<string, unknown>[]> }).toArray();
   const idsMatching = async (filter: Filter, o: ReadOptions) =>
     (await findAll(filter, { ...o, projection: { _id: 1 } })).map((d) => d._id);
-  /** A write of at most one document; `run` is told when its filter is narrowed to a document seen (no upsert then). */
-  async function one<R>(
-    filter: Filter,
-    opts: Options,
-    run: (f: Filter, seen: boolean) => Promise<R>,
-    none: R,
-    hit: (r: R) => boolean,
-  ) {
-    const id = oneIdOf(filter);
-    if (id !== undefined) return ctx.locks.hold([keyOf(id)], () => run(filter, false));
-    for (let look = 0; look < LOOKS; look++) {
-      const [found] = await idsMatching(filter, { sort: opts.sort, limit: 1 });
-      if (found === undefined)
-        return opts.upsert ? ctx.locks.hold([upsertKeyOf(filter)], () => run(filter, false)) : none;
-      const r = await ctx.locks.hold([keyOf(found)], () => run({ ...filter, _id: found }, true));
-      if (hit(r)) return r;
-    }
-    return none;
-  }
   /** A write of every matching document, locked and written a chunk at a time. */
   async function many(filter: Filter, run: (f: Filter) => Promise<Counts>, none: Counts): Promise<Counts> {
     const id = oneIdOf(filter);
@@ -101,17 +86,30 @@ export function adaptCollection(coll: mongoose.Collection, ctx: AdapterContext):
   }
   const noDoc = (o: Options) =>
     o.includeResultMetadata ? { value: null, ok: 1, lastErrorObject: { n: 0, updatedExisting: false } } : null;
-  const found = (o: Options) => (r: unknown) =>
+  const found = (o: Options, r: unknown) =>
     (o.includeResultMetadata ? (r as { value?: unknown } | null)?.value : r) != null;
-  /** A write of one document by the driver's method `name`: (filter, opts) or, `withChange`, (filter, change, opts). */
+  const counted = (_: Options, r: unknown) => changed(r as Counts);
+  /**
+   * A write of at most one document by the driver's method `name`: (filter, opts) or, `withChange`, (filter, change,
+   * opts). Without one `_id`, it is narrowed to a matching document seen and locked (no upsert then), and looked for
+   * again if that document changed before its lock.
+   */
   const single =
-    (name: string, withChange: boolean, none: (o: Options) => unknown, hit: (o: Options) => (r: unknown) => boolean) =>
-    (filter: Filter, ...args: unknown[]) => {
+    (name: string, withChange: boolean, none: (o: Options) => unknown, hit: (o: Options, r: unknown) => boolean) =>
+    async (filter: Filter, ...args: unknown[]) => {
       const o = ((withChange ? args[1] : args[0]) ?? {}) as Options;
-      const change = withChange ? [args[0]] : [];
-      return one(filter, o, (f, seen) => call(name, f, ...change, seen ? { ...o, upsert: false } : o), none(o), hit(o));
+      const run = (f: Filter, seen = false) =>
+        call(name, f, ...(withChange ? [args[0]] : []), seen ? { ...o, upsert: false } : o);
+      const id = oneIdOf(filter);
+      if (id !== undefined) return ctx.locks.hold([keyOf(id)], () => run(filter));
+      for (let look = 0; look < LOOKS; look++) {
+        const [seen] = await idsMatching(filter, { sort: o.sort, limit: 1 });
+        if (seen === undefined) return o.upsert ? ctx.locks.hold([upsertKeyOf(filter)], () => run(filter)) : none(o);
+        const r = await ctx.locks.hold([keyOf(seen)], () => run({ ...filter, _id: seen }, true));
+        if (hit(o, r)) return r;
+      }
+      return none(o);
     };
-  const counted = () => (r: unknown) => changed(r as Counts);
   const methods: Record<string, (...args: never[]) => unknown> = {
     findOneAndUpdate: single('findOneAndUpdate', true, noDoc, found),
     findOneAndReplace: single('findOneAndReplace', true, noDoc, found),

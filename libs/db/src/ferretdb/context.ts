@@ -1,4 +1,4 @@
-import { ConnectionStates, type Connection, type Schema } from 'mongoose';
+import { ConnectionStates, type Connection } from 'mongoose';
 import { Pool } from 'pg';
 
 import type { AdapterContext } from './adapter';
@@ -10,10 +10,7 @@ import { addFieldTypes, createReads, type FieldTypes, type Reads } from './reads
 /** `postgresUrl`: FerretDB's PostgreSQL database (default FERRETDB_POSTGRESQL_URL: the dev server's, not a service's). */
 export type FerretDbOptions = { postgresUrl?: string };
 
-export type FerretDbContext = AdapterContext & {
-  /** Makes a model's fields known to the reads of its collection. */
-  describe(collection: string, schema: Schema): void;
-} & Record<'sweepExpired' | 'analyze' | 'close', () => Promise<void>>;
+export type FerretDbContext = AdapterContext & Record<'sweepExpired' | 'analyze' | 'close', () => Promise<void>>;
 
 export async function isFerretDb(conn: Connection): Promise<boolean> {
   return 'ferretdbVersion' in (await conn.db!.admin().command({ buildInfo: 1 }));
@@ -50,20 +47,15 @@ export function createFerretDbContext(conn: Connection, opts: FerretDbOptions = 
     );
   const dbName = conn.name;
   const pg = pgOf(url);
-  const expiry = createExpiry(url, dbName, 60_000); // as often as MongoDB's TTL monitor
-  const lookup = createLookupIndexer(url, dbName);
+  const expiry = createExpiry(pg.pool, dbName, 60_000); // as often as MongoDB's TTL monitor
+  const lookup = createLookupIndexer(pg.pool, dbName);
   const collections = new Map<string, { types: FieldTypes; reads: Reads }>();
   const up = () => conn.readyState === ConnectionStates.connected;
   const collectionOf = (name: string) => {
     if (!collections.has(name)) {
       const types: FieldTypes = new Map();
-      let table: Promise<string | null> | undefined; // known once it exists (asked again until then)
-      const forget = () => (table = undefined);
-      const resolve = () => {
-        const known = (table ??= tableOf(pg.pool, dbName, name));
-        void known.then((t) => t ?? forget(), forget);
-        return known;
-      };
+      let table: string | null = null; // known once it exists (asked again until then)
+      const resolve = async () => (table ??= await tableOf(pg.pool, dbName, name));
       collections.set(name, {
         types,
         reads: createReads({ pool: pg.pool, db: dbName, collection: name, up, table: resolve }, types),
@@ -89,7 +81,7 @@ export function createFerretDbContext(conn: Connection, opts: FerretDbOptions = 
     afterIndex: (collection, keys) => lookup(collection, ['_id', Object.keys(keys)[0]!]).catch(() => undefined),
     onDropIndex: (collection, name) => expiry.unregister(collection, name),
     sweepExpired: () => expiry.sweep(),
-    analyze: () => analyzeTables(url, dbName),
+    analyze: () => analyzeTables(pg.pool, dbName),
     async close() {
       expiry.stop();
       await pg.release();

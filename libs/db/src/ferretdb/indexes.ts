@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Client, type ClientBase } from 'pg';
+import type { Pool } from 'pg';
 
 import { isErrorLike, ServiceUnavailableError } from '@platform/errors';
 
@@ -17,18 +17,8 @@ export function asOutage(err: unknown): unknown {
   return away && isErrorLike(err) ? new ServiceUnavailableError(err) : err;
 }
 
-export async function withPg<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
 /** The table FerretDB keeps `collection` of database `dbName` in (quoted, or bare), null before it exists. */
-export async function tableOf(client: Pick<ClientBase, 'query'>, dbName: string, collection: string, bare = false) {
+export async function tableOf(client: Pick<Pool, 'query'>, dbName: string, collection: string, bare = false) {
   if ((await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [dbName])).rowCount === 0) return null;
   const meta = await client.query<{ table: string }>(
     `SELECT _jsonb->>'table' AS table FROM ${quoteIdent(dbName)}._ferretdb_database_metadata WHERE _jsonb->>'_id' = $1`,
@@ -39,21 +29,21 @@ export async function tableOf(client: Pick<ClientBase, 'query'>, dbName: string,
 }
 
 /** Creates GIN lookup indexes of the collections of `dbName`, each once (one that failed is tried again next time). */
-export function createLookupIndexer(url: string, dbName: string) {
+export function createLookupIndexer(pool: Pool, dbName: string) {
   const done = new Map<string, Promise<void>>();
   const ensure = (collection: string, field: string) => {
     const key = `${collection}\n${field}`;
     if (!done.has(key)) {
-      const p = withPg(url, async (client) => {
-        const table = await tableOf(client, dbName, collection, true);
+      const p = (async () => {
+        const table = await tableOf(pool, dbName, collection, true);
         if (!table) throw new Error(`${collection} is not created yet`);
         const name = `${table.slice(0, 40)}_${createHash('sha256').update(field).digest('hex').slice(0, 10)}_gin`;
         const create = `CREATE INDEX IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(dbName)}.${quoteIdent(table)}`;
-        const made = client.query(`${create} USING gin ((_jsonb -> ${quoteLiteral(field)})) WITH (fastupdate = off)`);
+        const made = pool.query(`${create} USING gin ((_jsonb -> ${quoteLiteral(field)})) WITH (fastupdate = off)`);
         await made.catch((err: { code?: string }) => {
           if (err.code !== '23505') throw err; // made at the same time by another process
         });
-      });
+      })();
       p.catch(() => done.delete(key));
       done.set(key, p);
     }
@@ -64,10 +54,9 @@ export function createLookupIndexer(url: string, dbName: string) {
 }
 
 /** Refreshes PostgreSQL's statistics of a database's tables (after a bulk load), so its planner weighs the indexes. */
-export const analyzeTables = (url: string, dbName: string) =>
-  withPg(url, async (client) => {
-    const tables = await client.query<{ t: string }>('SELECT tablename AS t FROM pg_tables WHERE schemaname = $1', [
-      dbName,
-    ]);
-    for (const { t } of tables.rows) await client.query(`ANALYZE ${quoteIdent(dbName)}.${quoteIdent(t)}`);
-  });
+export async function analyzeTables(pool: Pool, dbName: string) {
+  const tables = await pool.query<{ t: string }>('SELECT tablename AS t FROM pg_tables WHERE schemaname = $1', [
+    dbName,
+  ]);
+  for (const { t } of tables.rows) await pool.query(`ANALYZE ${quoteIdent(dbName)}.${quoteIdent(t)}`);
+}

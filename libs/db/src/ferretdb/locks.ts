@@ -18,17 +18,7 @@ export interface DocLocks {
 }
 
 /** A key's advisory lock number: 64 bits of its SHA-1, as PostgreSQL's signed bigint. */
-const hashedNumber = (key: string) => createHash('sha1').update(key).digest().readBigInt64BE(0).toString();
-/** The numbers of recent keys (a run's document is locked at its claim and again at its end), bounded. */
-const recentNumbers = new Map<string, string>();
-const lockNumber = (key: string) => {
-  let n = recentNumbers.get(key);
-  if (n === undefined) {
-    if (recentNumbers.size >= 10_000) recentNumbers.clear();
-    recentNumbers.set(key, (n = hashedNumber(key)));
-  }
-  return n;
-};
+const lockNumber = (key: string) => createHash('sha1').update(key).digest().readBigInt64BE(0).toString();
 const TRY_AND_FREE = `SELECT
   (SELECT count(pg_advisory_unlock(k)) FROM unnest($1::bigint[]) AS k) AS freed,
   coalesce((SELECT array_agg(pg_try_advisory_lock(k) ORDER BY i) FROM unnest($2::bigint[]) WITH ORDINALITY AS t(k, i)), '{}') AS granted`;
@@ -72,11 +62,6 @@ export function createDocLocks(url: string, waitMs = 10_000): DocLocks {
         pump();
       });
   }
-  const tryLock = (numbers: string[]) =>
-    new Promise<boolean[]>((resolve, reject) => {
-      asks.push({ numbers, resolve, reject });
-      pump();
-    });
   const unlock = (numbers: string[]) => {
     frees.push(...numbers);
     pump();
@@ -102,7 +87,11 @@ export function createDocLocks(url: string, waitMs = 10_000): DocLocks {
         if (round > 0 && Date.now() > deadline)
           throw new ServiceUnavailableError(new Error(`document lock ${missing[0]} stayed held by another process`));
         if (round > 0) await sleep(Math.random() * Math.min(2 ** round, 50));
-        const granted = await tryLock(missing.map(lockNumber));
+        const numbers = missing.map(lockNumber);
+        const granted = await new Promise<boolean[]>((resolve, reject) => {
+          asks.push({ numbers, resolve, reject });
+          pump();
+        });
         missing = missing.filter((_, i) => granted[i] !== true);
       }
     } catch (err) {

@@ -1,7 +1,7 @@
 import mongoose from 'mongoose';
 import type { Pool } from 'pg';
 
-import { logQuery, queryServed } from '../query-log';
+import { queryServed } from '../query-log';
 import { asOutage, quoteLiteral } from './indexes';
 
 /**
@@ -137,7 +137,7 @@ type Rows = Record<string, unknown>[];
 
 export function createReads({ pool, db, collection, table, up }: Source, types: FieldTypes) {
   async function run<T>(
-    command: 'find' | 'count',
+    query: { command: 'find' | 'count'; filter: Record<string, unknown>; sort?: unknown },
     build: (t: ReturnType<typeof translator>) => string,
     rows: (r: Rows) => T,
   ) {
@@ -148,7 +148,7 @@ export function createReads({ pool, db, collection, table, up }: Source, types: 
       const t = await table();
       if (!t) return undefined;
       const answer = rows((await pool.query(text.replaceAll('$TABLE', t), params)).rows as Rows);
-      queryServed({ db, collection, command });
+      queryServed({ db, collection, ...query });
       return answer;
     } catch (err) {
       if (err instanceof Untranslatable) return undefined;
@@ -159,9 +159,8 @@ export function createReads({ pool, db, collection, table, up }: Source, types: 
     `${o.limit ? ` LIMIT ${Math.floor(o.limit)}` : ''}${o.skip ? ` OFFSET ${Math.floor(o.skip)}` : ''}`;
   return {
     find: (filter: Record<string, unknown>, o: ReadOptions) =>
-      logQuery(db, collection, 'find', filter, o.sort) ??
       run(
-        'find',
+        { command: 'find', filter, sort: o.sort },
         (t) => {
           // A page of an `$in` ordered by the keys after it (statuses of a list, newest first): each value's ordered
           // index range read up to the page's end and merged, as MongoDB's SORT_MERGE does, not all matches sorted.
@@ -178,9 +177,8 @@ export function createReads({ pool, db, collection, table, up }: Source, types: 
           rows.map(({ _jsonb: d }) => project(decodeDoc(d as Record<string, unknown>, (d as Sjson).$s!), o.projection)),
       ),
     count: (filter: Record<string, unknown>, o: ReadOptions) =>
-      logQuery(db, collection, 'count', filter) ??
       run(
-        'count',
+        { command: 'count', filter },
         (t) => `SELECT count(*)::int AS n FROM (SELECT 1 FROM $TABLE WHERE ${t.where(filter)}${page(o)}) AS m`,
         (rows) => Number(rows[0]?.n ?? 0),
       ),
