@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { cpus } from 'node:os';
 
+import { syncIndexes } from '@platform/db';
 import { createQueue, QUEUE_NAMES, workerConnection, type Queue } from '@platform/queue';
+import { executionModel } from '@platform/scheduling';
 import { startServiceProcess, testInfra, uniqueName, type ServiceProcess, type TestDatabases } from '@platform/testing';
 
 import { out } from '../kit/bench-kit';
@@ -71,6 +73,10 @@ export interface CronStack {
  * Starts the stack on `dbs` and prints its settings; each part's clean-up is pushed onto `cleanups` as it is made.
  */
 export async function startCronStack(dbs: TestDatabases, cleanups: (() => Promise<unknown>)[]): Promise<CronStack> {
+  // The executions' model on the bench's own connection, so that its reads (the window's count over 100,000 stored
+  // executions) are served as the services' are, and its collection and indexes made before anything writes to it.
+  executionModel(dbs.conn);
+  await syncIndexes(dbs.conn);
   if (PRESEED > 0) {
     const t = Date.now();
     const stored = await preseedExecutions(dbs.conn.collection('executions'), PRESEED);
