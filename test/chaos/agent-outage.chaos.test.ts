@@ -1,6 +1,7 @@
 import { testInfra } from '@platform/testing';
 
-import { duplicateCalls, sleep, startChaosStack } from './chaos-stack';
+import { sleep, startChaosStack } from './chaos-stack';
+import { duplicateCalls } from './end-state';
 
 // The agent service, which every webhook run calls, goes away (SIGKILL, requests in flight cut) for 8 s in the
 // middle of a burst, then comes back on the same address. Runs that could not reach it are retried with backoff

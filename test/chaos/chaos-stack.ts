@@ -113,8 +113,16 @@ function agentEnvOf(base: StackBase, agentDb: string, llm: LocalServer): Record<
   };
 }
 
-/** Starts the scheduler processes (`opts.schedulers`, 1 by default), one after the other, on the same environment. */
-async function startSchedulers({ opts, dbs, prefix, scheduleKey, common }: StackBase, agentUrl: string) {
+const noop = () => undefined;
+// Time for a process to answer its readiness probe: two chaos lanes share two cores (the default 20 s once ran out).
+const READY_MS = 60_000;
+
+/** Starts the scheduler processes (`opts.schedulers`, 1 by default) into `schedulers`, one after the other. */
+async function startSchedulers(
+  { opts, dbs, prefix, scheduleKey, common }: StackBase,
+  agentUrl: string,
+  schedulers: ServiceProcess[],
+) {
   const schedulerEnv = {
     ...common,
     MONGODB_DB: dbs.conn.name,
@@ -128,16 +136,15 @@ async function startSchedulers({ opts, dbs, prefix, scheduleKey, common }: Stack
     RECOVER_RUNNING_AFTER_MS: '30000',
     ...opts.schedulerEnv,
   };
-  const schedulers: ServiceProcess[] = [];
   for (let i = 0; i < (opts.schedulers ?? 1); i++)
-    schedulers.push(await startServiceProcess({ script: MAIN('scheduler'), env: schedulerEnv }));
-  return schedulers;
+    schedulers.push(await startServiceProcess({ script: MAIN('scheduler'), env: schedulerEnv, timeoutMs: READY_MS }));
 }
 
 /** Starts one worker process on the agent service at `agentUrl`. */
 function startWorkerProcess({ opts, dbs, prefix, internal, scheduleKey, common }: StackBase, agentUrl: string) {
   return startServiceProcess({
     script: MAIN('worker'),
+    timeoutMs: READY_MS,
     env: {
       ...common,
       MONGODB_DB: dbs.conn.name,
@@ -284,18 +291,34 @@ export async function startChaosStack(opts: ChaosOptions) {
   const base: StackBase = { opts, dbs, prefix, internal, scheduleKey, common: commonEnv(opts, dbs) };
   const agentDb = `${dbs.conn.name}_agent`;
   const agentEnv = agentEnvOf(base, agentDb, llm);
-  let agent = await startServiceProcess({ script: MAIN('agent'), env: agentEnv });
-  const schedulers: ServiceProcess[] = await startSchedulers(base, agent.url);
-  const scheduler = schedulers[0]!;
+  let agent!: ServiceProcess; // set first thing in the try below
+  const schedulers: ServiceProcess[] = [];
   const workers: ServiceProcess[] = [];
   const startWorker = async () => {
     const w = await startWorkerProcess(base, agent.url);
     workers.push(w);
     return w;
   };
-  for (let i = 0; i < (opts.workers ?? 1); i++) await startWorker();
-
-  const { key, webhook } = await createWebhook(dbs, agent.url, scheduler.url, llm.url);
+  const close = async () => {
+    await Promise.all(workers.map((w) => w.stop(2_000)));
+    await Promise.all(schedulers.map((p) => p.stop(2_000)));
+    await (agent as ServiceProcess | undefined)?.stop(2_000);
+    await llm.close();
+    await dbs.conn.useDb(agentDb).dropDatabase().catch(noop);
+    await dbs.cleanup().catch(noop);
+  };
+  const { key, webhook } = await (async () => {
+    try {
+      agent = await startServiceProcess({ script: MAIN('agent'), env: agentEnv, timeoutMs: READY_MS });
+      await startSchedulers(base, agent.url, schedulers);
+      for (let i = 0; i < (opts.workers ?? 1); i++) await startWorker();
+      return await createWebhook(dbs, agent.url, schedulers[0]!.url, llm.url);
+    } catch (err) {
+      await close(); // what did start, or its handles would keep jest running after the failure
+      throw err;
+    }
+  })();
+  const scheduler = schedulers[0]!;
   const trigger = (n: number): Promise<{ status: number; id?: string }> => sendTrigger(scheduler, webhook, n);
 
   return {
@@ -347,28 +370,11 @@ export async function startChaosStack(opts: ChaosOptions) {
     async waitEnded(accepted: string[], deadline: number): Promise<EndState> {
       return pollEnded(dbs.conn, webhook.id, accepted, deadline);
     },
-    async close() {
-      await Promise.all(workers.map((w) => w.stop(2_000)));
-      await Promise.all(schedulers.map((p) => p.stop(2_000)));
-      await agent.stop(2_000);
-      await llm.close();
-      await dbs.conn
-        .useDb(agentDb)
-        .dropDatabase()
-        .catch(() => undefined);
-      await dbs.cleanup().catch(() => undefined);
-    },
+    close,
   };
 }
 
 export type ChaosStack = Awaited<ReturnType<typeof startChaosStack>>;
-
-/** Provider calls beyond the first, over the given trigger numbers of accepted runs. */
-export function duplicateCalls(calls: Map<number, number>): number {
-  let extra = 0;
-  for (const c of calls.values()) extra += Math.max(0, c - 1);
-  return extra;
-}
 
 /**
  * The Redis-restart scenario: triggers from 16 senders for 3 s, Redis (the stack's own, `redis`) stopped for 5 s and

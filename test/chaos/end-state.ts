@@ -1,4 +1,11 @@
-import { duplicateCalls, type ChaosStack, type SendResult } from './chaos-stack';
+import type { ChaosStack, SendResult } from './chaos-stack';
+
+/** Provider calls beyond the first, over the given trigger numbers of accepted runs. */
+export function duplicateCalls(calls: Map<number, number>): number {
+  let extra = 0;
+  for (const c of calls.values()) extra += Math.max(0, c - 1);
+  return extra;
+}
 
 /** Each scenario ends with every run that was answered 202 ended within this long of recovery. */
 export const RECOVERY_BOUND_MS = 120_000;

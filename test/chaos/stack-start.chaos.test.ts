@@ -1,0 +1,24 @@
+import { testInfra } from '@platform/testing';
+
+import { startChaosStack } from './chaos-stack';
+
+/** This process's open sockets, servers and child processes, by kind. */
+const handles = () =>
+  process
+    .getActiveResourcesInfo()
+    .filter((kind) => /TCP|Pipe|Process/.test(kind))
+    .sort();
+
+// A stack that fails to start (here its scheduler refuses its settings) rejects and stops what it had started, or its
+// connections would keep jest running after the failure (it once waited out the whole lane's time limit).
+it('a stack whose scheduler cannot start rejects, and leaves nothing open', async () => {
+  const before = handles();
+  const stack = startChaosStack({
+    mongoUri: testInfra.mongoUri,
+    redisUrl: testInfra.redisUrl,
+    schedulerEnv: { LOG_LEVEL: 'nonsense' },
+  });
+  await expect(stack).rejects.toThrow(/scheduler\/dist\/main\.js exited \(78\) before it was ready:[^]*LOG_LEVEL/);
+  await new Promise((r) => setTimeout(r, 500)); // sockets closed a moment ago leave the list on the next turns
+  expect(handles()).toEqual(before);
+});
