@@ -162,21 +162,38 @@ export async function startComposeStack(extraEnv: ExtraEnv = () => ({})): Promis
     local.LOG_LEVEL = 'info';
     return { ...local, ...extraEnv(name, llm) };
   };
-  for (const [name] of apps) ports[name] = await freePort();
-  for (const level of startLevels()) {
-    await Promise.all(
-      level.map(async (name) => {
-        const s = compose[name]!;
-        procs[name] = await startServiceProcess({
-          script: entryPoint(s),
-          port: ports[name],
-          env: localEnv(name),
-          readyPath: composeHealthPath(s),
-          timeoutMs: 60_000,
-        });
-        procs[name].child.once('exit', (code, signal) => (exits[name] = { code, signal }));
-      }),
-    );
+  // Every port is chosen before the first service starts (each environment names them all), so another process may
+  // take one meanwhile (an outgoing connection's local port, on a busy machine): then what started is stopped and the
+  // stack starts again on new ports, up to 3 times.
+  for (let attempt = 1; ; attempt++) {
+    for (const [name] of apps) ports[name] = await freePort();
+    try {
+      for (const level of startLevels()) {
+        const started = await Promise.allSettled(
+          level.map(async (name) => {
+            const s = compose[name]!;
+            procs[name] = await startServiceProcess({
+              script: entryPoint(s),
+              port: ports[name],
+              env: localEnv(name),
+              readyPath: composeHealthPath(s),
+              timeoutMs: 60_000,
+            });
+            procs[name].child.once('exit', (code, signal) => (exits[name] = { code, signal }));
+          }),
+        );
+        for (const r of started) if (r.status === 'rejected') throw r.reason;
+      }
+      break;
+    } catch (err) {
+      await Promise.all(Object.values(procs).map((p) => p.stop(5_000)));
+      for (const name of Object.keys(procs)) delete procs[name];
+      for (const name of Object.keys(exits)) delete exits[name];
+      if (attempt < 3 && /port taken by another process/.test(String(err))) continue;
+      await llm.close();
+      rmSync(uploadDir, { recursive: true, force: true });
+      throw err;
+    }
   }
   // The README's command (pnpm apikey create runs this CLI), against this run's auth database.
   const out = execFileSync(
