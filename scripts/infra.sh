@@ -39,6 +39,14 @@ if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
   for _ in $(seq 50); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 0.2; done
   pg_isready -h 127.0.0.1 -p 5432 -q || die "PostgreSQL is not reachable on 127.0.0.1:5432 and could not be started."
 fi
+# Room for FerretDB's pool (lib.sh): max_connections takes a restart, done once, before FerretDB starts.
+if [ "$(psql "${PG_URL%/*}/postgres" -tAc "SHOW max_connections")" -lt "$PG_MAX_CONNECTIONS" ]; then
+  log "setting PostgreSQL's max_connections to $PG_MAX_CONNECTIONS (FerretDB's pool) and restarting it"
+  psql "${PG_URL%/*}/postgres" -qc "ALTER SYSTEM SET max_connections = $PG_MAX_CONNECTIONS"
+  pg_ctlcluster --skip-systemctl-redirect $(pg_lsclusters -h | awk '$3 == 5432 { print $1, $2 }') restart ||
+    die "restart PostgreSQL on 127.0.0.1:5432 yourself (max_connections $PG_MAX_CONNECTIONS is set), then run this again."
+  for _ in $(seq 50); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 0.2; done
+fi
 if ! psql "${PG_URL%/*}/postgres" -tAc "SELECT 1 FROM pg_database WHERE datname='ferretdb'" | grep -q 1; then
   log "creating PostgreSQL database ferretdb"
   psql "${PG_URL%/*}/postgres" -qc "CREATE DATABASE ferretdb" || die "could not create the ferretdb database."

@@ -10,6 +10,13 @@ mkdir -p "$RUN_DIR"
 FERRETDB_VERSION="v1.24.2"
 FERRETDB_PORT="${FERRETDB_PORT:-27017}"
 PG_URL="${FERRETDB_POSTGRESQL_URL:-postgres://postgres@127.0.0.1:5432/ferretdb}"
+# FerretDB 1.24 keeps the PostgreSQL connection of an update's read while it takes a second one for the write. Once
+# half-done updates hold its whole pool (50 by default), it never answers again: 100 concurrent single-document
+# updates did it here. It gets a pool far above what runs at once, and PostgreSQL room for it (infra.sh); a server
+# that cannot open that many refuses the surplus with an error, which the command returns, rather than hanging.
+FERRETDB_PG_POOL=400
+PG_MAX_CONNECTIONS=1000
+ferretdb_pg_url() { local sep='?'; [[ "$1" == *\?* ]] && sep='&'; echo "$1${sep}pool_max_conns=$FERRETDB_PG_POOL&pool_max_conn_idle_time=1m"; }
 REDIS_PORT="${REDIS_PORT:-6379}"
 # Jaeger, the trace backend (deploy/jaeger/config.yaml describes its settings). v1.76.0 is the Go module of the
 # release whose v2 binary and image are 2.13.0.
@@ -73,7 +80,7 @@ start_ferretdb() {
   log "starting FerretDB on 127.0.0.1:$FERRETDB_PORT"
   mkdir -p "$RUN_DIR/ferretdb"
   if [ -f "$RUN_DIR/ferretdb.log" ]; then mv -f "$RUN_DIR/ferretdb.log" "$RUN_DIR/ferretdb.log.1"; fi # the last run's
-  setsid nohup "$(ferretdb_bin)" --handler=postgresql --postgresql-url="$PG_URL" \
+  setsid nohup "$(ferretdb_bin)" --handler=postgresql --postgresql-url="$(ferretdb_pg_url "$PG_URL")" \
     --listen-addr="127.0.0.1:$FERRETDB_PORT" --debug-addr=- --telemetry=disable \
     --state-dir="$RUN_DIR/ferretdb" --log-level=WARN >"$RUN_DIR/ferretdb.log" 2>&1 &
   echo $! >"$RUN_DIR/ferretdb.pid"
