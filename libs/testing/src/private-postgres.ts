@@ -114,6 +114,9 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
         'fsync=off',
         '-c',
         'full_page_writes=off',
+        // Room for the pool the scripts start FerretDB with (scripts/lib.sh), as infra.sh gives the machine's server.
+        '-c',
+        'max_connections=1000',
       ];
       const [cmd, cmdArgs] = asServerUser(join(bin, 'postgres'), args);
       const log = openSync(join(dir, 'server.log'), 'a');
