@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The development store's server in the foreground, for a test's private store (libs/testing's privateStore):
 # FerretDB on 127.0.0.1:<port>, storing in the PostgreSQL database <postgres-url> (which must exist), its state files
-# in <state-dir>, with the PostgreSQL pool infra.sh's FerretDB gets (lib.sh). It execs the server, so the pid the caller holds is the server's: a signal to it stops the server.
+# in <state-dir>, with the PostgreSQL pool infra.sh's FerretDB gets (lib.sh). It execs the server, so the pid the
+# caller holds is the server's: a signal to it stops the server.
 # Usage: scripts/store-server.sh <port> <postgres-url> <state-dir>
 source "$(dirname "$0")/lib.sh"
 
