@@ -75,7 +75,6 @@ stop_pid() {
 
 # Starts FerretDB on 127.0.0.1:$FERRETDB_PORT, storing in $PG_URL, in a session of its own (it outlives the script
 # that started it), and records its pid in $RUN_DIR/ferretdb.pid; returns 1 when its port does not open within 15 s.
-# infra.sh starts it this way, and the FerretDB watch of up.sh (ferretdb-watch.js) when it restarts it.
 start_ferretdb() {
   log "starting FerretDB on 127.0.0.1:$FERRETDB_PORT"
   mkdir -p "$RUN_DIR/ferretdb"
@@ -85,16 +84,6 @@ start_ferretdb() {
     --state-dir="$RUN_DIR/ferretdb" --log-level=WARN >"$RUN_DIR/ferretdb.log" 2>&1 &
   echo $! >"$RUN_DIR/ferretdb.pid"
   wait_port "$FERRETDB_PORT" FerretDB 150
-}
-
-# The pid in $RUN_DIR/ferretdb.pid when it is a FerretDB running on $FERRETDB_PORT, i.e. one that start_ferretdb
-# started; fails (and prints nothing) without a pid file, when that process is gone, or when its pid was reused.
-ferretdb_started_pid() {
-  local pid
-  pid=$(cat "$RUN_DIR/ferretdb.pid" 2>/dev/null) || return 1
-  [[ "$pid" =~ ^[0-9]+$ ]] && pid_alive "$pid" || return 1
-  { tr '\0' '\n' <"/proc/$pid/cmdline"; } 2>/dev/null | grep -xF -- "--listen-addr=127.0.0.1:$FERRETDB_PORT" >/dev/null || return 1
-  echo "$pid"
 }
 
 # Starts Jaeger with deploy/jaeger/config.yaml (traces in memory, lost when it stops) on 127.0.0.1: OTLP/HTTP on

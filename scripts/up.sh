@@ -76,17 +76,12 @@ fi
 # name:port of every service.
 SERVICES=(scheduler:3001 agent:3002 rag:3003 rai:3004 voice:3005 graph:3006 ocr:3007 worker:3008 gateway:8080)
 PIDS=()
-WATCH_PID=""
 stop() {
-  for pid in "${PIDS[@]}" $WATCH_PID; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
 }
 trap stop EXIT
 trap 'log "stopping"; exit 0' INT TERM
-
-# Restarts the FerretDB that infra.sh started when it stops answering pings (FERRETDB_WATCH_* in the README).
-node scripts/ferretdb-watch.js &
-WATCH_PID=$!
 
 for entry in "${SERVICES[@]}"; do
   name="${entry%%:*}"

@@ -4,7 +4,9 @@
  * update's read while it takes a second one for the write; with its default pool of 50, 100 concurrent
  * single-document updates left it holding all 50 and answering nothing, for good (a CI run lost its chaos and any-date
  * phases to that). The scripts give it a pool of 400 and PostgreSQL room for it; here 150 connections each update a
- * document of their own as fast as they can, and the server must keep answering and count every update.
+ * document of their own as fast as they can while 40 collections are created (the other load that was seen to hang
+ * it, the same deadlock: with the default pool it hung as soon as the updates did), and the server must keep
+ * answering, count every update and hold every new collection with its index.
  */
 import { mongoose } from '@platform/db';
 import { privateStore, type PrivateStore } from '@platform/testing';
@@ -14,6 +16,8 @@ jest.setTimeout(90_000);
 /** More concurrent writers than FerretDB's default pool (50) holds twice over. */
 const WRITERS = 150;
 const BURST_MS = 8_000;
+/** Collections created (first insert, then an index) during the burst. */
+const CREATED = 40;
 /** A write or ping that takes longer than this counts as not answered. */
 const ANSWER_MS = 20_000;
 
@@ -36,7 +40,7 @@ const client = (maxPoolSize: number) =>
     socketTimeoutMS: ANSWER_MS,
   });
 
-test(`${WRITERS} connections updating at once: every update is answered and counted, and a ping stays answered`, async () => {
+test(`${WRITERS} connections updating at once while ${CREATED} collections are created: every update is answered and counted, and a ping stays answered`, async () => {
   const writers = client(WRITERS);
   const pinger = client(1);
   try {
@@ -61,7 +65,17 @@ test(`${WRITERS} connections updating at once: every update is answered and coun
         await new Promise((r) => setTimeout(r, 500));
       }
     })();
-    await Promise.all([burst, pinging]);
+    const creating = (async () => {
+      await new Promise((r) => setTimeout(r, 1_000));
+      await Promise.all(
+        Array.from({ length: CREATED }, async (_, k) => {
+          const created = writers.db('pool').collection(`created_${k}`);
+          await created.insertOne({ k, at: new Date() });
+          await created.createIndex({ k: 1, at: -1 });
+        }),
+      );
+    })();
+    await Promise.all([burst, pinging, creating]);
 
     expect(pings.length).toBeGreaterThan(0);
     expect(Math.max(...pings)).toBeLessThan(ANSWER_MS);
@@ -69,6 +83,11 @@ test(`${WRITERS} connections updating at once: every update is answered and coun
     expect(Math.min(...done)).toBeGreaterThan(1);
     const stored = await coll.find({}).toArray();
     expect(stored.map((d) => [d._id, d.n]).sort((a, b) => a[0]! - b[0]!)).toEqual(done.map((n, i) => [i, n]));
+    for (let k = 0; k < CREATED; k++) {
+      const created = pinger.db('pool').collection(`created_${k}`);
+      expect(await created.find({}, { projection: { _id: 0, k: 1 } }).toArray()).toEqual([{ k }]);
+      expect((await created.indexes()).map((i) => i.name)).toContain('k_1_at_-1');
+    }
   } finally {
     await Promise.all([writers.close(true), pinger.close(true)]);
   }

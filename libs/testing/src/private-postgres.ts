@@ -114,7 +114,7 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
         'fsync=off',
         '-c',
         'full_page_writes=off',
-        // Room for the pool the scripts start FerretDB with (scripts/lib.sh), as infra.sh gives the machine's server.
+        // The connection limit infra.sh gives the machine's server (scripts/lib.sh's PG_MAX_CONNECTIONS).
         '-c',
         'max_connections=1000',
       ];
