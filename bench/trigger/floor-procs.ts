@@ -128,15 +128,16 @@ export interface ProcessFloor {
 }
 
 /**
- * Runs the three floor processes against `dbName` and the Redis at `redisUrl`; `send(url, secret)` sends the
- * triggers and resolves with how many were accepted.
+ * Runs the three floor processes against `dbName` and the Redis at `redisUrl`; `send(url, secret, count)` sends
+ * `count` triggers and resolves with how many were accepted: `warmup` of them unmeasured first, then `total`.
  */
 export async function runProcessFloor(o: {
   dbName: string;
   redisUrl: string;
   llmBaseUrl: string;
   total: number;
-  send: (url: string, secret: string) => Promise<number>;
+  warmup: number;
+  send: (url: string, secret: string, count: number) => Promise<number>;
 }): Promise<ProcessFloor> {
   const script = resolve(__dirname, 'floor-procs.js');
   const secret = uniqueName('floorsecret');
@@ -175,22 +176,28 @@ export async function runProcessFloor(o: {
       agent: { pids: [agent.child.pid!] },
       ...storeRules(Number(new URL(testInfra.mongoUri).port || 27017), Number(new URL(o.redisUrl).port || 6379)),
     });
+    const url = `${intake.url}/t/${new mongoose.Types.ObjectId().toHexString()}`;
+    /** Sends `count` triggers and waits until `ended` runs have ended in all. */
+    const round = async (count: number, ended: number) => {
+      const accepted = await o.send(url, secret, count);
+      if (accepted !== count) throw new Error(`process floor: ${accepted} of ${count} triggers accepted`);
+      const deadline = Date.now() + FLOOR_WAIT_S * 1000;
+      for (;;) {
+        const now = ((await (await fetch(`${worker.url}/ended`)).json()) as { ended: number }).ended;
+        if (now >= ended) break;
+        if (Date.now() > deadline)
+          throw new Error(
+            `process floor: ${now} of ${ended} runs ended after ${FLOOR_WAIT_S} s; worker: ${worker.output().slice(-2000)}; agent: ${agent.output().slice(-2000)}`,
+          );
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+    if (o.warmup > 0) await round(o.warmup, o.warmup);
     const before = cpu.read();
     const started = performance.now();
-    const accepted = await o.send(`${intake.url}/t/${new mongoose.Types.ObjectId().toHexString()}`, secret);
-    const deadline = Date.now() + FLOOR_WAIT_S * 1000;
-    for (;;) {
-      const { ended } = (await (await fetch(`${worker.url}/ended`)).json()) as { ended: number };
-      if (ended >= accepted) break;
-      if (Date.now() > deadline)
-        throw new Error(
-          `process floor: ${ended} of ${accepted} runs ended after ${FLOOR_WAIT_S} s; worker: ${worker.output().slice(-2000)}; agent: ${agent.output().slice(-2000)}`,
-        );
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await round(o.total, o.warmup + o.total);
     const seconds = (performance.now() - started) / 1000;
     const used = spent(before, cpu.read());
-    if (accepted !== o.total) throw new Error(`process floor: ${accepted} of ${o.total} triggers accepted`);
     return { seconds, perTrigger: new Map([...used].map(([k, ms]) => [k, ms / o.total])) };
   } finally {
     await Promise.all(procs.map((p) => p.stop(5_000)));

@@ -7,6 +7,8 @@
  * indexes; and the floor (floor.ts): the same durable work, insert + enqueue, take, claim, finish, with the driver and
  * BullMQ alone at the same concurrency, beside which intake and completed runs are also given as ratios.
  * BENCH_PRESEED_EXECUTIONS (default 100,000) stores that many executions first: intake on a store in use.
+ * BENCH_WARMUP (default 300) triggers go unmeasured through the stack and through each floor first, so that every
+ * side is measured with its code compiled and its connections open, as a platform in use runs.
  */
 import { resolve } from 'node:path';
 
@@ -43,10 +45,11 @@ import { TRACING_OFF } from './tracing-env';
 const TOTAL = Number(process.env.BENCH_TRIGGERS ?? 2_000);
 const PRESEED = Number(process.env.BENCH_PRESEED_EXECUTIONS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 
-/** `TOTAL` POSTs by `CONCURRENCY` loops over keep-alive connections (stack.ts); each request built by `make(i)`. */
-const load = (url: string, make: (i: number) => { body: string; headers: Record<string, string> }) =>
-  loadAt(url, TOTAL, CONCURRENCY, make);
+/** `count` (`TOTAL`) POSTs by `CONCURRENCY` loops over keep-alive connections (stack.ts); each built by `make(i)`. */
+const load = (url: string, make: (i: number) => { body: string; headers: Record<string, string> }, count = TOTAL) =>
+  loadAt(url, count, CONCURRENCY, make);
 
 /** Raw driver inserts of `TOTAL` documents like the execution a trigger stores, by `CONCURRENCY` loops. */
 async function rawInserts(
@@ -141,8 +144,19 @@ async function measureCeilings(dbs: TestDatabases, hookId: string) {
     concurrency: CONCURRENCY,
     payload: (i: number) => JSON.parse(bodyOf(i)) as object,
   };
+  if (WARMUP > 0) await runFloor(dbs.conn, testInfra.redisUrl, { ...floorOptions, total: WARMUP, cronSizes: [] });
   const floor = await runFloor(dbs.conn, testInfra.redisUrl, floorOptions);
   return { raw, rawIndexed, floorOptions, floor };
+}
+
+/** `WARMUP` signed triggers (bodies other than the measured ones') through the stack, their runs awaited. */
+async function warmUp(stack: Stack, hook: { id: string; secret: Buffer }): Promise<void> {
+  const make = signed(hook.secret);
+  const warm = await load(`${stack.scheduler.url}/webhook-trigger/${hook.id}`, (i) => make(TOTAL + i), WARMUP);
+  const accepted = warm.statuses.get(202) ?? 0;
+  if (accepted !== WARMUP) throw new Error(`warm-up: ${accepted} of ${WARMUP} triggers accepted`);
+  const ended = await waitForRuns(stack.worker.url, WARMUP);
+  if (ended < WARMUP) throw new Error(`warm-up: ${ended} of ${WARMUP} runs ended`);
 }
 
 /** The triggers: the minimal route first, then the signed triggers, with each process's CPU read from the first. */
@@ -199,7 +213,8 @@ async function compareProcessFloor(dbs: TestDatabases, llm: FakeLlm, ours: Map<s
     redisUrl: testInfra.redisUrl,
     llmBaseUrl: llm.baseUrl,
     total: TOTAL,
-    send: async (url, key) => (await load(url, signed(Buffer.from(key, 'utf8')))).statuses.get(202) ?? 0,
+    warmup: WARMUP,
+    send: async (url, key, count) => (await load(url, signed(Buffer.from(key, 'utf8')), count)).statuses.get(202) ?? 0,
   });
   const pairs = { scheduler: 'intake', worker: 'worker', agent: 'agent' };
   out(
@@ -224,6 +239,7 @@ async function main(): Promise<void> {
   try {
     const { stack, baseline, hook } = await startBenchStack(dbs, llm, prefix, procs);
     if (PRESEED > 0) await preseed(dbs, (c) => (seeding = c));
+    if (WARMUP > 0) await warmUp(stack, hook);
     const ceilings = await measureCeilings(dbs, hook.id);
     const { floor } = ceilings;
 
@@ -237,10 +253,10 @@ async function main(): Promise<void> {
     // 100 ms took FerretDB's time from the runs it counted (a count by `webhook_id` scanned the whole preseeded
     // collection; one by the webhook's list still read 2,000 documents per poll). The database is asked once, after.
     // Every 250 ms, as the process floor's progress: each read of the metrics costs the worker CPU of the phase.
-    const done = await waitForRuns(stack.worker.url, accepted);
+    const done = (await waitForRuns(stack.worker.url, WARMUP + accepted)) - WARMUP;
     const completeSeconds = (performance.now() - started) / 1000;
     const ours = new Map([...spent(cpuBefore, cpu.read())].map(([k, ms]) => [k, ms / Math.max(1, accepted)]));
-    const succeeded = await executions.countDocuments({ webhook_id: hook.id, status: 'succeeded' });
+    const succeeded = (await executions.countDocuments({ webhook_id: hook.id, status: 'succeeded' })) - WARMUP;
     out(`statuses: ${JSON.stringify(Object.fromEntries(run.statuses))}; runs succeeded ${succeeded}/${accepted}`);
     out(
       `completed runs        : ${f(done / completeSeconds, 0)} runs/s end to end (${f(done / completeSeconds / trig.rps, 2)}× intake), ${done} in ${f(completeSeconds)} s`,
