@@ -136,8 +136,9 @@ export function watchServedQueries(watch: (q: ServedQuery) => void): () => void 
 export function queryServed(q: ServedQuery & { filter: unknown; sort?: unknown }): void {
   for (const watch of servedWatchers) watch(q);
   const dir = process.env[QUERY_LOG_ENV];
-  const [filter, sort] = [shapeOf(q.filter), sortField(q.sort)];
-  if (dir) writerFor(dir)({ kind: 'query', ...q, filter, ...sort, caller: caller.getStore() ?? 'unknown' });
+  if (!dir) return;
+  const entry = { kind: 'query', ...q, filter: shapeOf(q.filter), ...sortField(q.sort) };
+  writerFor(dir)({ ...entry, caller: caller.getStore() ?? 'unknown' });
 }
 
 /** Starts the log on a connection when the variable is set (before any model is compiled on it). */
