@@ -115,3 +115,61 @@ describe('createReadCache', () => {
     expect(src.reads).toEqual(['1']);
   });
 });
+
+describe('createReadCache: reads in flight', () => {
+  it('gets that miss together share one read; another scope, and a get after a change, read on their own', async () => {
+    const bus = localChangeBus();
+    let t = 1_000;
+    const cache = createReadCache<string>({ ttlMs: 100, max: 10, bus, now: () => t });
+    const store = new Map([['1', 'v1']]);
+    const reads: string[] = [];
+    const gates: (() => void)[] = [];
+    // A read that answers what the store holds when it began, once released.
+    const slow = (scope: string) => async () => {
+      reads.push(scope);
+      const value = store.get('1') ?? null;
+      await new Promise<void>((r) => gates.push(r));
+      return value;
+    };
+    const together = [1, 2, 3].map(() => cache.get('1', 'alice', slow('alice')));
+    const other = cache.get('1', 'bob', slow('bob'));
+    expect(reads).toEqual(['alice', 'bob']);
+    for (const open of gates.splice(0)) open();
+    expect(await Promise.all(together)).toEqual(['v1', 'v1', 'v1']);
+    expect(await other).toBe('v1');
+
+    // Expired under load: one read again. A change announced meanwhile: a later get reads anew and sees it.
+    t += 101;
+    reads.length = 0;
+    const before = cache.get('1', 'alice', slow('alice'));
+    const joined = cache.get('1', 'alice', slow('alice'));
+    store.set('1', 'v2');
+    bus.publish('1');
+    const after = cache.get('1', 'alice', slow('alice'));
+    expect(reads).toEqual(['alice', 'alice']);
+    for (const open of gates.splice(0)) open();
+    expect(await Promise.all([before, joined, after])).toEqual(['v1', 'v1', 'v2']);
+    // The read that raced with the change was not cached; the one after it was.
+    reads.length = 0;
+    expect(await cache.get('1', 'alice', slow('alice'))).toBe('v2');
+    expect(reads).toEqual([]);
+  });
+
+  it('a failed read fails every get that shared it, and is not kept', async () => {
+    const cache = createReadCache<string>({ ttlMs: 60_000, max: 10 });
+    let fail = true;
+    let reads = 0;
+    const load = async () => {
+      reads++;
+      await Promise.resolve();
+      if (fail) throw new Error('store away');
+      return 'v';
+    };
+    const gets = [cache.get('1', '', load), cache.get('1', '', load)];
+    await expect(Promise.all(gets)).rejects.toThrow('store away');
+    expect(reads).toBe(1);
+    fail = false;
+    expect(await cache.get('1', '', load)).toBe('v');
+    expect(reads).toBe(2);
+  });
+});
