@@ -20,9 +20,7 @@ export interface ReadCache<V> {
   /**
    * The value of `id` as `scope` (its owner, say) may see it: the cached one when it was cached for that scope, else
    * what `load` returns. A value found is cached unless a change of `id` was announced while it was being read;
-   * nothing is cached for "not found", so a later create is seen at once. Gets of one `id` and `scope` that miss
-   * together share one `load` (an entry that expires under load is read once, not by every request in flight); a get
-   * after a change of `id` was announced never shares a read begun before it.
+   * nothing is cached for "not found", so a later create is seen at once.
    */
   get(id: string, scope: string, load: () => Promise<V | null>): Promise<V | null>;
   /** Awaits a write of `id`, then announces the change here and to every replica, also when the write failed. */
@@ -42,13 +40,10 @@ export function createReadCache<V>(opts: ReadCacheOptions): ReadCache<V> {
   const entries = new Map<string, { scope: string; value: V; expires: number }>();
   // Changes seen per id, so that a read which raced with a change is not cached; bounded like the entries.
   const versions = new Map<string, number>();
-  // Reads in flight, one per id: a get that misses for the same scope awaits it instead of reading again.
-  const loading = new Map<string, { scope: string; value: Promise<V | null> }>();
   bus.onChange((message) => {
     if (!message.startsWith(prefix)) return;
     const id = message.slice(prefix.length);
     entries.delete(id);
-    loading.delete(id);
     versions.set(id, (versions.get(id) ?? 0) + 1);
     if (versions.size > opts.max) versions.delete(versions.keys().next().value!);
   });
@@ -57,26 +52,14 @@ export function createReadCache<V>(opts: ReadCacheOptions): ReadCache<V> {
     async get(id, scope, load) {
       const hit = entries.get(id);
       if (hit && hit.scope === scope && hit.expires > now()) return hit.value;
-      const pending = loading.get(id);
-      if (pending && pending.scope === scope) return pending.value;
       const version = versions.get(id);
-      const flight = {
-        scope,
-        value: load().then((value) => {
-          if (value !== null && versions.get(id) === version) {
-            entries.delete(id);
-            if (entries.size >= opts.max) entries.delete(entries.keys().next().value!);
-            entries.set(id, { scope, value, expires: now() + opts.ttlMs });
-          }
-          return value;
-        }),
-      };
-      loading.set(id, flight);
-      try {
-        return await flight.value;
-      } finally {
-        if (loading.get(id) === flight) loading.delete(id);
+      const value = await load();
+      if (value !== null && versions.get(id) === version) {
+        entries.delete(id);
+        if (entries.size >= opts.max) entries.delete(entries.keys().next().value!);
+        entries.set(id, { scope, value, expires: now() + opts.ttlMs });
       }
+      return value;
     },
     async changed(id, write) {
       try {
