@@ -341,7 +341,8 @@ export async function startChaosStack(opts: ChaosOptions) {
     },
     /** Starts the agent service again on the same port and database. */
     async startAgent() {
-      agent = await startServiceProcess({ script: MAIN('agent'), env: agentEnv, port: agent.port });
+      const { port } = agent;
+      agent = await startServiceProcess({ script: MAIN('agent'), env: agentEnv, port, timeoutMs: READY_MS });
     },
     workers,
     startWorker,
