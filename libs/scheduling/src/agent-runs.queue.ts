@@ -8,6 +8,10 @@ export interface EnqueueOptions {
   timeoutMs: number;
   /** First retry delay of a transient failure; doubles per attempt (runs without a fixed `retry_delay_ms`). */
   backoffMs: number;
+  /** Held back this long first (a retry after its delay); default none. */
+  delayMs?: number;
+  /** The attempt the job resumes (an attempt that an outage interrupted before it ran); default a new one. */
+  resumeAttempt?: number;
 }
 
 /** The queues runs go to: agent runs (webhooks, agent schedules) and HTTP calls (HTTP schedules). */
@@ -37,9 +41,11 @@ export function enqueueAgentRun(
       ...(exec.webhook_id ? { webhook_id: exec.webhook_id } : {}),
       triggered_ms: Date.parse(exec.triggered_at),
       ...(exec.trace_parent ? { traceparent: exec.trace_parent } : {}),
+      ...(opts.resumeAttempt !== undefined ? { resume_attempt: opts.resumeAttempt } : {}),
     },
     {
       jobId,
+      ...(opts.delayMs ? { delay: opts.delayMs } : {}),
       attempts: Math.max(1, exec.max_attempts),
       backoff:
         exec.retry_delay_ms !== null

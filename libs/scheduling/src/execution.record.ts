@@ -74,6 +74,7 @@ export function presentExecution(r: ExecutionRecord) {
  */
 export function executionDocument(input: NewExecution, id: string, now: Date): ExecutionDoc {
   const skipped = input.status === 'skipped';
+  const claimed = !skipped && input.claimant !== undefined;
   const doc: ExecutionDoc = {
     _id: new mongoose.Types.ObjectId(id),
     kind: input.kind,
@@ -83,13 +84,13 @@ export function executionDocument(input: NewExecution, id: string, now: Date): E
     user_id: input.user_id,
     org_id: input.org_id,
     session_id: `execution-${id}`,
-    status: input.status ?? 'queued',
+    status: claimed ? 'running' : (input.status ?? 'queued'),
     success: null,
-    attempt: 0,
+    attempt: claimed ? 1 : 0,
     max_attempts: input.max_attempts,
     scheduled_for: input.scheduled_for ?? null,
     triggered_at: now,
-    started_at: null,
+    started_at: claimed ? now : null,
     finished_at: skipped ? now : null,
     duration_ms: skipped ? 0 : null,
     // A sender's JSON as sent ($-keys, dotted keys and nested arrays included): as JSON text.
@@ -104,6 +105,7 @@ export function executionDocument(input: NewExecution, id: string, now: Date): E
     retry_delay_ms: input.retry_delay_ms ?? null,
     recoveries: 0,
   };
+  if (claimed) doc.claim = input.claimant;
   if (input.callback) doc.cb = { url: input.callback.url, secret: input.callback.secret };
   return doc;
 }

@@ -43,6 +43,11 @@ export interface NewExecution {
   retry_delay_ms?: number | null;
   /** `skipped` records a fire that did not run (overlap policy); default `queued`. */
   status?: 'queued' | 'skipped';
+  /**
+   * Stored already claimed by this claimant (`running`, attempt 1, started now): a cron fire that makes its run's
+   * first attempt itself, with no claim of its own (see the worker's fire processor). Not with `skipped`.
+   */
+  claimant?: string;
   error_message?: string | null;
   /** The id to store it under (a replay claims its idempotency key with it first); default a new one. */
   id?: string;
@@ -78,6 +83,8 @@ export interface AgentRunJob {
   triggered_ms?: number;
   /** The trace the run belongs to (W3C `traceparent` of the trigger's or fire's span); absent when not traced. */
   traceparent?: string;
+  /** The attempt to resume: one that a store outage interrupted before it ran (no attempt is spent on it). */
+  resume_attempt?: number;
 }
 
 /** The key that makes a cron fire unique. */

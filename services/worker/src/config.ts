@@ -93,6 +93,14 @@ export const configSchema = Joi.object<WorkerConfig>({
     .max(512)
     .default(128)
     .description('Cron fires turned into executions at once by this process.'),
+  FIRE_DIRECT_RUNS: Joi.number()
+    .integer()
+    .min(0)
+    .max(4096)
+    .default(256)
+    .description(
+      "HTTP schedules' runs whose first attempt their fire makes itself, at once (0: every run goes through http-calls).",
+    ),
   STORE_RETRY_BASE_MS: Joi.number()
     .integer()
     .min(50)
@@ -173,6 +181,7 @@ export interface WorkerConfig extends CommonConfig {
   OUTBOUND_ALLOW_HOSTS: string;
   HTTP_MAX_RESPONSE_BYTES: number;
   FIRE_CONCURRENCY: number;
+  FIRE_DIRECT_RUNS: number;
   ENQUEUE_TIMEOUT_MS: number;
   STORE_RETRY_BASE_MS: number;
   STORE_RETRY_MAX_MS: number;

@@ -47,7 +47,8 @@ async function main(): Promise<void> {
         name: 'queues and statistics',
         stop: () => Promise.all([runtime.flush(), ...[...runtime.queuesToClose, ...board].map((q) => q.close())]),
       }),
-      () => ({ name: 'consumers', stop: () => runtime.consumers.close() }),
+      // Runs that fires made at once are waited for once no fire can start another.
+      () => ({ name: 'consumers', stop: () => runtime.consumers.close().then(runtime.settle) }),
     ],
   });
 }

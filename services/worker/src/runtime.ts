@@ -19,6 +19,7 @@ import {
   type AgentRunJob,
   type CallbackJob,
   type ExecutionRecord,
+  type RunQueues,
 } from '@platform/scheduling';
 import type { SecretBox } from '@platform/secrets';
 
@@ -34,7 +35,8 @@ import {
 } from './consumer';
 import { createFireProcessor } from './fires/fire.processor';
 import { createAgentRunProcessor } from './runs/agent-run.processor';
-import { createHttpRunProcessor } from './runs/http-run.processor';
+import { createDirectRuns, type DirectRuns } from './runs/direct-runs';
+import { createHttpDirectRun, createHttpRunProcessor, type HttpRunDeps } from './runs/http-run.processor';
 import { createGiveUpHandler, type RunLimits } from './runs/run-lifecycle';
 import { createTaskGiveUp, createTaskProcessor } from './tasks/task.processor';
 
@@ -63,6 +65,7 @@ export type RuntimeConfig = Pick<
       | 'CALLBACK_RETRY_DELAYS_MS'
       | 'CALLBACK_TIMEOUT_MS'
       | 'CALLBACK_CONCURRENCY'
+      | 'FIRE_DIRECT_RUNS'
     >
   >;
 
@@ -90,6 +93,8 @@ export interface WorkerRuntime {
   queuesToClose: Queue[];
   /** Writes pending run statistics. */
   flush: () => Promise<unknown>;
+  /** Resolves once the runs fires made at once have ended (after the consumers closed: no new ones start). */
+  settle: () => Promise<void>;
 }
 
 /**
@@ -121,6 +126,29 @@ function runLimits(redis: RedisConnection, agentRuns: Queue<AgentRunJob>, config
       );
     },
   };
+}
+
+/** The first retry delay of a run whose schedule or webhook sets none (it doubles per attempt). */
+const RUN_BACKOFF_MS = 2_000;
+/** FIRE_DIRECT_RUNS's default (config.ts). */
+const DIRECT_RUNS = 256;
+
+/**
+ * HTTP schedules' runs: the `http-calls` processor, and the first attempts their fires make themselves
+ * (FIRE_DIRECT_RUNS at once; 0: none), handing what follows to `http-calls`.
+ */
+function httpScheduleRuns(
+  deps: Omit<HttpRunDeps, 'maxResponseBytes'>,
+  runQueues: RunQueues,
+  config: RuntimeConfig,
+): { process: ReturnType<typeof createHttpRunProcessor>; direct: DirectRuns } {
+  const http = { ...deps, maxResponseBytes: config.HTTP_MAX_RESPONSE_BYTES };
+  const limit = config.FIRE_DIRECT_RUNS ?? DIRECT_RUNS;
+  const enqueueOpts = { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: RUN_BACKOFF_MS };
+  const run = createHttpDirectRun({ ...http, backoffMs: RUN_BACKOFF_MS }, (exec, opts) =>
+    enqueueRun(runQueues, exec, { ...enqueueOpts, ...opts }),
+  );
+  return { process: createHttpRunProcessor(http), direct: createDirectRuns(run, limit, deps.logger) };
 }
 
 /**
@@ -166,6 +194,9 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
       logger,
     });
 
+  const http = { ...life, schedules: fireReads, outbound: deps.outbound, box: deps.box, onAttempt: metrics('http') };
+  const httpRuns = httpScheduleRuns(http, runQueues, config);
+
   const consumers: QueueConsumer<never>[] = [
     {
       name: QUEUE_NAMES.inferenceTasks,
@@ -181,14 +212,7 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
     },
     {
       name: QUEUE_NAMES.httpCalls,
-      process: createHttpRunProcessor({
-        ...life,
-        schedules: fireReads,
-        outbound: deps.outbound,
-        box: deps.box,
-        maxResponseBytes: config.HTTP_MAX_RESPONSE_BYTES,
-        onAttempt: metrics('http'),
-      }),
+      process: httpRuns.process,
       giveUp,
     },
     {
@@ -213,7 +237,9 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
       process: createFireProcessor({
         schedules: fireReads,
         executions,
-        enqueue: (exec) => enqueueRun(runQueues, exec, { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: 2_000 }),
+        enqueue: (exec) =>
+          enqueueRun(runQueues, exec, { timeoutMs: config.ENQUEUE_TIMEOUT_MS, backoffMs: RUN_BACKOFF_MS }),
+        direct: httpRuns.direct,
         callbacks,
         clock,
         logger,
@@ -240,5 +266,6 @@ export async function createWorkerRuntime(deps: RuntimeDeps): Promise<WorkerRunt
     }),
     queuesToClose: [runQueues.agentRuns, runQueues.httpCalls, callbackQueue],
     flush: () => Promise.all([stats.webhooks.flush(), stats.schedules.flush()]),
+    settle: () => httpRuns.direct.settle(),
   };
 }

@@ -31,6 +31,9 @@ import { eventually, startWorkerStack, type WorkerStack } from './worker-stack';
  *   schedules of one rule spread over up to 20 of the rule's 64 groups here, so reads are nearly one per fire in this
  *   test (the fire-reader test counts a rule's 300).
  * - fire, Redis: take and finish the fire job, add the run job, and the next fire's job → budget 6.
+ * - an HTTP schedule's fire and its run together (the fire makes the run's first attempt itself, the execution stored
+ *   already claimed): database, the fire's as above and the finish, no claim → budget 3; Redis, the fire's without the
+ *   run job's add, and no run job to take and finish → budget 6 (an agent schedule's fire and run: 6 + 4).
  */
 const N = 20;
 /** Runs of the burst whose claims and finishes are counted. */
@@ -43,6 +46,9 @@ const BURST = 64;
 const RUN_BUDGET = { db: 2.1, redis: 4 };
 const STATS_WRITE = 'update webhooks';
 const FIRE_BUDGET = { db: 2, redis: 6 };
+const HTTP_FIRE_AND_RUN_BUDGET = { db: 3, redis: 6 };
+/** A schedule's statistics after its run (coalesced per schedule: at most one write a second each, counted apart). */
+const SCHEDULE_STATS_WRITE = 'update schedules';
 
 let redisServer: PrivateRedis;
 let s: WorkerStack;
@@ -151,8 +157,11 @@ it(
   2 * ENDED_WITHIN_MS,
 );
 
-/** Counts the work of one fire of each schedule, queued while the consumers are paused. */
-async function fireRound(schedules: ScheduleRecord[], fireMs: number, round: number) {
+/**
+ * Counts the work of one fire of each schedule, queued while the consumers are paused, until each has made its
+ * execution (`ended`: until the execution has ended).
+ */
+async function fireRound(schedules: ScheduleRecord[], fireMs: number, round: number, ended = false) {
   await pauseAll();
   for (const sc of schedules)
     await addFire(s.fires, sc.id, fireMs, 2_000, fireGroupOf(sc.id, sc.cron_expression, sc.timezone));
@@ -166,7 +175,7 @@ async function fireRound(schedules: ScheduleRecord[], fireMs: number, round: num
               (
                 await executions.list(
                   { user_id: sc.user_id, org_id: sc.org_id },
-                  { schedule_id: sc.id, skip: 0, limit: 5 },
+                  { schedule_id: sc.id, skip: 0, limit: 5, ...(ended ? { status: 'succeeded' as const } : {}) },
                 )
               ).total,
           ),
@@ -175,7 +184,8 @@ async function fireRound(schedules: ScheduleRecord[], fireMs: number, round: num
       }),
   );
   workers().forEach((w) => w.resume());
-  return { db: work.db.length / N, redis: work.redis.length / N, tally: tally(work.db) };
+  const statsWrites = work.db.filter((c) => c === SCHEDULE_STATS_WRITE).length;
+  return { db: (work.db.length - statsWrites) / N, statsWrites, redis: work.redis.length / N, tally: tally(work.db) };
 }
 
 it(
@@ -203,6 +213,37 @@ it(
       const runs = (await Promise.all(schedules.map((sc) => s.executionsOf(sc.id)))).flat();
       expect(runs.every((r) => r.status !== 'skipped')).toBe(true);
       await ended(runs.map((r) => r.id));
+    }
+  },
+  3 * ENDED_WITHIN_MS,
+);
+
+it(
+  `an HTTP schedule's cron fire and its run cost at most ${HTTP_FIRE_AND_RUN_BUDGET.db} database and ${HTTP_FIRE_AND_RUN_BUDGET.redis} Redis commands, amortised`,
+  async () => {
+    const cron = '45 9 * * *';
+    const opts = { cron_expression: cron, timezone: 'UTC', overlap_policy: 'skip' as const };
+    const schedule = (name: string) => s.createHttpSchedule({ url: `${s.target.url}/${name}`, method: 'GET' }, opts);
+    const schedules: ScheduleRecord[] = [];
+    for (let i = 0; i < N; i++) schedules.push(await schedule(`tick-${i}`));
+    const warm = await schedule('warm-up');
+    const firstFire = nextFire(cron, 'UTC', Date.now())!;
+    await addFire(s.fires, warm.id, firstFire, 2_000);
+    await eventually('the warm-up run', async () =>
+      (await s.executionsOf(warm.id))[0]?.status === 'succeeded' ? true : undefined,
+    );
+
+    for (const [round, fireMs] of [firstFire, nextFire(cron, 'UTC', firstFire)!].entries()) {
+      const work = await fireRound(schedules, fireMs, round + 1, true);
+      process.stdout.write(
+        `HTTP fire and run ${round + 1} of each schedule: ${work.db.toFixed(2)} database commands besides ${work.statsWrites} statistics writes (${work.tally}), ${work.redis.toFixed(2)} Redis commands\n`,
+      );
+      expect(work.statsWrites).toBeLessThanOrEqual(N);
+      expect(work.db).toBeGreaterThan(0);
+      expect(work.db).toBeLessThanOrEqual(HTTP_FIRE_AND_RUN_BUDGET.db);
+      expect(work.redis).toBeLessThanOrEqual(HTTP_FIRE_AND_RUN_BUDGET.redis);
+      const runs = (await Promise.all(schedules.map((sc) => s.executionsOf(sc.id)))).flat();
+      expect(runs.every((r) => r.status === 'succeeded' && r.attempt === 1)).toBe(true);
     }
   },
   3 * ENDED_WITHIN_MS,

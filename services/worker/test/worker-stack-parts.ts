@@ -139,6 +139,7 @@ export async function startRuntime(
     STORE_RETRY_MAX_MS: 400,
     ...(opts.callbackDelaysMs ? { CALLBACK_RETRY_DELAYS_MS: opts.callbackDelaysMs } : {}),
     ...(opts.callbackTimeoutMs ? { CALLBACK_TIMEOUT_MS: opts.callbackTimeoutMs } : {}),
+    ...(opts.fireDirectRuns !== undefined ? { FIRE_DIRECT_RUNS: opts.fireDirectRuns } : {}),
   };
   const runtime = await createWorkerRuntime({
     config,
@@ -165,6 +166,7 @@ export async function closeWorkerStack(r: {
   dbs: TestDatabases;
 }): Promise<void> {
   await r.runtime.consumers.close();
+  await within(10_000, r.runtime.settle()).catch(() => undefined);
   await r.runtime.flush();
   await Promise.all(r.runtime.queuesToClose.map((q) => q.close()));
   for (const q of r.allQueues) {

@@ -91,6 +91,8 @@ export interface StackOptions {
   /** CALLBACK_RETRY_DELAYS_MS and CALLBACK_TIMEOUT_MS of the worker (its defaults: minutes, 10 s). */
   callbackDelaysMs?: string;
   callbackTimeoutMs?: number;
+  /** FIRE_DIRECT_RUNS of the worker (its default when unset). */
+  fireDirectRuns?: number;
 }
 
 export interface WorkerStack {

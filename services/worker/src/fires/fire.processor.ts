@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import type { Logger } from '@platform/logger';
 import type { Job } from '@platform/queue';
 import {
@@ -15,6 +17,8 @@ import {
 } from '@platform/scheduling';
 import { inSpan, ROOT_CONTEXT } from '@platform/tracing';
 
+import type { DirectRuns } from '../runs/direct-runs';
+
 export interface FireDeps {
   /** Reads a fire's schedule, with the others of its fire group that come due with it. */
   schedules: Pick<FireReader, 'forFire'>;
@@ -27,6 +31,11 @@ export interface FireDeps {
   onCoalesced?: (count: number) => void;
   /** Queues the completion callback of a fire recorded `skipped` (it ends at once); runs queue theirs when they end. */
   callbacks?: (exec: ExecutionRecord) => Promise<void>;
+  /**
+   * Runs an HTTP schedule's fire makes at once (its first attempt, the execution stored already claimed) while they
+   * have a place; without one (or unset), runs are queued (`enqueue`).
+   */
+  direct?: Pick<DirectRuns, 'reserve'>;
 }
 
 /** What a fire's execution records as its payload: the agent's message, or the request without header values. */
@@ -59,6 +68,8 @@ function staleReason(s: ScheduleRecord | null, fireMs: number): string | null {
  */
 export function createFireProcessor(deps: FireDeps) {
   const log = deps.logger.child({ module: 'fire' });
+  /** This processor among every worker's: part of the claim of each run it makes itself. */
+  const processorId = randomUUID();
   const fire = async (job: Job<FireJob>): Promise<void> => {
     const fireMs = fireTimeOf(job);
     const s = fireMs === null ? null : await deps.schedules.forFire(job.data.schedule_id, job.data.group, fireMs);
@@ -114,16 +125,28 @@ export function createFireProcessor(deps: FireDeps) {
         );
       return;
     }
-    const exec = await deps.executions.createOnce(base, now);
+    // An HTTP schedule's run is made here while this process has a place for it: no run job to add, take and finish.
+    const place = s.kind === 'http' ? (deps.direct?.reserve() ?? null) : null;
+    let exec: ExecutionRecord | null;
+    try {
+      const claimant = place ? { claimant: `fire:${job.id ?? ''}:${processorId}` } : {};
+      exec = await deps.executions.createOnce({ ...base, ...claimant }, now);
+    } catch (err) {
+      place?.release();
+      throw err;
+    }
     if (!exec) {
+      place?.release();
       log.info('fire already handled by another replica', { schedule_id: s.id, fire_key: base.fire_key });
       return;
     }
+    if (place) return place.start(exec);
     // A failed add leaves the execution queued: the scheduler's outbox enqueues it once Redis takes jobs again.
+    const queued = exec;
     await deps
-      .enqueue(exec)
+      .enqueue(queued)
       .catch((err: unknown) =>
-        log.warn('run not enqueued; left to the outbox', { execution_id: exec.id, err: (err as Error).message }),
+        log.warn('run not enqueued; left to the outbox', { execution_id: queued.id, err: (err as Error).message }),
       );
   };
   return (job: Job<FireJob>): Promise<void> =>

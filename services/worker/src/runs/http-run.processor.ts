@@ -2,7 +2,13 @@ import { OutboundError, type OutboundClient } from '@platform/outbound';
 import type { ExecutionRecord, FireReader, HttpTarget } from '@platform/scheduling';
 import { openValues, type SecretBox } from '@platform/secrets';
 
-import { createRunProcessor, type AttemptResult, type RunLifecycleDeps } from './run-lifecycle';
+import {
+  createDirectRun,
+  createRunProcessor,
+  type AttemptResult,
+  type HandOver,
+  type RunLifecycleDeps,
+} from './run-lifecycle';
 import { failedOutcome } from './run-outcome';
 
 export interface HttpRunDeps extends RunLifecycleDeps {
@@ -53,7 +59,19 @@ function bodyText(body: unknown, headers: Record<string, string>): string {
  * fire when that was at most a few seconds ago: schedule.fire-reader.ts).
  */
 export function createHttpRunProcessor(deps: HttpRunDeps) {
-  return createRunProcessor(deps, 'http-run', async (exec: ExecutionRecord): Promise<AttemptResult> => {
+  return createRunProcessor(deps, 'http-run', httpAttempt(deps));
+}
+
+/**
+ * The first attempt of an HTTP schedule's run, made by its fire itself (see `createDirectRun`): the same call as a
+ * job's, with no job added, taken and finished for it.
+ */
+export function createHttpDirectRun(deps: HttpRunDeps & { backoffMs: number }, handOver: HandOver) {
+  return createDirectRun(deps, 'http-run', httpAttempt(deps), handOver);
+}
+
+function httpAttempt(deps: HttpRunDeps) {
+  return async (exec: ExecutionRecord): Promise<AttemptResult> => {
     const schedule = exec.schedule_id ? await deps.schedules.current(exec.schedule_id) : null;
     if (!schedule?.http) return { retryable: false, outcome: failedOutcome('the HTTP schedule no longer exists') };
     try {
@@ -75,5 +93,5 @@ export function createHttpRunProcessor(deps: HttpRunDeps) {
       if (!(err instanceof OutboundError)) throw err;
       return { retryable: !FINAL_CODES.has(err.code), outcome: failedOutcome(err.message) };
     }
-  });
+  };
 }

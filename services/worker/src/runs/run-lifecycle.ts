@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 
+import { isUnavailableError } from '@platform/errors';
+import type { Logger } from '@platform/logger';
 import type { Job } from '@platform/queue';
 import type { AgentRunJob, ExecutionRecord } from '@platform/scheduling';
 import { annotate, inJobSpan, inSpan, recordErrorOnActive } from '@platform/tracing';
 
+import { RetryableRunError } from './run-errors';
 import type { AttemptResult, RunJobData, RunLifecycleDeps } from './run-lifecycle.types';
 import { gateRuns } from './run-limits';
 import { attemptOnce, queueCallback, storeOutcome } from './run-outcome';
@@ -56,14 +59,70 @@ export function createRunProcessor(
       if (deps.callbacks) await queueCallback(deps, await deps.executions.get(job.data.execution_id));
       return;
     }
-    const result = await attemptOnce(job, exec, attempt, log);
-    annotate({ 'run.success': result.outcome.success, 'run.attempt': exec.attempt });
-    if (!result.outcome.success) recordErrorOnActive(runFailure(result));
-    await storeOutcome(deps, log, exec, result, startedAt);
+    await attemptAndStore(deps, log, exec, attempt, startedAt, (n) =>
+      job.updateData({ ...job.data, resume_attempt: n }),
+    );
   };
   const limits = deps.limits;
   if (!limits) return (job: Job<RunJobData>, _token?: string): Promise<void> => traced(job);
   return gateRuns(limits, deps.executions, log, traced);
+}
+
+/** One attempt of a claimed run, then its outcome stored (see `storeOutcome`); traced on the active `run` span. */
+async function attemptAndStore(
+  deps: RunLifecycleDeps,
+  log: Logger,
+  exec: ExecutionRecord,
+  attempt: (exec: ExecutionRecord) => Promise<AttemptResult>,
+  startedAt: Date,
+  interrupted: (attempt: number) => Promise<unknown>,
+): Promise<void> {
+  const result = await attemptOnce(exec, attempt, log, interrupted);
+  annotate({ 'run.success': result.outcome.success, 'run.attempt': exec.attempt });
+  if (!result.outcome.success) recordErrorOnActive(runFailure(result));
+  await storeOutcome(deps, log, exec, result, startedAt);
+}
+
+/** How a run made at once goes to its queue: after a retry's delay, or to resume an interrupted attempt. */
+export type HandOver = (exec: ExecutionRecord, opts: { delayMs?: number; resumeAttempt?: number }) => Promise<unknown>;
+
+/**
+ * The first attempt of a run made by the code that created it, with no job of its own: a cron fire of an HTTP
+ * schedule, whose execution was stored already claimed (`running`, attempt 1). The attempt and its outcome are the
+ * run job's (`createRunProcessor`). What a job would do next goes to the run's queue (`handOver`) under the
+ * execution's id: the retry after a transient failure while attempts remain (delayed by the run's `retry_delay_ms`,
+ * else `backoffMs`), or the same attempt again when a store or Redis outage interrupted it (a run already ended then
+ * only has its callback queued). A hand-over Redis refuses leaves the run to the recovery rule (libs/scheduling
+ * run-recovery: a queued run whose job is missing is enqueued).
+ */
+export function createDirectRun(
+  deps: RunLifecycleDeps & { backoffMs: number },
+  module: string,
+  attempt: (exec: ExecutionRecord) => Promise<AttemptResult>,
+  handOver: HandOver,
+) {
+  const log = deps.logger.child({ module });
+  const pass = (exec: ExecutionRecord, opts: { delayMs?: number; resumeAttempt?: number }) =>
+    handOver(exec, opts).catch((err: unknown) =>
+      log.warn('run not queued for its next attempt; left to recovery', {
+        execution_id: exec.id,
+        err: (err as Error).message,
+      }),
+    );
+  return (exec: ExecutionRecord): Promise<void> =>
+    inSpan('run', { attributes: { 'execution.id': exec.id, 'run.kind': module, 'run.direct': true } }, async () => {
+      const startedAt = exec.started_at ? new Date(exec.started_at) : deps.clock();
+      try {
+        await attemptAndStore(deps, log, exec, attempt, startedAt, () => Promise.resolve());
+      } catch (err) {
+        if (err instanceof RetryableRunError) {
+          await pass(exec, { delayMs: exec.retry_delay_ms ?? deps.backoffMs });
+          return;
+        }
+        if (!isUnavailableError(err)) throw err;
+        await pass(exec, { resumeAttempt: exec.attempt });
+      }
+    });
 }
 
 /** A failed attempt as the run's span records it: `error.type` RunFailed, the reason, the status when one came. */

@@ -39,4 +39,4 @@ export interface RunLimits {
 }
 
 /** What a run job carries: the execution, and the attempt to resume after a store outage interrupted it. */
-export type RunJobData = AgentRunJob & { resume_attempt?: number };
+export type RunJobData = AgentRunJob;

@@ -1,11 +1,10 @@
 import { isUnavailableError, ServiceUnavailableError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
-import type { Job } from '@platform/queue';
 import type { ExecutionRecord, RunOutcome } from '@platform/scheduling';
 
 import type { StoreBackoff } from '../store-wait';
 import { RetryableRunError } from './run-errors';
-import type { AttemptResult, RunJobData, RunLifecycleDeps } from './run-lifecycle.types';
+import type { AttemptResult, RunLifecycleDeps } from './run-lifecycle.types';
 
 /** The outcome of a run that failed: no answer kept, the reason, the status when there was one. */
 export const failedOutcome = (error: string, status: number | null = null): RunOutcome => ({
@@ -66,12 +65,15 @@ export async function queueCallback(
   }
 }
 
-/** Runs one attempt of a claimed run; what it came to, or the store error that leaves the job to resume it. */
+/**
+ * Runs one attempt of a claimed run; what it came to, or the store error that leaves the job to resume it
+ * (`interrupted` keeps the attempt to resume on the job first).
+ */
 export async function attemptOnce(
-  job: Job<RunJobData>,
   exec: ExecutionRecord,
   attempt: (exec: ExecutionRecord) => Promise<AttemptResult>,
   log: Logger,
+  interrupted: (attempt: number) => Promise<unknown>,
 ): Promise<AttemptResult> {
   try {
     return await attempt(exec);
@@ -79,7 +81,7 @@ export async function attemptOnce(
     // Claimed, but a store (or the agent service in front of its own) was away before the attempt could run:
     // the same attempt resumes when the job comes back.
     if (isUnavailableError(err)) {
-      await job.updateData({ ...job.data, resume_attempt: exec.attempt });
+      await interrupted(exec.attempt);
       throw err;
     }
     // Anything else (a header value that cannot be opened, a bug) would fail the same way again: the run ends
