@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 
-import type { LocalServer, ServiceProcess } from '@platform/testing';
+import { eventually, type LocalServer, type ServiceProcess } from '@platform/testing';
 
 import { textPdf } from '../../services/ocr/test/support/text-fixtures';
 import { signSha256 } from '../../services/scheduler/src/webhooks/signature';
@@ -92,8 +92,11 @@ function agentAndWebhook(): void {
       status: 200,
       body: { response: 'stack answer', session_id: 'stack-1', agent_id: agentId },
     });
-    // The agent service logged the gateway's request id on its own lines.
-    expect(procs.agent!.output()).toContain(chat.requestId);
+    // The agent service logged the gateway's request id on its own lines (written at the end of its event loop's turn,
+    // so they may reach this process just after the answer).
+    await eventually('the agent line with the request id', () =>
+      procs.agent!.output().includes(chat.requestId) ? true : undefined,
+    );
   });
 
   it('scheduler and worker: a webhook whose trigger the worker runs against the agent service', async () => {

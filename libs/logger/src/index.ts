@@ -64,6 +64,38 @@ const redactFormat = winston.format((info) => {
   return info;
 });
 
+/** Lines written to standard output more than this many characters at once go out at once. */
+const STDOUT_BATCH_CHARS = 64 * 1024;
+let stdoutPending = '';
+let stdoutFlushing = false;
+let stdoutExitHook = false;
+
+function flushStdout(): void {
+  stdoutFlushing = false;
+  if (stdoutPending === '') return;
+  const text = stdoutPending;
+  stdoutPending = '';
+  process.stdout.write(text);
+}
+
+/**
+ * Standard output's lines, written together once per turn of the event loop (`setImmediate`) rather than one write
+ * each: a loaded service logs several lines a turn, and each write is a system call that wakes the reader. On exit
+ * (`process.exit`, an uncaught error's end) what is pending is written first: standard output is a pipe or a file in
+ * a container, written synchronously there. A process killed outright loses at most the current turn's lines.
+ */
+function stdoutLines(line: string): void {
+  stdoutPending += line;
+  if (stdoutPending.length >= STDOUT_BATCH_CHARS) return flushStdout();
+  if (stdoutFlushing) return;
+  if (!stdoutExitHook) {
+    stdoutExitHook = true;
+    process.once('exit', flushStdout);
+  }
+  stdoutFlushing = true;
+  setImmediate(flushStdout);
+}
+
 /**
  * A winston logger writing JSON lines. Every line carries `service`, `timestamp`, the current request id (when
  * inside a request), `trace_id` and `span_id` (when written inside a traced span) and any child-logger fields;
@@ -90,7 +122,7 @@ export function createLogger(opts: LoggerOptions): Logger {
   // the same formats through a chain of object-mode streams per line, which cost services several percent of their
   // CPU at `info`. A line JSON cannot write (a cycle, a BigInt) takes winston's path, whose JSON handles both. Child
   // loggers write through this too.
-  const destination = opts.stream ?? process.stdout;
+  const write = opts.stream ? (line: string) => void opts.stream!.write(line) : stdoutLines;
   const viaWinston = logger.write.bind(logger);
   logger.write = ((info: winston.LogEntry, ...rest: never[]) => {
     if (logger.silent || !logger.isLevelEnabled(info.level)) return true;
@@ -100,7 +132,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     } catch {
       return viaWinston(info, ...rest);
     }
-    destination.write(`${line}\n`);
+    write(`${line}\n`);
     return true;
   }) as typeof logger.write;
   return logger;

@@ -188,9 +188,10 @@ export function createApp(deps: AppDeps): Express {
   });
 
   const routes = Router();
+  // Runs first: every run the worker asks for comes here, and a request tries each router's routes in turn.
+  routes.use(mountRoutes(inferenceRoutes, { service: inference, streaming, logger: deps.logger }));
   routes.use(mountRoutes(agentRoutes, agents));
   routes.use(mountRoutes(credentialRoutes, credentials));
-  routes.use(mountRoutes(inferenceRoutes, { service: inference, streaming, logger: deps.logger }));
   const completions = createCompletionService({ inference, streaming, clock });
   routes.use(mountRoutes(completionRoutes, { service: completions, logger: deps.logger }));
   routes.use(mountRoutes(taskRoutes, tasks));
