@@ -84,7 +84,8 @@ async function attemptAndStore(
 }
 
 /** How a run made at once goes to its queue: after a retry's delay, or to resume an interrupted attempt. */
-export type HandOver = (exec: ExecutionRecord, opts: { delayMs?: number; resumeAttempt?: number }) => Promise<unknown>;
+export type HandOver = (exec: ExecutionRecord, opts: HandOverOptions) => Promise<unknown>;
+type HandOverOptions = { delayMs?: number; resumeAttempt?: number };
 
 /**
  * The first attempt of a run made by the code that created it, with no job of its own: a cron fire of an HTTP
@@ -93,7 +94,8 @@ export type HandOver = (exec: ExecutionRecord, opts: { delayMs?: number; resumeA
  * execution's id: the retry after a transient failure while attempts remain (delayed by the run's `retry_delay_ms`,
  * else `backoffMs`), or the same attempt again when a store or Redis outage interrupted it (a run already ended then
  * only has its callback queued). A hand-over Redis refuses leaves the run to the recovery rule (libs/scheduling
- * run-recovery: a queued run whose job is missing is enqueued).
+ * run-recovery): a retry waits `queued` and is enqueued after `queuedAfterMs`, an interrupted attempt waits `running`
+ * and is put back after `runningAfterMs`.
  */
 export function createDirectRun(
   deps: RunLifecycleDeps & { backoffMs: number },
@@ -102,7 +104,7 @@ export function createDirectRun(
   handOver: HandOver,
 ) {
   const log = deps.logger.child({ module });
-  const pass = (exec: ExecutionRecord, opts: { delayMs?: number; resumeAttempt?: number }) =>
+  const pass = (exec: ExecutionRecord, opts: HandOverOptions) =>
     handOver(exec, opts).catch((err: unknown) =>
       log.warn('run not queued for its next attempt; left to recovery', {
         execution_id: exec.id,
