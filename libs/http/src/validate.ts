@@ -60,14 +60,25 @@ export function toFieldErrors(error: Joi.ValidationError, location: Location): F
  */
 export type Validated<S> = S extends Joi.Schema<infer T> ? (0 extends 1 & T ? unknown : T) : never;
 
-/** Validates `value` against `schema` (unknown keys dropped, every fault listed), a 422 under `location` on failure. */
-function check<S extends Joi.Schema>(schema: S, value: unknown, location: Location, convert: boolean): Validated<S> {
-  const result = schema.validate(value, {
+/** The schema with the options every check validates with, made once per schema (joi merges options per call). */
+const withOptions = [false, true].map((convert) => {
+  const made = new WeakMap<Joi.Schema, Joi.Schema>();
+  const options: Joi.ValidationOptions = {
     abortEarly: false,
     stripUnknown: { objects: true, arrays: false },
     convert,
     errors: { wrap: { label: false } },
-  });
+  };
+  return (schema: Joi.Schema): Joi.Schema => {
+    let bound = made.get(schema);
+    if (!bound) made.set(schema, (bound = schema.prefs(options)));
+    return bound;
+  };
+});
+
+/** Validates `value` against `schema` (unknown keys dropped, every fault listed), a 422 under `location` on failure. */
+function check<S extends Joi.Schema>(schema: S, value: unknown, location: Location, convert: boolean): Validated<S> {
+  const result = withOptions[convert ? 1 : 0]!(schema).validate(value);
   if (result.error) throw new ValidationError(toFieldErrors(result.error, location));
   return result.value as Validated<S>;
 }

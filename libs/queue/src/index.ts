@@ -229,7 +229,7 @@ export function openRedisChangeBus(opts: {
     },
   };
 }
-export { createReadCache, type ReadCache, type ReadCacheOptions } from './read-cache';
+export { createReadCache, plainCopy, type ReadCache, type ReadCacheOptions } from './read-cache';
 export {
   createConcurrencyGate,
   LIMIT_REPUBLISH_MS,

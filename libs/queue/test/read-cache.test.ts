@@ -1,4 +1,4 @@
-import { createReadCache, localChangeBus } from '../src';
+import { createReadCache, localChangeBus, plainCopy } from '../src';
 
 /** A loader that counts its reads and answers what `store` holds. */
 function source(store: Map<string, string>) {
@@ -113,5 +113,40 @@ describe('createReadCache', () => {
     src.reads.length = 0;
     for (const id of ['3', '2', '1']) await cache.get(id, '', src.load(id));
     expect(src.reads).toEqual(['1']);
+  });
+});
+
+describe('plainCopy', () => {
+  it('copies a record deeply, as structuredClone does, sharing nothing with it', () => {
+    const record = {
+      id: 7,
+      name: 'a',
+      nested: { list: [1, { deep: 'x' }], none: null, unset: undefined },
+      at: new Date('2020-01-02T03:04:05.000Z'),
+      bytes: Buffer.from('key'),
+      flags: [true, false],
+    };
+    const copy = plainCopy(record);
+    expect(copy).toEqual(structuredClone(record));
+    expect(copy.at).toBeInstanceOf(Date);
+    copy.nested.list.push(2);
+    (copy.nested.list[1] as { deep: string }).deep = 'y';
+    copy.at.setTime(0);
+    copy.bytes[0] = 0;
+    expect(record.nested.list).toEqual([1, { deep: 'x' }]);
+    expect(record.at.toISOString()).toBe('2020-01-02T03:04:05.000Z');
+    expect(record.bytes.toString()).toBe('key');
+    expect(plainCopy('text')).toBe('text');
+    expect(plainCopy(null)).toBeNull();
+  });
+
+  it('keeps a key named __proto__ a key (JSON may store one)', () => {
+    const record = JSON.parse('{"params": {"__proto__": {"polluted": true}, "a": 1}}') as {
+      params: Record<string, unknown>;
+    };
+    const copy = plainCopy(record);
+    expect(Object.getPrototypeOf(copy.params)).toBe(Object.prototype);
+    expect(Object.keys(copy.params)).toEqual(['__proto__', 'a']);
+    expect((copy.params as { polluted?: boolean }).polluted).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { ownerKey } from '@platform/db';
-import type { ReadCache } from '@platform/queue';
+import { plainCopy, type ReadCache } from '@platform/queue';
 
 import type { AgentRepository } from './agent.repository';
 import type { AgentRecord } from './agent.types';
@@ -13,7 +13,7 @@ export function withAgentCache(repo: AgentRepository, cache: ReadCache<AgentReco
     ...repo,
     async get(owner, id) {
       const agent = await cache.get(String(id), ownerKey(owner), () => repo.get(owner, id));
-      return agent && structuredClone(agent);
+      return agent && plainCopy(agent);
     },
     replace: (owner, id, kind, input, now) => cache.changed(String(id), repo.replace(owner, id, kind, input, now)),
     patch: (owner, id, kind, patch, now) => cache.changed(String(id), repo.patch(owner, id, kind, patch, now)),

@@ -1,5 +1,5 @@
 import { ownerKey } from '@platform/db';
-import type { ReadCache } from '@platform/queue';
+import { plainCopy, type ReadCache } from '@platform/queue';
 
 import type { CredentialRepository } from './credential.repository';
 import type { CredentialRecord } from './credential.types';
@@ -16,7 +16,7 @@ export function withCredentialCache(
     ...repo,
     async get(owner, id) {
       const credential = await cache.get(id, ownerKey(owner), () => repo.get(owner, id));
-      return credential && structuredClone(credential);
+      return credential && plainCopy(credential);
     },
     update: (owner, id, changes, now) => cache.changed(id, repo.update(owner, id, changes, now)),
     delete: (owner, id) => cache.changed(id, repo.delete(owner, id)),

@@ -6,6 +6,7 @@ import type { StreamingInference } from './inference-stream.service';
 import {
   asChatInput,
   chatBody,
+  chatBodyFast,
   chatResponse,
   sessionMessages,
   sessionMessagesQuery,
@@ -32,6 +33,7 @@ export const inferenceRoutes: Route<InferenceRouteDeps>[] = [
     summary: 'Run an agent on a message (memory per session_id)',
     description: 'Also callable by the worker with x-internal-secret + x-on-behalf-of-user/-org instead of a key.',
     body: chatBody,
+    fastBody: chatBodyFast,
     responses: { '200': { description: 'The reply', body: chatResponse }, ...RUN_ERRORS },
     handle: ({ service }: InferenceRouteDeps, { req, body }) => service.chat(principalOf(req), asChatInput(body)),
   }),

@@ -36,6 +36,25 @@ export const chatBody = Joi.object<ChatBody>({
   ),
 }).meta({ className: 'ChatBody' });
 
+/**
+ * `chatBody`'s check for the body every run sends (the worker's): agent, session and message, nothing else but fields
+ * it drops. It returns what `chatBody` validates such a body to; anything else (prompt variables, a wrong or
+ * untrimmed value, a missing field) it leaves to `chatBody`, errors included. Cheaper than joi on the hot route;
+ * `test/chat-body-fast.test.ts` compares the two.
+ */
+export function chatBodyFast(body: unknown): ChatBody | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { agent_id, session_id, message, system_prompt_variables } = body as Record<string, unknown>;
+  if (system_prompt_variables !== undefined) return undefined;
+  const agentOk =
+    typeof agent_id === 'string'
+      ? agent_id.length >= 1 && agent_id.length <= 32 && agent_id.trim() === agent_id
+      : typeof agent_id === 'number' && Number.isSafeInteger(agent_id) && agent_id >= 1;
+  if (!agentOk || typeof session_id !== 'string' || session_id.length < 1 || session_id.length > 200) return undefined;
+  if (typeof message !== 'string' || message.length > MAX_MESSAGE_CHARS) return undefined;
+  return { agent_id: agent_id as string | number, session_id, message };
+}
+
 /** A validated chat body as inference reads it: `systemPromptVariables`' custom step made the variables one map. */
 export const asChatInput = (body: ChatBody): ChatInput => body as ChatInput;
 
