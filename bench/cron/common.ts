@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 
 export const N = Number(process.env.CRON_BENCH_N ?? 1_000);
 export const MINUTES = Number(process.env.CRON_BENCH_MINUTES ?? 3);
+/** Fire minutes run before the window, unmeasured, so that the processes are measured warm (as the floor is). */
+export const WARMUP_MINUTES = Number(process.env.CRON_BENCH_WARMUP_MINUTES ?? 1);
 /** After the last window fire's minute is over, how long fires of the window may still complete. */
 export const GRACE_MS = Number(process.env.CRON_BENCH_GRACE_S ?? 120) * 1000;
 /** api: every schedule through POST /http-schedules/; repo: straight into the collection; auto: api for the

@@ -8,7 +8,7 @@ import { testInfra } from '@platform/testing';
 
 import { machineBusyMs, out } from '../kit/bench-kit';
 import { cpuGroups, spent, storeRules } from '../kit/proc-cpu';
-import { GRACE_MS, iso, MIN, MINUTES, N, sleep } from './common';
+import { GRACE_MS, iso, MIN, MINUTES, N, sleep, WARMUP_MINUTES } from './common';
 import type { CronStack } from './stack';
 
 export interface FireWindow {
@@ -22,15 +22,19 @@ export interface FireWindow {
   deadline: number;
 }
 
-/** The window: whole fire minutes, starting at the first minute boundary with every scheduler in place. */
+/**
+ * The window: whole fire minutes, starting WARMUP_MINUTES after the first minute boundary with every scheduler in
+ * place (those minutes' fires run, unmeasured).
+ */
 export function fireWindow(ready: number): FireWindow {
-  const t0 = Math.ceil((ready + 1_000) / MIN) * MIN;
+  const warmup = Math.ceil((ready + 1_000) / MIN) * MIN;
+  const t0 = warmup + WARMUP_MINUTES * MIN;
   const window = Array.from({ length: MINUTES }, (_, k) => t0 + k * MIN);
   const tLast = window.at(-1) as number;
   const windowEnd = tLast + MIN;
   const deadline = windowEnd + GRACE_MS;
   out(
-    `window: fires at ${window.map(iso).join(', ')} UTC (expected ${N * MINUTES} fires); grace until ${iso(deadline)}`,
+    `window: fires at ${window.map(iso).join(', ')} UTC (expected ${N * MINUTES} fires), after ${WARMUP_MINUTES} warm-up minute(s) from ${iso(warmup)}; grace until ${iso(deadline)}`,
   );
   return { t0, window, tLast, windowEnd, deadline };
 }

@@ -24,6 +24,8 @@ export interface CronFloor {
   cpuMsPerItem: number;
   /** CPU ms per item of the floor's own Node process (`node`) and of each store. */
   byProcess: Map<string, number>;
+  /** Each item's start lag (ms). */
+  lags: number[];
 }
 
 const INSERT_BATCH = 64;
@@ -124,6 +126,7 @@ export async function cronFloor(
         rate: n / seconds,
         startP50: percentile(lags, 50),
         startP99: percentile(lags, 99),
+        lags,
         cpuMsPerItem: (machineBusyMs() - cpuBefore) / n,
         byProcess: new Map([
           ['node', (({ user, system }) => (user + system) / 1000 / n)(process.cpuUsage(nodeBefore))],
@@ -139,6 +142,28 @@ export async function cronFloor(
     http.destroy();
     target.stop();
   }
+}
+
+/**
+ * Rounds of the cron floor as one (the cron benchmark's window has several fire minutes): items, time and CPU summed,
+ * start lags pooled, so that its p99 is taken over as many items as ours.
+ */
+export function pooledCronFloor(rounds: CronFloor[]): CronFloor {
+  const n = rounds.reduce((a, r) => a + r.n, 0);
+  const seconds = rounds.reduce((a, r) => a + r.seconds, 0);
+  const lags = rounds.flatMap((r) => r.lags);
+  const byProcess = new Map<string, number>();
+  for (const r of rounds) for (const [k, ms] of r.byProcess) byProcess.set(k, (byProcess.get(k) ?? 0) + (ms * r.n) / n);
+  return {
+    n,
+    seconds,
+    rate: n / seconds,
+    startP50: percentile(lags, 50),
+    startP99: percentile(lags, 99),
+    lags,
+    cpuMsPerItem: rounds.reduce((a, r) => a + r.cpuMsPerItem * r.n, 0) / n,
+    byProcess,
+  };
 }
 
 /** One size of the cron floor, as the trigger and cron benchmarks print it. */
