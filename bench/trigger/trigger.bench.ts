@@ -7,8 +7,9 @@
  * indexes; and the floor (floor.ts): the same durable work, insert + enqueue, take, claim, finish, with the driver and
  * BullMQ alone at the same concurrency, beside which intake and completed runs are also given as ratios.
  * BENCH_PRESEED_EXECUTIONS (default 100,000) stores that many executions first: intake on a store in use.
- * BENCH_WARMUP (default 300) triggers go unmeasured through the stack and through each floor first, so that every
- * side is measured with its code compiled and its connections open, as a platform in use runs.
+ * BENCH_WARMUP (default 1,500) triggers go unmeasured through the stack and through each floor first, so that every
+ * side is measured with its code compiled and its connections open, as a platform in use runs: our processes' CPU
+ * per trigger still fell by a third between the 300th and the 2,000th trigger (the tracing benchmark's rounds).
  */
 import { resolve } from 'node:path';
 
@@ -28,7 +29,7 @@ import { out, recordPass, runBench } from '../kit/bench-kit';
 import { executionDoc, preseedExecutions } from '../kit/executions';
 import { cpuGroups, cpuLines, spent, storeRules } from '../kit/proc-cpu';
 import { floorLines, floorOptionsFromEnv, runFloor } from './floor';
-import { runProcessFloor } from './floor-procs';
+import { runProcessFloor, type ProcessFloor } from './floor-procs';
 import {
   bodyOf,
   createWebhook,
@@ -45,7 +46,7 @@ import { TRACING_OFF } from './tracing-env';
 const TOTAL = Number(process.env.BENCH_TRIGGERS ?? 2_000);
 const PRESEED = Number(process.env.BENCH_PRESEED_EXECUTIONS ?? 100_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1_500);
 
 /** `count` (`TOTAL`) POSTs by `CONCURRENCY` loops over keep-alive connections (stack.ts); each built by `make(i)`. */
 const load = (url: string, make: (i: number) => { body: string; headers: Record<string, string> }, count = TOTAL) =>
@@ -207,10 +208,9 @@ function printIntake({ base, trig }: Triggers, { raw, rawIndexed, floorOptions, 
   );
 }
 
-/** The CPU each process spent per trigger, beside the floor per process (floor-procs.ts) measured in the same run. */
-async function compareProcessFloor(dbs: TestDatabases, llm: FakeLlm, ours: Map<string, number>): Promise<void> {
-  // The floor per process (floor-procs.ts), the same signed triggers at the same concurrency, in the same run.
-  const procFloor = await runProcessFloor({
+/** The floor per process (floor-procs.ts): the same signed triggers at the same concurrency, in the same run. */
+const processFloor = (dbs: TestDatabases, llm: FakeLlm): Promise<ProcessFloor> =>
+  runProcessFloor({
     dbName: dbs.conn.name,
     redisUrl: testInfra.redisUrl,
     llmBaseUrl: llm.baseUrl,
@@ -218,10 +218,34 @@ async function compareProcessFloor(dbs: TestDatabases, llm: FakeLlm, ours: Map<s
     warmup: WARMUP,
     send: async (url, key, count) => (await load(url, signed(Buffer.from(key, 'utf8')), count)).statuses.get(202) ?? 0,
   });
+
+/**
+ * The CPU each process spent per trigger, beside the floor per process measured just before ours and just after
+ * (`before`, then here), their mean: the shared machine drifts over minutes (a floor once cost 1.5× more a pass
+ * later), and the mean of two measurements that bracket ours cancels a steady drift.
+ */
+async function compareProcessFloor(
+  dbs: TestDatabases,
+  llm: FakeLlm,
+  ours: Map<string, number>,
+  before: ProcessFloor,
+): Promise<void> {
+  const after = await processFloor(dbs, llm);
+  const keys = new Set([...before.perTrigger.keys(), ...after.perTrigger.keys()]);
+  const mean = (k: string) => ((before.perTrigger.get(k) ?? 0) + (after.perTrigger.get(k) ?? 0)) / 2;
+  const procFloor = {
+    seconds: before.seconds + after.seconds,
+    perTrigger: new Map([...keys].map((k) => [k, mean(k)])),
+  };
   const pairs = { scheduler: 'intake', worker: 'worker', agent: 'agent' };
   out(
-    `CPU per trigger, first trigger to last run ended (/proc/<pid>/stat user + system); floor: floor-procs.ts, ${f(procFloor.seconds)} s`,
+    `CPU per trigger, first trigger to last run ended (/proc/<pid>/stat user + system); floor: floor-procs.ts, the mean of one run before ours (${f(before.seconds)} s) and one after (${f(after.seconds)} s)`,
   );
+  for (const [name, m] of [
+    ['before', before],
+    ['after ', after],
+  ] as const)
+    out(`  floor ${name}: ${[...m.perTrigger].map(([k, ms]) => `${k} ${f(ms, 2)}`).join(', ')} ms per trigger`);
   for (const line of cpuLines('  ours ', ours, procFloor.perTrigger, pairs)) out(line);
   const sum = (m: Map<string, number>, keys: string[]) => keys.reduce((n, k) => n + (m.get(k) ?? 0), 0);
   const oursNode = sum(ours, Object.keys(pairs));
@@ -245,6 +269,7 @@ async function main(): Promise<void> {
     const ceilings = await measureCeilings(dbs, hook.id);
     const { floor } = ceilings;
 
+    const floorBefore = await processFloor(dbs, llm);
     const triggers = await sendTriggers(stack, hook, baseline);
     const { run, accepted, trig, cpu, cpuBefore, started } = triggers;
     // Intake first: its figures stand whatever happens while the runs drain.
@@ -276,7 +301,7 @@ async function main(): Promise<void> {
         floor_runs_per_s: floor.completed,
       },
     });
-    await compareProcessFloor(dbs, llm, ours);
+    await compareProcessFloor(dbs, llm, ours, floorBefore);
   } finally {
     await Promise.all(procs.map((p) => p.stop(5_000)));
     // A database of a million documents takes FerretDB minutes to drop: done here without a socket timeout, so the
