@@ -52,8 +52,12 @@ export async function postJson(agent: Agent, url: URL, body: unknown): Promise<u
   }
 }
 
-/** The server of `targetProcess`: answers every request 200 `ok` once its body is read. */
-const TARGET = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.writeHead(200, { 'content-type': 'text/plain' }).end('ok')); }).listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
+/**
+ * The server of `targetProcess`: answers every request 200 `ok` once its body is read. It keeps idle connections a
+ * minute (Node's default is 5 s): a caller's pool of 64 keeps some sockets idle between bursts, and a socket the server
+ * closes as the caller reuses it fails that call ("socket hang up").
+ */
+const TARGET = `const srv = require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.writeHead(200, { 'content-type': 'text/plain' }).end('ok')); }); srv.keepAliveTimeout = 60000; srv.listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
 
 /**
  * An HTTP target in a process of its own (a floor calls it as a schedule's run calls its URL, and its CPU is not
