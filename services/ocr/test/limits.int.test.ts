@@ -34,7 +34,9 @@ describe('a decompression bomb (2 GiB of content from a few MB)', () => {
       expect.objectContaining({ loc: ['body', 'file'], type: expect.stringMatching(/^pdf_(memory|time)_limit$/) }),
     ]);
     expect(seconds).toBeLessThan(17);
-    expect(Math.max(...health)).toBeLessThan(1_000);
+    // Answered while the bomb is read (up to its 15 s limit, in a child process): a loop the bomb blocked would answer
+    // only after it. 3 s, not 1 s: under the whole suite at once on 2 cores, one answer took 1.1 s.
+    expect(Math.max(...health)).toBeLessThan(3_000);
     // and the next document is read as usual
     expect((await upload(t.app, key, ORG, await textPdf([['After the bomb']]))).status).toBe(200);
   }, 40_000);
