@@ -53,24 +53,35 @@ jaeger_bin() {
   echo "$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin/jaeger"
 }
 
-# Whether a process is running (a zombie, gone but not yet reaped, is not).
+# Whether a process is running (a zombie, gone but not yet reaped, is not). Builtins only: no fork per check, so that
+# a loaded machine does not stretch a wait made of these checks.
 pid_alive() {
-  local state
-  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+  local stat state
+  { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+  state=${stat##*) }
+  state=${state%% *}
   [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
 }
 
+# Waits until process $1 is gone or $2 seconds of wall-clock time have passed; 1 on the latter.
+wait_pid_gone() {
+  local pid="$1" deadline=$((${EPOCHREALTIME//[.,]/} + $2 * 1000000))
+  while pid_alive "$pid"; do
+    [ "${EPOCHREALTIME//[.,]/}" -lt "$deadline" ] || return 1
+    sleep 0.1
+  done
+}
+
 # Ends a process: SIGTERM (with SIGCONT, so that a stopped one gets it), SIGKILL when it is still there after
-# $2 seconds (default 5). Returns once it is gone; 1 if even SIGKILL did not end it within 5 s.
+# $2 seconds (default 5, wall-clock). Returns once it is gone; 1 if even SIGKILL did not end it within 5 s.
 stop_pid() {
   local pid="$1" grace="${2:-5}"
   kill -TERM "$pid" 2>/dev/null || true
   kill -CONT "$pid" 2>/dev/null || true
-  for _ in $(seq "$((grace * 10))"); do pid_alive "$pid" || return 0; sleep 0.1; done
+  wait_pid_gone "$pid" "$grace" && return 0
   log "pid $pid did not end within ${grace}s of SIGTERM: SIGKILL"
   kill -KILL "$pid" 2>/dev/null || true
-  for _ in $(seq 50); do pid_alive "$pid" || return 0; sleep 0.1; done
-  return 1
+  wait_pid_gone "$pid" 5
 }
 
 # Starts FerretDB on 127.0.0.1:$FERRETDB_PORT, storing in $PG_URL, in a session of its own (it outlives the script
