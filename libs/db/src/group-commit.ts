@@ -76,6 +76,15 @@ export function createGroupCommit<T, R = null>(
         pump();
       });
     },
+    /**
+     * Several items that belong together (the two messages of one turn): queued at once, so that they go in the same
+     * batch (unless it fills), never one alone ahead of the others. Resolves with their results in order.
+     */
+    addAll(items: readonly T[]): Promise<R[]> {
+      const each = items.map((item) => new Promise<R>((resolve, reject) => pending.push({ item, resolve, reject })));
+      if (items.length > 0) pump();
+      return Promise.all(each);
+    },
     /** Batches being written now, and items waiting for one (for metrics and tests). */
     get load() {
       return { inFlight, waiting: pending.length };

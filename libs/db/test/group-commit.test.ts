@@ -47,6 +47,17 @@ it('gathers the items that arrive while every slot is busy into one batch, up to
   await Promise.all(done);
 });
 
+it('writes the items of addAll in one batch while a slot is free, not the first alone', async () => {
+  const w = gatedWrite();
+  const commit = createGroupCommit(w.write, { maxParallel: 4 });
+  const both = commit.addAll([1, 2]);
+  expect(w.batches).toEqual([[1, 2]]);
+  w.release();
+  await expect(both).resolves.toEqual([null, null]);
+  await expect(commit.addAll([])).resolves.toEqual([]);
+  expect(w.batches).toEqual([[1, 2]]);
+});
+
 it('gives each item its own outcome, and fails a whole batch when the write throws', async () => {
   const w = gatedWrite();
   const commit = createGroupCommit(w.write, { maxParallel: 1 });

@@ -35,6 +35,8 @@ const box = createSecretBox(randomBytes(32));
 const channel = uniqueName('agent-changed');
 /** The collection of every find the replicas sent, in order. */
 const finds: string[] = [];
+/** The collection of every insert the replicas sent, in order. */
+const inserts: string[] = [];
 let a: Express;
 let b: Express;
 
@@ -65,6 +67,7 @@ beforeAll(async () => {
   conn = await connectMongo({ uri: testInfra.mongoUri, dbName: dbs.conn.name, monitorCommands: true });
   conn.getClient().on('commandStarted', (e: mongoose.mongo.CommandStartedEvent) => {
     if (e.commandName === 'find') finds.push(String(e.command.find));
+    if (e.commandName === 'insert') inserts.push(String(e.command.insert));
   });
   redis = producerConnection(testInfra.redisUrl);
   llm = await startFakeLlm('openai');
@@ -124,6 +127,27 @@ it('a run reads its agent and credential once; later runs of the same agent read
   finds.length = 0;
   for (let i = 0; i < 3; i++) expect((await chat(a, agent)).status).toBe(200);
   expect(finds.filter((c) => c === 'agents' || c === 'credentials')).toEqual([]);
+});
+
+it("a turn is one insert of its two messages; a session's first turn adds one insert of its record", async () => {
+  const { agent } = await newAgent(a);
+  const turn = (session: string) =>
+    request(a)
+      .post('/v3/inference/chat/')
+      .set('x-api-key', alice)
+      .send({ agent_id: agent, session_id: session, message: 'hi' });
+  expect((await turn(uniqueName('warm'))).status).toBe(200); // the agent and credential cached from here on
+  const session = uniqueName('s');
+  inserts.length = 0;
+  finds.length = 0;
+  expect((await turn(session)).status).toBe(200);
+  expect([...inserts].sort()).toEqual(['chat_messages', 'sessions']);
+  inserts.length = 0;
+  expect((await turn(session)).status).toBe(200);
+  expect(inserts).toEqual(['chat_messages']);
+  expect(finds).toEqual([]); // memory is not among the agent's features
+  const listed = await request(a).get(`/v3/sessions/${session}/messages`).set('x-api-key', alice);
+  expect(listed.body.total).toBe(4);
 });
 
 it('an agent replaced in one replica is run as replaced by the other, which had it cached', async () => {

@@ -121,7 +121,8 @@ export function createMemoryRepository(conn: Connection) {
           findings_json: turn.findings?.length ? JSON.stringify(turn.findings) : null,
         },
       ];
-      await Promise.all(docs.map((d) => insert.add(d)));
+      // Both in one batch: a turn is one insert, never two.
+      await insert.addAll(docs);
     },
 
     /** The owner's messages of a session (optionally of one agent), newest first, with the total count. */
