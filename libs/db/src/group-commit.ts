@@ -100,8 +100,11 @@ interface WriteErrorLike {
   errmsg?: string;
 }
 
-/** The per-document errors of an unordered bulk insert (MongoBulkWriteError's `writeErrors`), else undefined. */
-function writeErrorsOf(err: unknown): WriteErrorLike[] | undefined {
+/**
+ * The per-operation errors of an unordered bulk write or insert (MongoBulkWriteError's `writeErrors`, each with the
+ * index of its operation), else undefined (the whole command failed).
+ */
+export function writeErrorsOf(err: unknown): WriteErrorLike[] | undefined {
   const we = (err as { writeErrors?: unknown } | null)?.writeErrors;
   if (we === undefined || we === null) return undefined;
   return (Array.isArray(we) ? we : [we]) as WriteErrorLike[];

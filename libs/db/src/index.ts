@@ -26,11 +26,13 @@ export {
   type Owner,
 } from './values';
 export { isDuplicateKeyError } from './duplicate-key';
+export { BULK_MAX } from './ferretdb/adapter';
 export { QUERY_LOG_ENV, watchServedQueries, type ServedQuery } from './query-log';
 export {
   createGroupCommit,
   insertEach,
   perConnection,
+  writeErrorsOf,
   type GroupCommit,
   type GroupCommitOptions,
   type InsertEachOptions,

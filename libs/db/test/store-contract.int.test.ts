@@ -1,4 +1,5 @@
 import {
+  BULK_MAX,
   connectMongo,
   createSequence,
   expireNow,
@@ -129,7 +130,7 @@ describe.each([
 
   if (exempt)
     test('each case left out of the pass-through run on FerretDB names the limit that needs the adapter', () => {
-      expect(exempted.map((e) => e.name)).toHaveLength(6);
+      expect(exempted.map((e) => e.name)).toHaveLength(7);
       for (const e of exempted) expect(Object.values(FERRETDB_LIMITS)).toContain(e.limit);
     });
 
@@ -176,6 +177,28 @@ function concurrentWritesHaveOneOutcome(store: Store): void {
     );
     expect((await Thing().findById(_id).lean())?.n).toBe(WRITERS * 6);
   });
+
+  atomic(
+    `bulk $inc by _id (one command per ${BULK_MAX} documents) beside ${WRITERS} single writers is exact`,
+    async () => {
+      const docs = await Thing().insertMany(Array.from({ length: 3 }, (_, i) => ({ key: 'bulk-inc', t: i })));
+      const ids = docs.map((d) => d._id);
+      await Promise.all([
+        ...Array.from({ length: WRITERS }, async () => {
+          for (let i = 0; i < 3; i++)
+            await Thing().collection.bulkWrite(
+              ids.map((_id) => ({ updateOne: { filter: { _id }, update: { $inc: { n: 1 } } } })),
+              { ordered: false },
+            );
+        }),
+        ...Array.from({ length: WRITERS }, async () => {
+          for (let i = 0; i < 3; i++) await Thing().updateOne({ _id: ids[i] }, { $inc: { n: 1 } });
+        }),
+      ]);
+      const stored = await Thing().find({ key: 'bulk-inc' }).lean();
+      expect(stored.map((d) => d.n)).toEqual([WRITERS * 4, WRITERS * 4, WRITERS * 4]);
+    },
+  );
 
   atomic('an upserted counter ($inc with upsert) hands out every value once', async () => {
     const next = createSequence(conn(), 'contract');

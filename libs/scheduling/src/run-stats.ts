@@ -1,4 +1,4 @@
-import { isObjectIdHex, modelFor, mongoose, type Connection } from '@platform/db';
+import { BULK_MAX, isObjectIdHex, modelFor, mongoose, writeErrorsOf, type Connection } from '@platform/db';
 import type { Logger } from '@platform/logger';
 import { ROOT_CONTEXT, withContext } from '@platform/tracing';
 
@@ -45,12 +45,13 @@ export interface RunStats {
 export type WebhookStats = RunStats;
 
 /**
- * Run statistics (of webhooks or schedules) written off the request path and coalesced per target: each target gets
- * one `updateOne` with a `$inc` carrying the sum of what arrived, at most one in flight and at most one started per
- * `minIntervalMs` (the first after a quiet spell goes at once). A busy target costs one write a second, not one per
- * run: a burst would otherwise queue every request behind writes of one document. A failed write is kept and
- * retried. What is pending when a process dies uncleanly is lost: the counters are statistics (at most
- * `minIntervalMs` behind); the executions are the record.
+ * Run statistics (of webhooks or schedules) written off the request path and coalesced: what arrives is summed per
+ * target, and every target's sum goes in one unordered bulk write (`updateOne` with `$inc` per target, BULK_MAX to a
+ * command), at most one in flight and at most one started per `minIntervalMs` (the first after a quiet spell goes at
+ * once). A process makes one write a second however many targets run: a thousand schedules firing each minute cost a
+ * command a second, not one per fire, and a burst on one webhook does not queue behind writes of one document. A
+ * failed write is kept and retried. What is pending when a process dies uncleanly is lost: the counters are
+ * statistics (at most `minIntervalMs` behind); the executions are the record.
  */
 export function createRunStats(
   conn: Connection,
@@ -66,34 +67,26 @@ export function createRunStats(
   );
   const Target = modelFor(conn, `${fields.collection}-stats`, schema, fields.collection);
   const pending = new Map<string, Pending>();
-  const inFlight = new Map<string, Promise<void>>();
-  /** When each target's last write started (pruned of entries past the interval when it grows). */
-  const lastStart = new Map<string, number>();
-  const timers = new Map<string, NodeJS.Timeout>();
+  let inFlight: Promise<void> | null = null;
+  let lastStart = -Infinity;
+  let timer: NodeJS.Timeout | null = null;
 
-  /** Writes `id`'s pending sum now, or when its interval since the last write has passed. */
-  function schedule(id: string): void {
-    if (inFlight.has(id) || timers.has(id)) return; // the write in flight, or the timer, takes it on
-    const wait = (lastStart.get(id) ?? -Infinity) + minIntervalMs - Date.now();
+  /** Writes what is pending now, or when the interval since the last write has passed. */
+  function schedule(): void {
+    if (inFlight || timer) return; // the write in flight, or the timer, takes it on
+    const wait = lastStart + minIntervalMs - Date.now();
     // A write sums many runs' counts: it belongs to none of their traces (and costs no spans).
     if (wait <= 0) {
-      void withContext(ROOT_CONTEXT, () => write(id));
+      void withContext(ROOT_CONTEXT, write);
       return;
     }
-    const timer = withContext(ROOT_CONTEXT, () =>
+    timer = withContext(ROOT_CONTEXT, () =>
       setTimeout(() => {
-        timers.delete(id);
-        void write(id);
+        timer = null;
+        void write();
       }, wait),
     );
     timer.unref();
-    timers.set(id, timer);
-  }
-
-  function noteStart(id: string): void {
-    const now = Date.now();
-    if (lastStart.size >= 10_000) for (const [k, at] of lastStart) if (at + minIntervalMs <= now) lastStart.delete(k);
-    lastStart.set(id, now);
   }
 
   function merge(id: string, p: Pending): void {
@@ -105,65 +98,68 @@ export function createRunStats(
     pending.set(id, cur);
   }
 
-  function write(id: string): Promise<void> {
-    const existing = inFlight.get(id);
-    if (existing) return existing;
-    const p = pending.get(id);
-    if (!p) return Promise.resolve();
-    pending.delete(id);
-    noteStart(id);
+  function updateOf(p: Pending) {
     const $set: Record<string, unknown> = {};
     if (p.lastTriggeredAt) $set[fields.lastAt] = p.lastTriggeredAt;
     if (p.success !== null) $set[fields.success] = p.success;
-    const update = {
+    return {
       ...(p.accepted ? { $inc: { [fields.count]: p.accepted } } : {}),
       ...(Object.keys($set).length ? { $set } : {}),
     };
-    const run = Target.updateOne({ _id: new mongoose.Types.ObjectId(id) }, update)
-      .then(
-        () => undefined,
-        async (err: unknown) => {
-          logger.warn('run stats write failed; retrying', {
-            collection: fields.collection,
-            id,
-            err: (err as Error).message,
-          });
-          merge(id, p);
-          await new Promise((r) => setTimeout(r, retryMs).unref());
-        },
-      )
-      .finally(() => {
-        inFlight.delete(id);
-        if (pending.has(id)) schedule(id);
-      });
-    inFlight.set(id, run);
-    return run;
   }
 
+  /** One command for up to BULK_MAX targets; the targets whose update failed. */
+  async function writeChunk(chunk: [string, Pending][]): Promise<[string, Pending][]> {
+    const ops = chunk.map(([id, p]) => ({
+      updateOne: { filter: { _id: new mongoose.Types.ObjectId(id) }, update: updateOf(p) },
+    }));
+    try {
+      await Target.collection.bulkWrite(ops, { ordered: false });
+      return [];
+    } catch (err) {
+      const perOp = writeErrorsOf(err);
+      const failed = perOp?.length ? perOp.map((w) => chunk[w.index]).filter((c) => c !== undefined) : chunk;
+      logger.warn('run stats write failed; retrying', {
+        collection: fields.collection,
+        targets: failed.length,
+        err: (err as Error).message,
+      });
+      return failed;
+    }
+  }
+
+  function write(): Promise<void> {
+    if (inFlight) return inFlight;
+    if (pending.size === 0) return Promise.resolve();
+    const batch = [...pending];
+    pending.clear();
+    lastStart = Date.now();
+    inFlight = (async () => {
+      const failed: [string, Pending][] = [];
+      for (let i = 0; i < batch.length; i += BULK_MAX) failed.push(...(await writeChunk(batch.slice(i, i + BULK_MAX))));
+      if (failed.length === 0) return;
+      for (const [id, p] of failed) merge(id, p);
+      await new Promise((r) => setTimeout(r, retryMs).unref());
+    })().finally(() => {
+      inFlight = null;
+      if (pending.size > 0) schedule();
+    });
+    return inFlight;
+  }
+
+  const add = (targetId: string, p: Pending) => {
+    if (!isObjectIdHex(targetId)) return;
+    merge(targetId, p);
+    schedule();
+  };
   return {
-    accepted(targetId, at) {
-      if (!isObjectIdHex(targetId)) return;
-      merge(targetId, { accepted: 1, lastTriggeredAt: at, success: null });
-      schedule(targetId);
-    },
-    outcome(targetId, success) {
-      if (!isObjectIdHex(targetId)) return;
-      merge(targetId, { accepted: 0, lastTriggeredAt: null, success });
-      schedule(targetId);
-    },
-    ran(targetId, startedAt, success) {
-      if (!isObjectIdHex(targetId)) return;
-      merge(targetId, { accepted: 1, lastTriggeredAt: startedAt, success });
-      schedule(targetId);
-    },
+    accepted: (targetId, at) => add(targetId, { accepted: 1, lastTriggeredAt: at, success: null }),
+    outcome: (targetId, success) => add(targetId, { accepted: 0, lastTriggeredAt: null, success }),
+    ran: (targetId, startedAt, success) => add(targetId, { accepted: 1, lastTriggeredAt: startedAt, success }),
     async flush() {
-      for (const [id, timer] of timers) {
-        clearTimeout(timer);
-        timers.delete(id);
-      }
-      for (let i = 0; i < 100 && (pending.size > 0 || inFlight.size > 0); i++) {
-        await Promise.all([...new Set([...pending.keys(), ...inFlight.keys()])].map((id) => write(id)));
-      }
+      if (timer) clearTimeout(timer);
+      timer = null;
+      for (let i = 0; i < 100 && (pending.size > 0 || inFlight); i++) await (inFlight ?? write());
     },
   };
 }

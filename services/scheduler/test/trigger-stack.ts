@@ -51,7 +51,7 @@ export interface TriggerStack {
   queue: Queue<AgentRunJob>;
   /** The `schedule-fires` queue (cron job schedulers). */
   fires: Queue<FireJob>;
-  /** Writes the webhook statistics the app holds back (at most one write a second per webhook). */
+  /** Writes the webhook statistics the app holds back (one write a second for every webhook together). */
   flushStats(): Promise<void>;
   /** Runs one outbox sweep, as the scheduler's timer does. */
   sweepOutbox(): Promise<number>;

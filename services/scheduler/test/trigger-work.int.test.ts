@@ -29,7 +29,7 @@ import { createTestQueues, type TestQueues } from './queues';
  * are left out). Budgets, per trigger in steady state:
  * - database: 1 command, the execution insert (its one write; an idempotency key, when the sender gives one, adds
  *   its insert). The webhook lookup is served by the trigger cache (webhook.trigger-cache.ts) after the first
- *   trigger; the webhook's statistics are coalesced to at most one update a second per webhook (on FerretDB an
+ *   trigger; the webhook's statistics are coalesced to at most one write a second for every webhook together (on FerretDB an
  *   update is 4 commands: read, revision claim, write, claim release; on MongoDB 1).
  * - Redis: 1 command, the job add (one EVALSHA of BullMQ's script).
  */

@@ -83,7 +83,7 @@ describe('signature matrix', () => {
 
 describe('accepted trigger → queue → worker → agent run', () => {
   it('202 after storing; the run completes once with the body as the message; stats move', async () => {
-    // Earlier tests' triggers may still be held back (statistics coalesce to one write a second per webhook).
+    // Earlier tests' triggers may still be held back (statistics coalesce to one write a second).
     await s.flushStats();
     const before = (await request(s.app).get(`/agent-webhooks/${s.webhook.id}`).set('x-api-key', s.key)).body;
     const res = await s.trigger('{"ticket":7,"text":"printer on fire"}');

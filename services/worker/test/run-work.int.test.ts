@@ -21,7 +21,7 @@ import { eventually, startWorkerStack, type WorkerStack } from './worker-stack';
  * Budgets (per run or fire, steady state), from what each step must do:
  * - run, database: the claim and the finish are one conditional `findOneAndUpdate` each (the same calls on MongoDB;
  *   on the development store the adapter's locks are PostgreSQL calls, not database commands); the webhook's
- *   statistics are coalesced (at most one write a second per webhook) → a fraction. Budget 2 (below).
+ *   statistics are coalesced (one write a second for every webhook together) → a fraction. Budget 2 (below).
  * - run, Redis: take the job and finish it (BullMQ's moveToActive and moveToFinished scripts; the next job comes back
  *   with the finish) plus the blocking wait between bursts → budget 4.
  * - fire, database, with `overlap_policy: skip` (the API's default): read the schedule (MongoDB decides whether the
@@ -47,7 +47,10 @@ const RUN_BUDGET = { db: 2.1, redis: 4 };
 const STATS_WRITE = 'update webhooks';
 const FIRE_BUDGET = { db: 2, redis: 6 };
 const HTTP_FIRE_AND_RUN_BUDGET = { db: 3, redis: 6 };
-/** A schedule's statistics after its run (coalesced per schedule: at most one write a second each, counted apart). */
+/**
+ * The schedules' statistics after their runs: every schedule's in one bulk write, at most one a second (counted in the
+ * budgets, and apart to check that bound).
+ */
 const SCHEDULE_STATS_WRITE = 'update schedules';
 
 let redisServer: PrivateRedis;
@@ -165,6 +168,7 @@ async function fireRound(schedules: ScheduleRecord[], fireMs: number, round: num
   await pauseAll();
   for (const sc of schedules)
     await addFire(s.fires, sc.id, fireMs, 2_000, fireGroupOf(sc.id, sc.cron_expression, sc.timezone));
+  const startedAt = Date.now();
   const work = await counted(
     () => workerOf('schedule-fires').resume(),
     () =>
@@ -183,9 +187,10 @@ async function fireRound(schedules: ScheduleRecord[], fireMs: number, round: num
         return made.every((n) => n === round) ? true : undefined;
       }),
   );
+  const seconds = (Date.now() - startedAt) / 1000;
   workers().forEach((w) => w.resume());
   const statsWrites = work.db.filter((c) => c === SCHEDULE_STATS_WRITE).length;
-  return { db: (work.db.length - statsWrites) / N, statsWrites, redis: work.redis.length / N, tally: tally(work.db) };
+  return { db: work.db.length / N, statsWrites, seconds, redis: work.redis.length / N, tally: tally(work.db) };
 }
 
 it(
@@ -236,9 +241,10 @@ it(
     for (const [round, fireMs] of [firstFire, nextFire(cron, 'UTC', firstFire)!].entries()) {
       const work = await fireRound(schedules, fireMs, round + 1, true);
       process.stdout.write(
-        `HTTP fire and run ${round + 1} of each schedule: ${work.db.toFixed(2)} database commands besides ${work.statsWrites} statistics writes (${work.tally}), ${work.redis.toFixed(2)} Redis commands\n`,
+        `HTTP fire and run ${round + 1} of each schedule: ${work.db.toFixed(2)} database commands, ${work.statsWrites} of them statistics writes in ${work.seconds.toFixed(1)} s (${work.tally}), ${work.redis.toFixed(2)} Redis commands\n`,
       );
-      expect(work.statsWrites).toBeLessThanOrEqual(N);
+      // Every schedule's statistics go in one write (at most one a second), not one write per schedule.
+      expect(work.statsWrites).toBeLessThanOrEqual(Math.ceil(work.seconds) + 1);
       expect(work.db).toBeGreaterThan(0);
       expect(work.db).toBeLessThanOrEqual(HTTP_FIRE_AND_RUN_BUDGET.db);
       expect(work.redis).toBeLessThanOrEqual(HTTP_FIRE_AND_RUN_BUDGET.redis);

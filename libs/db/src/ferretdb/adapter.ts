@@ -38,6 +38,16 @@ const oneIdOf = (f: Filter): unknown =>
   isId(f._id) ? f._id : isOps(f._id) && Object.keys(f._id).length === 1 && isId(f._id.$eq) ? f._id.$eq : undefined;
 const hasEquality = (f: Filter) => Object.entries(f).some(([k, v]) => k !== '_id' && !k.startsWith('$') && !isOps(v));
 const onlyId = (f: Filter) => Object.keys(f).length === 1 && oneIdOf(f) !== undefined;
+/**
+ * Statements of one bulk write (FerretDB 1.24 stops answering an `update` of 64 statements; MongoDB takes 100,000):
+ * the one place that limit is kept.
+ */
+export const BULK_MAX = 32;
+/** The `_id` of a bulk write's operation when it is an `updateOne` by one `_id` without upsert; else undefined. */
+function updateByIdOf(op: unknown): unknown {
+  const u = (op as { updateOne?: { filter?: Filter; upsert?: boolean } } | null)?.updateOne;
+  return u?.filter && !u.upsert ? oneIdOf(u.filter) : undefined;
+}
 /** An upsert's lock while no document matches: its filter, whatever the order of its fields. */
 const upsertKeyOf = (f: Filter) => JSON.stringify(Object.entries(f).sort(([a], [b]) => (a < b ? -1 : 1)));
 
@@ -128,9 +138,18 @@ export function adaptCollection(coll: mongoose.Collection, schema: mongoose.Sche
         ? r
         : ctx.locks.hold([upsertKeyOf(filter)], () => call('updateMany', filter, change, opts));
     },
-    // Not made atomic here: the domain writes with the calls above.
-    bulkWrite: () =>
-      Promise.reject(new Error('bulkWrite is not supported on the development server: use updateOne/updateMany')),
+    // Updates of documents named by `_id` (statistics of many targets in one command), their locks taken together;
+    // any other bulk write is not made atomic here: the domain writes those with the calls above.
+    bulkWrite: (ops: unknown[], opts: Options = {}) => {
+      const ids = ops.map(updateByIdOf);
+      if (ops.length === 0 || ops.length > BULK_MAX || ids.some((id) => id === undefined))
+        return Promise.reject(
+          new Error(
+            `bulkWrite on the development server takes 1 to ${BULK_MAX} updateOne operations by _id, without upsert`,
+          ),
+        );
+      return ctx.locks.hold(ids.map(keyOf), () => call('bulkWrite', ops, opts));
+    },
     findOne: async (filter: Filter = {}, opts: Options = {}) => {
       if (!opts.sort && onlyEqualities(filter)) return call('findOne', filter, opts);
       const found = await reads.find(filter, { ...opts, limit: 1 });
