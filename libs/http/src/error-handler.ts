@@ -4,6 +4,8 @@ import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AppError, PayloadTooLargeError, toAppError, ValidationError } from '@platform/errors';
 import type { Logger } from '@platform/logger';
 
+import { sendJson } from './send-json';
+
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
@@ -54,7 +56,7 @@ export function errorHandler(logger: Logger, extras?: ErrorExtras): ErrorRequest
       return;
     }
     const answer = (status: number, detail: unknown) =>
-      res.status(status).json({ ...extras?.(req, { status, detail }), detail });
+      sendJson(res, status, { ...extras?.(req, { status, detail }), detail });
     if (known) {
       if (known.status >= 500) logger.error('request failed', { status: known.status, err: err as Error });
       res.set(known.headers);
@@ -68,5 +70,5 @@ export function errorHandler(logger: Logger, extras?: ErrorExtras): ErrorRequest
 
 /** 404 for paths no route serves, in the API's shape. */
 export const notFoundHandler: RequestHandler = (_req, res) => {
-  res.status(404).json({ detail: 'Not Found' });
+  sendJson(res, 404, { detail: 'Not Found' });
 };

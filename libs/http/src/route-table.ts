@@ -12,6 +12,7 @@ import type Joi from 'joi';
 
 import { apiKeySecurityScheme, errorSchemas, jsonContent, withStandardResponses } from './openapi';
 import { classNameOf, jsonSchemaOf, parametersOf } from './schema-docs';
+import { sendJson } from './send-json';
 import { validate, validateForm, type Validated } from './validate';
 
 type Json = Record<string, unknown>;
@@ -150,18 +151,6 @@ function handlerOf<D>(r: Route<D>, deps: D): RequestHandler {
     else if (r.method === 'get' || value === undefined) res.status(status).json(value);
     else sendJson(res, status, value);
   };
-}
-
-/**
- * A JSON answer to a request that changes something (POST, PUT, PATCH, DELETE): written as `res.json` writes it, less
- * the ETag, which only a GET's conditional request can use (express would hash every body for it).
- */
-function sendJson(res: Response, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
 }
 
 /** An Express router serving the tables' routes with `deps`. */

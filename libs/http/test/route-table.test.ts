@@ -169,6 +169,22 @@ describe('mountRoutes', () => {
     expect(read.headers.etag).toMatch(/^W\//);
   });
 
+  test('an error answer has no ETag, on a GET too (no conditional request can use one); its body is the JSON', async () => {
+    const app = appOf(newStore());
+    const answers = [
+      await request(app).get('/v1/things/nope'), // 422 from the path's schema
+      await request(app).get('/v1/nowhere'), // 404 of no route
+      await request(app).post('/v1/things').set('content-type', 'text/plain').send('x'), // 415
+    ];
+    expect(answers.map((a) => a.status)).toEqual([422, 404, 415]);
+    for (const a of answers) {
+      expect(a.headers.etag).toBeUndefined();
+      expect(a.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(a.headers['content-length']).toBe(String(Buffer.byteLength(a.text)));
+      expect(JSON.parse(a.text)).toHaveProperty('detail');
+    }
+  });
+
   test('path, query and headers are validated at their parts; the handler gets the converted values', async () => {
     const store = newStore();
     const app = appOf(store);
