@@ -27,11 +27,11 @@ rm -rf "$QUERY_LOG"
 whole_run=1
 [ "$#" -gt 0 ] && whole_run=0
 set +e
-DB_QUERY_LOG="$QUERY_LOG" DB_COVERAGE=$whole_run timeout --kill-after=30 "${TEST_TIME_LIMIT_S:-2400}" \
+DB_QUERY_LOG="$QUERY_LOG" DB_COVERAGE=$whole_run timeout --kill-after=30 "${TEST_TIME_LIMIT_S:-2700}" \
   npx jest --maxWorkers=2 --json --outputFile="$RESULTS" "$@"
 status=$?
 set -e
-[ "$status" -eq 124 ] && echo "jest did not end within ${TEST_TIME_LIMIT_S:-2400} s (a test left something running?)" >&2
+[ "$status" -eq 124 ] && echo "jest did not end within ${TEST_TIME_LIMIT_S:-2700} s (a test left something running?)" >&2
 if [ "$whole_run" = 1 ]; then
   # Over what every suite sent: each filter and sort served by a declared index (test/index-discipline).
   QUERY_LOG_DIR="$QUERY_LOG" npx jest --json --outputFile="$DISCIPLINE" test/index-discipline/queries.check.test.ts \
