@@ -47,7 +47,7 @@ it('a fire calls the endpoint itself: one attempt, started when stored, no run j
   expect(run.started_at).toBe(run.triggered_at);
   expect(hits(s, '/direct')).toHaveLength(1);
   expect(await runJob(s, run)).toBeUndefined();
-  // The line is written after the execution is stored, so it may reach the pipe after the test sees the run end.
+  // The worker logs the line after it stores the run's end and queues its callback: the test may see the end first.
   await eventually(
     'the run attempt succeeded line',
     () => s.lines.some((l) => l.includes('run attempt succeeded') && l.includes(run.id)) || undefined,
