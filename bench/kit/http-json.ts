@@ -12,7 +12,13 @@ export const readBody = (msg: IncomingMessage) =>
   });
 
 /** A call over a keep-alive agent; resolves with the answer's body, rejects on a status of 300 or more. */
-export function send(agent: Agent, url: URL, method: 'GET' | 'POST', body?: unknown): Promise<Buffer> {
+export function send(
+  agent: Agent,
+  url: URL,
+  method: 'GET' | 'POST',
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<Buffer> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((done, fail) => {
     const req = request(
@@ -20,8 +26,12 @@ export function send(agent: Agent, url: URL, method: 'GET' | 'POST', body?: unkn
       {
         method,
         agent,
-        headers:
-          text === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+        headers: {
+          ...extraHeaders,
+          ...(text === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }),
+        },
       },
       (res) => {
         readBody(res).then((b) => {
@@ -42,10 +52,15 @@ const cutOff = (err: unknown) => ['ECONNRESET', 'EPIPE'].includes(String((err as
  * POST JSON over a keep-alive agent; resolves with the parsed answer. A request cut off on a reused socket is sent
  * again (twice at most), as our services treat a call that did not reach its target.
  */
-export async function postJson(agent: Agent, url: URL, body: unknown): Promise<unknown> {
+export async function postJson(
+  agent: Agent,
+  url: URL,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   for (let tries = 1; ; tries++) {
     try {
-      return JSON.parse((await send(agent, url, 'POST', body)).toString('utf8'));
+      return JSON.parse((await send(agent, url, 'POST', body, headers)).toString('utf8'));
     } catch (err) {
       if (tries >= 3 || !cutOff(err)) throw err;
     }

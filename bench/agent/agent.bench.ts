@@ -1,0 +1,173 @@
+/**
+ * The agent service alone against its floor (issue 44): the worker's internal on-behalf-of chat call, sent straight
+ * to the real agent service process (logs at `info`, tracing off, as `pnpm start`), and the floor's agent route of
+ * `trigger/floor-procs.ts` (bare `node:http`: call the LLM stand-in, store the turn), sent the same message at the
+ * same concurrency. The two are measured in alternating rounds, one at a time, so that each has the machine to
+ * itself and a drift of the shared machine weighs on both alike; the trigger benchmark measures all six processes
+ * at once, where this one process's figure moves by a sixth from one pass to the next.
+ */
+import { randomBytes } from 'node:crypto';
+import { Agent } from 'node:http';
+import { resolve } from 'node:path';
+
+import { internalCallHeaders } from '@platform/auth';
+import {
+  createTestDatabases,
+  startFakeLlm,
+  startServiceProcess,
+  uniqueName,
+  type ServiceProcess,
+} from '@platform/testing';
+
+import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
+import { postJson } from '../kit/http-json';
+import { cpuGroups } from '../kit/proc-cpu';
+import { bodyOf } from '../trigger/stack';
+import { TRACING_OFF } from '../trigger/tracing-env';
+
+const ROOT = resolve(__dirname, '../../../..'); // from bench/dist/bench/agent
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const CALLS = num('AGENT_BENCH_CALLS', 3000);
+const ROUNDS = num('AGENT_BENCH_ROUNDS', 6);
+const WARMUP = num('AGENT_BENCH_WARMUP', 3000);
+const CONCURRENCY = num('AGENT_BENCH_CONCURRENCY', 32);
+const OWNER = { user_id: 'bench', org_id: 'bench' };
+
+/** One side: how to make call `i`, and the process whose CPU it costs. */
+interface Side {
+  name: 'floor' | 'ours';
+  pid: number;
+  call: (i: number) => Promise<unknown>;
+}
+
+/** `count` calls at CONCURRENCY; each must answer 200 (postJson rejects otherwise). */
+async function drive(side: Side, first: number, count: number): Promise<void> {
+  let next = first;
+  const end = first + count;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < end) await side.call(next++);
+    }),
+  );
+}
+
+/** CPU ms per call of the side's process over `count` calls. */
+async function round(side: Side, first: number, count: number): Promise<number> {
+  const cpu = cpuGroups({ p: { pids: [side.pid] } });
+  const before = cpu.read().get('p') ?? 0;
+  await drive(side, first, count);
+  return ((cpu.read().get('p') ?? 0) - before) / count;
+}
+
+async function main(): Promise<void> {
+  const dbs = await createTestDatabases('benchagent');
+  const llm = await startFakeLlm('openai');
+  const procs: ServiceProcess[] = [];
+  const http = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  try {
+    const secret = randomBytes(32).toString('hex');
+    const ours = await startServiceProcess({
+      script: resolve(ROOT, 'services/agent/dist/main.js'),
+      timeoutMs: 60_000,
+      env: {
+        MONGODB_URI: process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017',
+        MONGODB_DB: `${dbs.conn.name}_agent`,
+        AUTH_DB: dbs.authDb,
+        LOG_LEVEL: 'info',
+        CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+        INTERNAL_SERVICE_SECRET: secret,
+        OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`,
+        ...TRACING_OFF,
+      },
+    });
+    procs.push(ours);
+    const collection = uniqueName('bench_agent_floor');
+    // Created before any load: FerretDB stalls on a collection created under concurrent writes.
+    await dbs.conn.createCollection(`${collection}_turns`);
+    const floor = await startServiceProcess({
+      script: resolve(__dirname, '../trigger/floor-procs.js'),
+      env: {
+        MONGODB_URI: process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017',
+        MONGODB_DB: dbs.conn.name,
+        FLOOR_COLLECTION: collection,
+        FLOOR_ROLE: 'agent',
+        FLOOR_LLM_BASE_URL: llm.baseUrl,
+      },
+    });
+    procs.push(floor);
+
+    const key = await dbs.mintKey(OWNER);
+    const api = (path: string, body: unknown) =>
+      postJson(http, new URL(path, ours.url), body, { 'x-api-key': key }) as Promise<Record<string, string>>;
+    const cred = await api('/v3/providers/credentials', {
+      name: 'local',
+      provider_id: 'openai',
+      credentials: { api_key: 'sk-bench', base_url: llm.baseUrl },
+    });
+    const agent = await api('/v3/agents/', {
+      name: 'bench',
+      system_prompt: 'Echo.',
+      provider_id: 'openai',
+      model: 'm',
+      llm_credential_id: cred.credential_id,
+    });
+    const internal = internalCallHeaders(secret, OWNER);
+    const chat = new URL('/v3/inference/chat/', ours.url);
+    const run = new URL('/run', floor.url);
+    const run0 = Date.now();
+    // What the worker sends for a webhook trigger's run (a session per execution), and what the floor worker sends.
+    const sides: Side[] = [
+      {
+        name: 'floor',
+        pid: floor.child.pid!,
+        call: (i) => postJson(http, run, { input: JSON.parse(bodyOf(i)) as unknown }),
+      },
+      {
+        name: 'ours',
+        pid: ours.child.pid!,
+        call: (i) =>
+          postJson(
+            http,
+            chat,
+            { agent_id: agent.agent_id, session_id: `execution-${run0}-${i}`, message: bodyOf(i) },
+            internal,
+          ),
+      },
+    ];
+    out(
+      `agent service alone: ${CALLS} calls a round at concurrency ${CONCURRENCY}, ${ROUNDS} rounds each, alternating`,
+    );
+    out(`  ${machineLoad()}`);
+    for (const side of sides) await drive(side, 0, WARMUP);
+    const ms: Record<Side['name'], number[]> = { floor: [], ours: [] };
+    const ratios: number[] = [];
+    let first = WARMUP;
+    for (let r = 0; r < ROUNDS; r++) {
+      // Every other round the other side goes first.
+      const order = r % 2 === 0 ? sides : [...sides].reverse();
+      const got: Partial<Record<Side['name'], number>> = {};
+      for (const side of order) {
+        got[side.name] = await round(side, first, CALLS);
+        first += CALLS;
+      }
+      ms.floor.push(got.floor!);
+      ms.ours.push(got.ours!);
+      ratios.push(got.ours! / got.floor!);
+      out(
+        `  round ${r + 1}: floor ${got.floor!.toFixed(3)} ms, ours ${got.ours!.toFixed(3)} ms CPU per call (${(got.ours! / got.floor!).toFixed(2)}×)`,
+      );
+    }
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    out(
+      `  pooled: floor ${(sum(ms.floor) / ROUNDS).toFixed(3)} ms, ours ${(sum(ms.ours) / ROUNDS).toFixed(3)} ms CPU per call: ${(sum(ms.ours) / sum(ms.floor)).toFixed(2)}× (median of the rounds ${percentile(ratios, 50).toFixed(2)}×; target ≤ 2×)`,
+    );
+    out(`  ${machineLoad()}`);
+  } finally {
+    http.destroy();
+    await Promise.all(procs.map((p) => p.stop(5_000)));
+    await llm.close();
+    await dbs.cleanup();
+  }
+}
+
+runBench('agent', main);
