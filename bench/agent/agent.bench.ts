@@ -6,7 +6,6 @@
  * itself and a drift of the shared machine weighs on both alike; the trigger benchmark measures all six processes
  * at once, where this one process's figure moves by a sixth from one pass to the next.
  */
-import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import { resolve } from 'node:path';
 
@@ -15,6 +14,7 @@ import {
   createTestDatabases,
   startFakeLlm,
   startServiceProcess,
+  testInfra,
   uniqueName,
   type ServiceProcess,
 } from '@platform/testing';
@@ -22,10 +22,9 @@ import {
 import { machineLoad, out, percentile, runBench } from '../kit/bench-kit';
 import { postJson } from '../kit/http-json';
 import { cpuGroups } from '../kit/proc-cpu';
-import { bodyOf } from '../trigger/stack';
+import { bodyOf, createAgent, newStackKeys, startAgentService } from '../trigger/stack';
 import { TRACING_OFF } from '../trigger/tracing-env';
 
-const ROOT = resolve(__dirname, '../../../..'); // from bench/dist/bench/agent
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const CALLS = num('AGENT_BENCH_CALLS', 3000);
 const ROUNDS = num('AGENT_BENCH_ROUNDS', 6);
@@ -65,20 +64,14 @@ async function main(): Promise<void> {
   const procs: ServiceProcess[] = [];
   const http = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   try {
-    const secret = randomBytes(32).toString('hex');
-    const ours = await startServiceProcess({
-      script: resolve(ROOT, 'services/agent/dist/main.js'),
-      timeoutMs: 60_000,
-      env: {
-        MONGODB_URI: process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017',
-        MONGODB_DB: `${dbs.conn.name}_agent`,
-        AUTH_DB: dbs.authDb,
-        LOG_LEVEL: 'info',
-        CREDENTIALS_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-        INTERNAL_SERVICE_SECRET: secret,
-        OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${llm.port}`,
-        ...TRACING_OFF,
-      },
+    const keys = newStackKeys();
+    const ours = await startAgentService({
+      mongoUri: testInfra.mongoUri,
+      authDb: dbs.authDb,
+      dbName: dbs.conn.name,
+      llmPort: llm.port,
+      keys,
+      env: TRACING_OFF,
     });
     procs.push(ours);
     const collection = uniqueName('bench_agent_floor');
@@ -87,7 +80,7 @@ async function main(): Promise<void> {
     const floor = await startServiceProcess({
       script: resolve(__dirname, '../trigger/floor-procs.js'),
       env: {
-        MONGODB_URI: process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017',
+        MONGODB_URI: testInfra.mongoUri,
         MONGODB_DB: dbs.conn.name,
         FLOOR_COLLECTION: collection,
         FLOOR_ROLE: 'agent',
@@ -96,22 +89,8 @@ async function main(): Promise<void> {
     });
     procs.push(floor);
 
-    const key = await dbs.mintKey(OWNER);
-    const api = (path: string, body: unknown) =>
-      postJson(http, new URL(path, ours.url), body, { 'x-api-key': key }) as Promise<Record<string, string>>;
-    const cred = await api('/v3/providers/credentials', {
-      name: 'local',
-      provider_id: 'openai',
-      credentials: { api_key: 'sk-bench', base_url: llm.baseUrl },
-    });
-    const agent = await api('/v3/agents/', {
-      name: 'bench',
-      system_prompt: 'Echo.',
-      provider_id: 'openai',
-      model: 'm',
-      llm_credential_id: cred.credential_id,
-    });
-    const internal = internalCallHeaders(secret, OWNER);
+    const agentId = await createAgent(ours.url, await dbs.mintKey(OWNER), llm.baseUrl);
+    const internal = internalCallHeaders(keys.internal, OWNER);
     const chat = new URL('/v3/inference/chat/', ours.url);
     const run = new URL('/run', floor.url);
     const run0 = Date.now();
@@ -129,7 +108,7 @@ async function main(): Promise<void> {
           postJson(
             http,
             chat,
-            { agent_id: agent.agent_id, session_id: `execution-${run0}-${i}`, message: bodyOf(i) },
+            { agent_id: agentId, session_id: `execution-${run0}-${i}`, message: bodyOf(i) },
             internal,
           ),
       },

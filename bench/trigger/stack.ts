@@ -50,23 +50,35 @@ export interface Stack {
   all: ServiceProcess[];
 }
 
-/**
- * Starts the agent service, the scheduler and the worker. The processes started before one that fails to start are
- * handed to `started` first, so the caller stops them either way.
- */
-export async function startStack(o: StackOptions, started: (p: ServiceProcess) => void): Promise<Stack> {
-  const common = { MONGODB_URI: o.mongoUri, AUTH_DB: o.authDb, LOG_LEVEL: 'info', ...o.env }; // as `pnpm start`
-  const agent = await startServiceProcess({
+/** The agent service as the stack runs it (logs at `info`, as `pnpm start`), its database `<dbName>_agent`. */
+export function startAgentService(
+  o: Pick<StackOptions, 'mongoUri' | 'authDb' | 'dbName' | 'llmPort' | 'env'> & {
+    keys: Pick<StackKeys, 'internal' | 'credentialsKey'>;
+  },
+): Promise<ServiceProcess> {
+  return startServiceProcess({
     script: entry('agent'),
     timeoutMs: START_TIMEOUT_MS,
     env: {
-      ...common,
+      MONGODB_URI: o.mongoUri,
+      AUTH_DB: o.authDb,
+      LOG_LEVEL: 'info',
+      ...o.env,
       MONGODB_DB: `${o.dbName}_agent`,
       CREDENTIALS_ENCRYPTION_KEY: o.keys.credentialsKey,
       INTERNAL_SERVICE_SECRET: o.keys.internal,
       OUTBOUND_ALLOW_HOSTS: `127.0.0.1:${o.llmPort}`,
     },
   });
+}
+
+/**
+ * Starts the agent service, the scheduler and the worker. The processes started before one that fails to start are
+ * handed to `started` first, so the caller stops them either way.
+ */
+export async function startStack(o: StackOptions, started: (p: ServiceProcess) => void): Promise<Stack> {
+  const common = { MONGODB_URI: o.mongoUri, AUTH_DB: o.authDb, LOG_LEVEL: 'info', ...o.env }; // as `pnpm start`
+  const agent = await startAgentService(o);
   started(agent);
   const scheduler = await startServiceProcess({
     script: entry('scheduler'),
@@ -99,34 +111,42 @@ export async function startStack(o: StackOptions, started: (p: ServiceProcess) =
   return { agent, scheduler, worker, all: [agent, scheduler, worker] };
 }
 
-/** A webhook of a new agent of the stack, whose provider is the LLM stand-in at `llmBaseUrl`. */
-export async function createWebhook(
-  stack: Stack,
-  apiKey: string,
-  llmBaseUrl: string,
-): Promise<{ id: string; secret: Buffer }> {
-  const post = async (url: string, body: unknown) => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Record<string, string>;
-  };
-  const cred = await post(`${stack.agent.url}/v3/providers/credentials`, {
+/** POSTs JSON with an API key; the answer's JSON, or an error with its status and body. */
+async function postWithKey(url: string, apiKey: string, body: unknown): Promise<Record<string, string>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, string>;
+}
+
+/** A new agent of the agent service at `agentUrl` (its id), whose provider is the LLM stand-in at `llmBaseUrl`. */
+export async function createAgent(agentUrl: string, apiKey: string, llmBaseUrl: string): Promise<string> {
+  const cred = await postWithKey(`${agentUrl}/v3/providers/credentials`, apiKey, {
     name: 'local',
     provider_id: 'openai',
     credentials: { api_key: 'sk-bench', base_url: llmBaseUrl },
   });
-  const ag = await post(`${stack.agent.url}/v3/agents/`, {
+  const ag = await postWithKey(`${agentUrl}/v3/agents/`, apiKey, {
     name: 'bench',
     system_prompt: 'Echo.',
     provider_id: 'openai',
     model: 'm',
     llm_credential_id: cred.credential_id,
   });
-  const hook = await post(`${stack.scheduler.url}/agent-webhooks/`, { agent_id: ag.agent_id });
+  return ag.agent_id ?? '';
+}
+
+/** A webhook of a new agent of the stack, whose provider is the LLM stand-in at `llmBaseUrl`. */
+export async function createWebhook(
+  stack: Stack,
+  apiKey: string,
+  llmBaseUrl: string,
+): Promise<{ id: string; secret: Buffer }> {
+  const agentId = await createAgent(stack.agent.url, apiKey, llmBaseUrl);
+  const hook = await postWithKey(`${stack.scheduler.url}/agent-webhooks/`, apiKey, { agent_id: agentId });
   return { id: hook.id ?? '', secret: Buffer.from(hook.secret_key ?? '', 'utf8') };
 }
 
