@@ -6,6 +6,7 @@
  * itself and a drift of the shared machine weighs on both alike; the trigger benchmark measures all six processes
  * at once, where this one process's figure moves by a sixth from one pass to the next.
  */
+import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { resolve } from 'node:path';
 
@@ -50,12 +51,31 @@ async function drive(side: Side, first: number, count: number): Promise<void> {
   );
 }
 
-/** CPU ms per call of the side's process over `count` calls. */
-async function round(side: Side, first: number, count: number): Promise<number> {
+/** The process's read and write system calls so far (`/proc/<pid>/io`: `syscr`, `syscw`). */
+function syscalls(pid: number): { reads: number; writes: number } {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? NaN);
+  return { reads: field('syscr'), writes: field('syscw') };
+}
+
+/** One round of a side: its process's CPU ms, and read and write system calls, per call over `count` calls. */
+interface RoundCost {
+  ms: number;
+  reads: number;
+  writes: number;
+}
+
+async function round(side: Side, first: number, count: number): Promise<RoundCost> {
   const cpu = cpuGroups({ p: { pids: [side.pid] } });
   const before = cpu.read().get('p') ?? 0;
+  const io = syscalls(side.pid);
   await drive(side, first, count);
-  return ((cpu.read().get('p') ?? 0) - before) / count;
+  const after = syscalls(side.pid);
+  return {
+    ms: ((cpu.read().get('p') ?? 0) - before) / count,
+    reads: (after.reads - io.reads) / count,
+    writes: (after.writes - io.writes) / count,
+  };
 }
 
 async function main(): Promise<void> {
@@ -119,6 +139,10 @@ async function main(): Promise<void> {
     out(`  ${machineLoad()}`);
     for (const side of sides) await drive(side, 0, WARMUP);
     const ms: Record<Side['name'], number[]> = { floor: [], ours: [] };
+    const io: Record<Side['name'], { reads: number; writes: number }> = {
+      floor: { reads: 0, writes: 0 },
+      ours: { reads: 0, writes: 0 },
+    };
     const ratios: number[] = [];
     let first = WARMUP;
     for (let r = 0; r < ROUNDS; r++) {
@@ -126,7 +150,10 @@ async function main(): Promise<void> {
       const order = r % 2 === 0 ? sides : [...sides].reverse();
       const got: Partial<Record<Side['name'], number>> = {};
       for (const side of order) {
-        got[side.name] = await round(side, first, CALLS);
+        const cost = await round(side, first, CALLS);
+        got[side.name] = cost.ms;
+        io[side.name].reads += cost.reads / ROUNDS;
+        io[side.name].writes += cost.writes / ROUNDS;
         first += CALLS;
       }
       ms.floor.push(got.floor!);
@@ -140,6 +167,8 @@ async function main(): Promise<void> {
     out(
       `  pooled: floor ${(sum(ms.floor) / ROUNDS).toFixed(3)} ms, ours ${(sum(ms.ours) / ROUNDS).toFixed(3)} ms CPU per call: ${(sum(ms.ours) / sum(ms.floor)).toFixed(2)}× (median of the rounds ${percentile(ratios, 50).toFixed(2)}×; target ≤ 2×)`,
     );
+    const perCall = (s: Side['name']) => `${io[s].reads.toFixed(2)} reads, ${io[s].writes.toFixed(2)} writes`;
+    out(`  system calls per call (/proc/<pid>/io): floor ${perCall('floor')}; ours ${perCall('ours')}`);
     out(`  ${machineLoad()}`);
   } finally {
     http.destroy();

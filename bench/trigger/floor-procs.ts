@@ -221,6 +221,8 @@ const role = process.env.FLOOR_ROLE;
 if (require.main === module && role) {
   const start = ROLES[role];
   if (!start) throw new Error(`FLOOR_ROLE must be one of ${Object.keys(ROLES).join(', ')}`);
+  // Ends through exit, so that a CPU profile asked for (SERVICE_CPU_PROF_DIR) is written, as the services' are.
+  process.once('SIGTERM', () => process.exit(0));
   start().catch((err: unknown) => {
     process.stderr.write(`floor ${role}: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
