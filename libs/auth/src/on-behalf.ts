@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 
 import { ForbiddenError, ValidationError, type FieldError } from '@platform/errors';
-import { currentRequestId, type Logger } from '@platform/logger';
+import { currentRequestId, withLogContext } from '@platform/logger';
 
 /** Headers of the internal path: a service of the platform (the worker) acting for an agent's owner. */
 export const INTERNAL_HEADERS = {
@@ -19,14 +19,15 @@ export interface OnBehalfAuthOptions {
   apiKey: RequestHandler;
   /** The secret internal callers present. Unset or empty: the internal path is off and its headers are always refused. */
   secret?: string | null;
-  logger?: Logger;
 }
 
 /**
  * Wraps the API key middleware with the internal path. A request carrying any of `x-internal-secret`,
  * `x-on-behalf-of-user` or `x-on-behalf-of-org` is judged only by the secret (compared in constant time over
  * SHA-256 digests): wrong, missing or not configured → 403 "Invalid Permission", whatever API key comes with it.
- * With the right secret, the request acts as the named owner (both headers required). No header → API key as usual.
+ * With the right secret, the request acts as the named owner (both headers required), and every line the request
+ * logs names it (`on_behalf_of_user`, `on_behalf_of_org`): the call's own lines say whom it acted for, with no line of
+ * its own per call. No header → API key as usual.
  */
 export function withOnBehalfOf(opts: OnBehalfAuthOptions): RequestHandler {
   const expected = opts.secret ? digest(opts.secret) : null;
@@ -44,13 +45,7 @@ export function withOnBehalfOf(opts: OnBehalfAuthOptions): RequestHandler {
       problems.push({ loc: ['header', INTERNAL_HEADERS.org], msg: 'An org id is required', type: 'missing' });
     if (problems.length > 0) throw new ValidationError(problems);
     req.principal = { user_id: user!, org_id: org! };
-    opts.logger?.info('internal call on behalf of an owner', {
-      user_id: user,
-      org_id: org,
-      method: req.method,
-      path: req.path,
-    });
-    next();
+    withLogContext({ on_behalf_of_user: user, on_behalf_of_org: org }, () => next());
   };
 }
 

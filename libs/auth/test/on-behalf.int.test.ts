@@ -16,11 +16,12 @@ function appWith(secret: string | null): Express {
   lines = captured.lines;
   const routes = express.Router();
   routes.get('/me', (req, res) => {
+    captured.logger.info('who asked', { path: req.path });
     res.json(principalOf(req));
   });
   const protect = {
     paths: ['/me'],
-    middleware: withOnBehalfOf({ apiKey: auth.middleware, secret, logger: captured.logger }),
+    middleware: withOnBehalfOf({ apiKey: auth.middleware, secret }),
   };
   return createHttpApp({ service: 'on-behalf-test', logger: captured.logger, routes, protect }).app;
 }
@@ -70,6 +71,7 @@ describe('with the internal secret configured', () => {
   });
 
   it('the right secret acts as the named owner, with or without a key of someone else', async () => {
+    const earlier = lines.length;
     for (const key of [undefined, bobKey]) {
       const req = request(app)
         .get('/me')
@@ -81,7 +83,13 @@ describe('with the internal secret configured', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ user_id: 'alice', org_id: 'acme' });
     }
-    expect(lines.some((l) => l.includes('on behalf') && l.includes('"user_id":"alice"'))).toBe(true);
+    // The request's own lines name the owner it acted for.
+    const asked = lines
+      .slice(earlier)
+      .filter((l) => l.includes('"message":"who asked"'))
+      .map((l) => JSON.parse(l) as object);
+    expect(asked.length).toBeGreaterThanOrEqual(2);
+    for (const line of asked) expect(line).toMatchObject({ on_behalf_of_user: 'alice', on_behalf_of_org: 'acme' });
     expect(lines.join('\n')).not.toContain(SECRET);
   });
 

@@ -198,11 +198,7 @@ export function createApp(deps: AppDeps): Express {
   routes.use(mountRoutes(toolRoutes, tools));
   routes.use(mountRoutes(sessionRoutes, sessions));
 
-  const keyOrInternal = withOnBehalfOf({
-    apiKey: deps.auth.middleware,
-    secret: deps.internalSecret,
-    logger: deps.logger,
-  });
+  const keyOrInternal = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret });
   // OpenAI-protocol clients send their key as `Authorization: Bearer`: taken on the chat-completions route only.
   const auth = withBearerKey(keyOrInternal, isCompletionsRequest);
   return createHttpApp({

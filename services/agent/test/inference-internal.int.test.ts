@@ -74,7 +74,9 @@ it('an app without INTERNAL_SERVICE_SECRET refuses the internal path altogether'
 
 it('neither the secret nor the provider key is logged', () => {
   const all = f.t.lines.join('\n');
-  expect(f.t.lines.some((l) => l.includes('internal call on behalf of an owner'))).toBe(true);
+  // The run's own line names the owner the internal call acted for.
+  const completed = f.t.lines.filter((l) => l.includes('"message":"inference completed"')).map((l) => JSON.parse(l));
+  expect(completed).toContainEqual(expect.objectContaining({ on_behalf_of_user: 'alice', on_behalf_of_org: 'acme' }));
   expect(all).not.toContain(SECRET);
   expect(all).not.toContain(OPENAI_KEY);
 });

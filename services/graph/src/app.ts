@@ -129,7 +129,7 @@ export function createApp(deps: AppDeps, parts: GraphParts = createGraphParts(de
   const routes = Router();
   routes.use(mountRoutes(graphRoutes, { graph: parts.graph, queue: parts.tasks }));
   routes.use(mountRoutes(taskRoutes, parts.tasks));
-  const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
+  const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret });
   return createHttpApp({
     service: 'graph',
     logger: deps.logger,

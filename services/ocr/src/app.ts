@@ -54,7 +54,7 @@ export function createApp(deps: AppDeps): Express {
     limits: { ...deps.ocr, maxPages: MAX_PAGES },
     clock: deps.clock ?? (() => new Date()),
   });
-  const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
+  const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret });
   // The body is multipart, not JSON: a raw router that checks the API key first, before a byte of the body is read.
   const extraction = Router();
   extraction.use('/extract', auth);

@@ -89,7 +89,7 @@ export function createApp(deps: AppDeps): Express {
   routes.use(mountRoutes(retrieveRoutes, { knowledge, graph }));
 
   // Training reads its own bodies (a larger JSON limit, multipart uploads): a raw router that checks the API key first.
-  const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
+  const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret });
   const training = Router();
   training.use('/v3/train', auth);
   training.use(

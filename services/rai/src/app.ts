@@ -47,7 +47,7 @@ export function createApp(deps: AppDeps): Express {
   routes.use(mountRoutes(policyRoutes, policies));
   routes.use(mountRoutes(inferenceRoutes, inference));
 
-  const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret, logger: deps.logger });
+  const auth = withOnBehalfOf({ apiKey: deps.auth.middleware, secret: deps.internalSecret });
   return createHttpApp({
     service: 'rai',
     logger: deps.logger,
