@@ -36,25 +36,34 @@ const SECRET_KEY =
 const KEY_LIKE_VALUE = /\b(sk|whsec|pk|rk)_[A-Za-z0-9+/=_-]{8,}/g;
 const REDACTED = '[REDACTED]';
 
+/** Whether a field of this name holds a secret: remembered per name (a line's names repeat; the memory is bounded). */
+const secretNames = new Map<string, boolean>();
+const SECRET_NAMES_MAX = 2_000;
+function isSecretName(key: string): boolean {
+  let secret = secretNames.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEY.test(key);
+    if (secretNames.size < SECRET_NAMES_MAX) secretNames.set(key, secret);
+  }
+  return secret;
+}
+
+/** A field's value as written: the marker under a secret-looking name (for a string or an object), else redacted. */
+const redactField = (key: string, v: unknown, depth: number): unknown =>
+  isSecretName(key) && (typeof v === 'string' || (typeof v === 'object' && v !== null)) ? REDACTED : redact(v, depth);
+
 /** Replaces values under secret-looking keys, and key-looking substrings anywhere, with a marker. */
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 8) return value;
   if (typeof value === 'string') return value.replace(KEY_LIKE_VALUE, REDACTED);
+  if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value instanceof Error) {
     return { name: value.name, message: redact(value.message, depth + 1), stack: redact(value.stack, depth + 1) };
   }
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      out[k] =
-        SECRET_KEY.test(k) && (typeof v === 'string' || (typeof v === 'object' && v !== null))
-          ? REDACTED
-          : redact(v, depth + 1);
-    }
-    return out;
-  }
-  return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = redactField(k, v, depth + 1);
+  return out;
 }
 
 const redactFormat = winston.format((info) => {
@@ -128,7 +137,7 @@ export function createLogger(opts: LoggerOptions): Logger {
     if (logger.silent || !logger.isLevelEnabled(info.level)) return true;
     let line: string;
     try {
-      line = JSON.stringify(redact({ ...contextStorage.getStore(), ...currentTraceIds(), ...fieldsOf(info) }));
+      line = JSON.stringify(lineOf(info));
     } catch {
       return viaWinston(info, ...rest);
     }
@@ -139,17 +148,30 @@ export function createLogger(opts: LoggerOptions): Logger {
 }
 
 /**
- * A line's fields as winston's `timestamp()` and `errors({ stack: true })` formats make them: the time, and an Error
- * logged as the line itself or as its message turned into its message and stack.
+ * A line's fields, redacted, in one new object: the request's context, the trace ids, then the line's own fields
+ * (theirs win), as winston's `timestamp()` and `errors({ stack: true })` formats make them: the time, and an Error
+ * logged as the line itself or as its message turned into its message and stack. Built field by field rather than by
+ * spreading (the line is logged on every request: each spread was a copy of its own).
  */
-function fieldsOf(info: winston.LogEntry): Record<string, unknown> {
-  const fields: Record<string, unknown> = { ...info };
+function lineOf(info: winston.LogEntry): Record<string, unknown> {
+  const line: Record<string, unknown> = {};
+  const put = (k: string, v: unknown) => {
+    line[k] = redactField(k, v, 1);
+  };
+  const ctx = contextStorage.getStore();
+  if (ctx) for (const k of Object.keys(ctx)) put(k, ctx[k]);
+  const ids = currentTraceIds();
+  if (ids) {
+    line.trace_id = ids.trace_id;
+    line.span_id = ids.span_id;
+  }
+  for (const k of Object.keys(info)) put(k, (info as Record<string, unknown>)[k]);
   const message: unknown = info.message;
   const err = info instanceof Error ? info : message instanceof Error ? message : undefined;
   if (err) {
-    fields.message = err.message;
-    fields.stack = err.stack;
+    put('message', err.message);
+    put('stack', err.stack);
   }
-  fields.timestamp = new Date().toISOString();
-  return fields;
+  line.timestamp = new Date().toISOString();
+  return line;
 }
