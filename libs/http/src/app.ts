@@ -46,12 +46,14 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Accepts a caller's `x-request-id` when it is sane, else makes one; echoes it and puts it on every log line. */
 export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const given = req.get('x-request-id');
-    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
-    res.set('x-request-id', requestId);
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    res.setHeader('x-request-id', requestId);
     withLogContext({ requestId }, () => {
       const started = process.hrtime.bigint();
       res.on('finish', () => {
+        // Below `info`, where services run: the line is not even built then.
+        if (!logger.isLevelEnabled('http')) return;
         logger.http('request', {
           method: req.method,
           path: req.path,

@@ -22,6 +22,7 @@ export {
   UNSUPPORTED_MULTIPART_TYPE,
   hasRoute,
   jsonBodyParser,
+  limitBytes,
   rejectBadJson,
   rejectBadUrl,
   requireContentType,
