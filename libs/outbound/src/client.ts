@@ -160,12 +160,19 @@ export function createOutboundClient(opts: OutboundClientOptions = {}): Outbound
 
   async function request(req: OutboundRequest): Promise<OutboundResponse> {
     const { timeoutMs, cap } = limitsOf(req);
-    const signal = AbortSignal.timeout(timeoutMs);
-    const { res, url } = await send(req, signal, timeoutMs);
-    const body = await readAll(res.body, cap).catch((err: unknown) => {
-      throw toError(err, signal, timeoutMs);
-    });
-    return toResponse(res.status, plainHeaders(res.headers), body, url);
+    // The call's deadline: a controller and a timer cleared once the body is in (AbortSignal.timeout leaves a timer
+    // and a weak reference behind for every call, which the garbage collector has to clear).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new OutboundTimeoutError(timeoutMs)), timeoutMs);
+    try {
+      const { res, url } = await send(req, deadline.signal, timeoutMs);
+      const body = await readAll(res.body, cap).catch((err: unknown) => {
+        throw toError(err, deadline.signal, timeoutMs);
+      });
+      return toResponse(res.status, plainHeaders(res.headers), body, url);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async function stream(req: OutboundStreamRequest): Promise<OutboundStreamResponse> {

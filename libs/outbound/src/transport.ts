@@ -126,9 +126,38 @@ export async function* capped(body: Readable, cap: number): AsyncGenerator<Buffe
   }
 }
 
-/** Reads a body whole, within the size cap. */
-export async function readAll(body: Readable, cap: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const buf of capped(body, cap)) chunks.push(buf);
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+/**
+ * Reads a body whole, within the size cap (OutboundTooLargeError past it, the connection closed), by its events: no
+ * async iteration for the body of every call (capped's generator is for bodies handed over as they stream). Fails
+ * with the stream's error, or a premature close when it ends without its end.
+ */
+export function readAll(body: Readable, cap: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (err: Error | null) => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', finish);
+      body.off('close', onClose);
+      if (err) reject(err);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: unknown) => {
+      const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+      size += buf.length;
+      if (size > cap) {
+        finish(new OutboundTooLargeError(cap));
+        body.destroy();
+        return;
+      }
+      chunks.push(buf);
+    };
+    const onEnd = () => finish(null);
+    const onClose = () => finish(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', finish);
+    body.once('close', onClose);
+  });
 }
