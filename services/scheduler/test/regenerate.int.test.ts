@@ -21,6 +21,13 @@ const newWebhook = async () =>
 const regenerate = (id: string, query = '') =>
   request(t.app).post(`/agent-webhooks/${id}/regenerate-secret${query}`).set('x-api-key', alice);
 
+/**
+ * Sets the app's clock to `leftMs` before the old secret's grace of `graceMs` ends, counted from the rotation's own
+ * instant (the answer's `updated_at`), not from when the test got there: a slow request cannot eat the margin.
+ */
+const atGraceLeft = (rotatedAt: string, graceMs: number, leftMs: number) =>
+  t.setClock(new Date(new Date(rotatedAt).getTime() + graceMs - leftMs));
+
 it('answers 200 with the webhook and a new secret; the old one verifies for the default grace of a day', async () => {
   const before = await newWebhook();
   const res = await regenerate(before.id);
@@ -35,9 +42,9 @@ it('answers 200 with the webhook and a new secret; the old one verifies for the 
   );
 
   expect(await t.webhooks.validSecrets(owner, before.id)).toEqual([res.body.secret_key, before.secret_key]);
-  t.advanceClock(86_400_000 - 1000);
+  atGraceLeft(res.body.updated_at, 86_400_000, 1000);
   expect(await t.webhooks.validSecrets(owner, before.id)).toEqual([res.body.secret_key, before.secret_key]);
-  t.advanceClock(1000);
+  atGraceLeft(res.body.updated_at, 86_400_000, 0);
   expect(await t.webhooks.validSecrets(owner, before.id)).toEqual([res.body.secret_key]);
 });
 
@@ -45,9 +52,9 @@ it('grace_seconds sets how long the old secret keeps verifying', async () => {
   const before = await newWebhook();
   const res = await regenerate(before.id, '?grace_seconds=60');
   expect(res.status).toBe(200);
-  t.advanceClock(59_000);
+  atGraceLeft(res.body.updated_at, 60_000, 1000);
   expect(await t.webhooks.validSecrets(owner, before.id)).toEqual([res.body.secret_key, before.secret_key]);
-  t.advanceClock(1_000);
+  atGraceLeft(res.body.updated_at, 60_000, 0);
   expect(await t.webhooks.validSecrets(owner, before.id)).toEqual([res.body.secret_key]);
 });
 
