@@ -138,8 +138,8 @@ function readPlainJson(req: Request, length: number): Promise<unknown> {
     const finish = (err: Error | null) => {
       req.off('data', onData);
       req.off('end', onEnd);
-      req.off('error', onFail);
-      req.off('close', onClose);
+      req.off('error', incomplete);
+      req.off('close', incomplete);
       if (err) return reject(err);
       const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, got);
       const text = buf.toString('utf8');
@@ -156,13 +156,13 @@ function readPlainJson(req: Request, length: number): Promise<unknown> {
       got += chunk.length;
       chunks.push(chunk);
     };
-    const onEnd = () => finish(got === length ? null : new AppError(400, 'Request body incomplete'));
-    const onFail = () => finish(new AppError(400, 'Request body incomplete'));
-    const onClose = () => finish(new AppError(400, 'Request body incomplete'));
+    // An error, or a close before the end: the client went away mid-body.
+    const incomplete = () => finish(new AppError(400, 'Request body incomplete'));
+    const onEnd = () => (got === length ? finish(null) : incomplete());
     req.on('data', onData);
     req.once('end', onEnd);
-    req.once('error', onFail);
-    req.once('close', onClose);
+    req.once('error', incomplete);
+    req.once('close', incomplete);
   });
 }
 
@@ -171,7 +171,7 @@ function readPlainJson(req: Request, length: number): Promise<unknown> {
  * sends (`application/json`, UTF-8, a Content-Length within the limit, no Content-Encoding) is read and parsed here
  * in one pass; everything else (another charset, a compressed or chunked body, an `application/*+json` type, a body
  * over the limit, a limit this cannot read) goes to express's parser (body-parser), which answers it as before. Both
- * paths end in the same answers (test/input-guards): 422 for a body that is not JSON, 413 over the limit.
+ * paths end in the same answers (test/json-body): 422 for a body that is not JSON, 413 over the limit.
  */
 export function jsonBodyParser(limit: string | number): RequestHandler {
   const general = express.json({ limit, strict: true, type: JSON_CONTENT_TYPES });
