@@ -31,6 +31,14 @@ const CALLS = num('AGENT_BENCH_CALLS', 3000);
 const ROUNDS = num('AGENT_BENCH_ROUNDS', 6);
 const WARMUP = num('AGENT_BENCH_WARMUP', 3000);
 const CONCURRENCY = num('AGENT_BENCH_CONCURRENCY', 32);
+/**
+ * Calls per second sent open-loop (each at its own instant, not waiting for the one before); 0 sends them as fast as
+ * CONCURRENCY allows. The trigger benchmark's agent gets ~80 a second: at that pace the costs that do not shrink
+ * with the load (a write per call instead of one per batch, timers, wake-ups) are what the ratio shows.
+ */
+const RATE = num('AGENT_BENCH_RATE', 0);
+/** With RATE set: seconds each side is left idle, to print its CPU per second with no call. */
+const IDLE_S = num('AGENT_BENCH_IDLE_S', 10);
 const OWNER = { user_id: 'bench', org_id: 'bench' };
 
 /** One side: how to make call `i`, and the process whose CPU it costs. */
@@ -51,6 +59,29 @@ async function drive(side: Side, first: number, count: number): Promise<void> {
   );
 }
 
+/** `count` calls, call `i` sent at RATE's `i`-th instant from now; each must answer 200. */
+async function paced(side: Side, first: number, count: number): Promise<void> {
+  const start = performance.now();
+  const calls: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    const wait = start + (i * 1000) / RATE - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    calls.push(side.call(first + i));
+  }
+  await Promise.all(calls);
+}
+
+const send = (side: Side, first: number, count: number) =>
+  RATE > 0 ? paced(side, first, count) : drive(side, first, count);
+
+/** The process's CPU ms per second while nothing is sent to it. */
+async function idleMsPerS(pid: number): Promise<number> {
+  const cpu = cpuGroups({ p: { pids: [pid] } });
+  const before = cpu.read().get('p') ?? 0;
+  await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+  return ((cpu.read().get('p') ?? 0) - before) / IDLE_S;
+}
+
 /** The process's read and write system calls so far (`/proc/<pid>/io`: `syscr`, `syscw`). */
 function syscalls(pid: number): { reads: number; writes: number } {
   const io = readFileSync(`/proc/${pid}/io`, 'utf8');
@@ -69,7 +100,7 @@ async function round(side: Side, first: number, count: number): Promise<RoundCos
   const cpu = cpuGroups({ p: { pids: [side.pid] } });
   const before = cpu.read().get('p') ?? 0;
   const io = syscalls(side.pid);
-  await drive(side, first, count);
+  await send(side, first, count);
   const after = syscalls(side.pid);
   return {
     ms: ((cpu.read().get('p') ?? 0) - before) / count,
@@ -133,9 +164,8 @@ async function main(): Promise<void> {
           ),
       },
     ];
-    out(
-      `agent service alone: ${CALLS} calls a round at concurrency ${CONCURRENCY}, ${ROUNDS} rounds each, alternating`,
-    );
+    const pace = RATE > 0 ? `${RATE} a second, open-loop` : `concurrency ${CONCURRENCY}`;
+    out(`agent service alone: ${CALLS} calls a round at ${pace}, ${ROUNDS} rounds each, alternating`);
     out(`  ${machineLoad()}`);
     for (const side of sides) await drive(side, 0, WARMUP);
     const ms: Record<Side['name'], number[]> = { floor: [], ours: [] };
@@ -169,6 +199,11 @@ async function main(): Promise<void> {
     );
     const perCall = (s: Side['name']) => `${io[s].reads.toFixed(2)} reads, ${io[s].writes.toFixed(2)} writes`;
     out(`  system calls per call (/proc/<pid>/io): floor ${perCall('floor')}; ours ${perCall('ours')}`);
+    if (RATE > 0) {
+      const idle = [];
+      for (const side of sides) idle.push(`${side.name} ${(await idleMsPerS(side.pid)).toFixed(1)} ms`);
+      out(`  idle CPU per second over ${IDLE_S} s: ${idle.join(', ')}`);
+    }
     out(`  ${machineLoad()}`);
   } finally {
     http.destroy();
