@@ -156,6 +156,8 @@ describe('createHttpApp: ops endpoints', () => {
     expect(res.text).toMatch(/http_requests_total\{[^}]*route="unmatched"[^}]*status="404"/);
     expect(res.text).toContain('http_request_duration_seconds_bucket');
     expect(res.text).toContain('process_cpu_user_seconds_total');
+    // The event-loop delay, sampled every 50 ms (metrics.ts), is still served under prom-client's names.
+    expect(res.text).toContain('nodejs_eventloop_lag_p99_seconds');
   });
 
   servesApiDocs();
