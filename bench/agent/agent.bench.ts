@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { internalCallHeaders } from '@platform/auth';
 import {
@@ -65,7 +66,7 @@ async function paced(side: Side, first: number, count: number): Promise<void> {
   const calls: Promise<unknown>[] = [];
   for (let i = 0; i < count; i++) {
     const wait = start + (i * 1000) / RATE - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (wait > 0) await sleep(wait);
     calls.push(side.call(first + i));
   }
   await Promise.all(calls);
@@ -74,12 +75,18 @@ async function paced(side: Side, first: number, count: number): Promise<void> {
 const send = (side: Side, first: number, count: number) =>
   RATE > 0 ? paced(side, first, count) : drive(side, first, count);
 
-/** The process's CPU ms per second while nothing is sent to it. */
-async function idleMsPerS(pid: number): Promise<number> {
+/** A reader of the CPU ms the process has spent since this call (`/proc/<pid>/stat`, user + system). */
+function cpuSince(pid: number): () => number {
   const cpu = cpuGroups({ p: { pids: [pid] } });
   const before = cpu.read().get('p') ?? 0;
-  await new Promise((r) => setTimeout(r, IDLE_S * 1000));
-  return ((cpu.read().get('p') ?? 0) - before) / IDLE_S;
+  return () => (cpu.read().get('p') ?? 0) - before;
+}
+
+/** The process's CPU ms per second while nothing is sent to it. */
+async function idleMsPerS(pid: number): Promise<number> {
+  const spent = cpuSince(pid);
+  await sleep(IDLE_S * 1000);
+  return spent() / IDLE_S;
 }
 
 /** The process's read and write system calls so far (`/proc/<pid>/io`: `syscr`, `syscw`). */
@@ -97,13 +104,12 @@ interface RoundCost {
 }
 
 async function round(side: Side, first: number, count: number): Promise<RoundCost> {
-  const cpu = cpuGroups({ p: { pids: [side.pid] } });
-  const before = cpu.read().get('p') ?? 0;
+  const spent = cpuSince(side.pid);
   const io = syscalls(side.pid);
   await send(side, first, count);
   const after = syscalls(side.pid);
   return {
-    ms: ((cpu.read().get('p') ?? 0) - before) / count,
+    ms: spent() / count,
     reads: (after.reads - io.reads) / count,
     writes: (after.writes - io.writes) / count,
   };
